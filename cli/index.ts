@@ -1,0 +1,50 @@
+/** The `invoicing` program: commands, and the mapping of errors to messages and exit codes. */
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../server/config';
+import { AppError } from '../server/errors';
+import { businessCommand } from './commands/business';
+import { migrateCommand } from './commands/database';
+import { keysCommand } from './commands/keys';
+import { serveCommand } from './commands/serve';
+import { EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors';
+
+export function buildProgram(): Command {
+  const program = new Command('invoicing')
+    .description('Partner invoicing API: server and admin tools')
+    .showHelpAfterError()
+    .exitOverride();
+  for (const command of [migrateCommand(), serveCommand(), businessCommand(), keysCommand()]) {
+    program.addCommand(command);
+  }
+  return program;
+}
+
+function describe(err: AppError): string {
+  const fields = err.details
+    ? Object.entries(err.details).map(([field, messages]) => `\n  ${field}: ${messages.join('; ')}`).join('')
+    : '';
+  return `${err.message}${fields}`;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  program.commands.forEach((c) => c.exitOverride().commands.forEach((sub) => sub.exitOverride()));
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      return err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : EXIT_USAGE;
+    }
+    if (err instanceof UsageError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return EXIT_USAGE;
+    }
+    if (err instanceof AppError || err instanceof ConfigError) {
+      process.stderr.write(`error: ${err instanceof AppError ? describe(err) : err.message}\n`);
+      return EXIT_FAILURE;
+    }
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT_FAILURE;
+  }
+}

@@ -1,0 +1,22 @@
+/** Column conventions shared by the migrations: UTC millisecond timestamps, utf8mb4 tables on MySQL. */
+import { Knex } from 'knex';
+
+export function isMysql(knex: Knex): boolean {
+  return ['mysql', 'mysql2'].includes(String(knex.client.config.client));
+}
+
+export function timestampColumn(t: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder {
+  return t.datetime(name, { precision: 3 });
+}
+
+export function tableDefaults(knex: Knex, t: Knex.CreateTableBuilder): void {
+  if (!isMysql(knex)) return;
+  t.charset('utf8mb4');
+  t.collate('utf8mb4_unicode_ci');
+  t.engine('InnoDB');
+}
+
+/** Byte-for-byte comparison on MySQL, as SQLite compares text by default. */
+export function binary(knex: Knex, column: Knex.ColumnBuilder): Knex.ColumnBuilder {
+  return isMysql(knex) ? column.collate('utf8mb4_bin') : column;
+}

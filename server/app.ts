@@ -1,0 +1,51 @@
+/** createApp: wiring only. Every partner route is served under /api/v1/partner and /api/v1. */
+import express, { Express, Router } from 'express';
+import type Redis from 'ioredis';
+import { Logger } from 'pino';
+import { businessRoutes } from './businesses/routes';
+import { clientRoutes } from './clients/routes';
+import { Config } from './config';
+import { Database } from './db/database';
+import { errorHandler, notFoundRoute, requireJsonBody } from './http/errors';
+import { createGuard } from './http/guard';
+import { requestLogging } from './http/logging';
+import { Services } from './services';
+
+export interface AppDeps {
+  config: Config;
+  db: Database;
+  services: Services;
+  logger: Logger;
+  redis?: Redis;
+}
+
+export const API_PREFIXES = ['/api/v1/partner', '/api/v1'] as const;
+
+export function createApp(deps: AppDeps): Express {
+  const { config, db, services } = deps;
+  const guard = createGuard({
+    db,
+    keys: services.keys,
+    limits: {
+      perMinute: config.rateLimitPerMinute,
+      authFailuresPerMinute: config.authFailuresPerMinute,
+      redis: deps.redis,
+      redisPrefix: config.redisPrefix,
+    },
+  });
+
+  const api = Router();
+  api.use(businessRoutes(services.businesses, guard));
+  api.use(clientRoutes(services.clients, guard));
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.use(requestLogging(deps.logger));
+  app.use(requireJsonBody);
+  app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
+  for (const prefix of API_PREFIXES) app.use(prefix, api);
+  app.use(notFoundRoute);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,13 @@
+/** Who is calling: the business, the mode and the scopes, whatever kind of token proved it. */
+import { Scope } from './scopes';
+
+export interface Credential {
+  kind: 'api_key';
+  /** Id of the API key (later also of an OAuth access token). */
+  id: number;
+  businessId: number;
+  livemode: boolean;
+  scopes: readonly Scope[];
+  /** Identity for rate limits and idempotency keys: one per key or token. */
+  subject: string;
+}

@@ -1,0 +1,10 @@
+import { BaseModel } from '../db/base-model';
+
+export class Business extends BaseModel {
+  static override tableName = 'businesses';
+
+  name!: string;
+  currency!: string;
+  country!: string | null;
+  plan!: string;
+}

@@ -1,0 +1,15 @@
+import { TenantModel } from '../db/base-model';
+
+export class Client extends TenantModel {
+  static override tableName = 'clients';
+
+  name!: string;
+  email!: string;
+  /** Lower-cased e-mail: unique per business and mode. */
+  email_normalized!: string;
+  /** Lower-cased name, e-mail and company, for case-insensitive substring search on both drivers. */
+  search_text!: string;
+  phone!: string | null;
+  company!: string | null;
+  address!: string | null;
+}

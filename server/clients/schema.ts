@@ -1,0 +1,35 @@
+/** Client input: the specification's fields, with the limits the contract leaves to us. */
+import Joi from 'joi';
+import { listQuery, ListParams } from '../http/pagination';
+
+export interface ClientInput {
+  name: string;
+  email: string;
+  phone?: string | null;
+  company?: string | null;
+  address?: string | null;
+}
+
+export interface ClientListParams extends ListParams {
+  search?: string;
+}
+
+const optionalText = (max: number) => Joi.string().trim().max(max).allow(null, '');
+
+const fields = {
+  name: Joi.string().trim().min(1).max(255),
+  email: Joi.string().trim().max(254).email({ tlds: { allow: false } }),
+  phone: optionalText(50),
+  company: optionalText(255),
+  address: optionalText(1000),
+};
+
+export const createClientBody = Joi.object<ClientInput>({
+  ...fields,
+  name: fields.name.required(),
+  email: fields.email.required(),
+});
+
+export const updateClientBody = Joi.object<Partial<ClientInput>>(fields);
+
+export const listClientsQuery = listQuery({ search: Joi.string().max(255).allow('') });

@@ -1,0 +1,122 @@
+/** Clients of a business: unique e-mail per business and mode, searchable by name, e-mail and company. */
+import { Credential } from '../auth/credential';
+import { Database } from '../db/database';
+import { isUniqueViolation } from '../db/errors';
+import { ValidationFailed, NotFound } from '../errors';
+import { Page, paginate } from '../http/pagination';
+import { Client } from './model';
+import { ClientInput, ClientListParams } from './schema';
+
+export interface ClientView {
+  id: number;
+  name: string;
+  email: string;
+  phone: string | null;
+  company: string | null;
+  address: string | null;
+  livemode: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export function toClientView(row: Client): ClientView {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    phone: row.phone ?? null,
+    company: row.company ?? null,
+    address: row.address ?? null,
+    livemode: row.livemode,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+const DUPLICATE_EMAIL = { email: ['is already used by another client'] };
+
+/** Empty optional text is stored as null; derived columns follow the visible ones. */
+function columnsFor(merged: ClientInput): Partial<Client> {
+  const blankToNull = (v: string | null | undefined) => (v ? v : null);
+  const company = blankToNull(merged.company);
+  return {
+    name: merged.name,
+    email: merged.email,
+    email_normalized: merged.email.toLowerCase(),
+    search_text: [merged.name, merged.email, company ?? ''].join('\n').toLowerCase(),
+    phone: blankToNull(merged.phone),
+    company,
+    address: blankToNull(merged.address),
+  };
+}
+
+/** `LIKE` pattern for a literal substring: %, _ and the escape character itself match only themselves. */
+function containsPattern(term: string): string {
+  return `%${term.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+}
+
+export class ClientService {
+  constructor(private readonly db: Database) {}
+
+  list(cred: Credential, params: ClientListParams): Promise<Page<ClientView>> {
+    const query = Client.scoped(cred, this.db.current);
+    if (params.search) query.whereRaw("clients.search_text like ? escape '!'", [containsPattern(params.search)]);
+    return paginate(query, Client.tableName, params, toClientView);
+  }
+
+  async get(cred: Credential, id: number): Promise<ClientView> {
+    return toClientView(await this.find(cred, id));
+  }
+
+  async create(cred: Credential, input: ClientInput): Promise<ClientView> {
+    return this.uniqueEmail(() =>
+      this.db.transaction(async (trx) => {
+        const columns = columnsFor(input);
+        if (await Client.scoped(cred, trx).findOne({ email_normalized: columns.email_normalized })) {
+          throw new ValidationFailed(DUPLICATE_EMAIL);
+        }
+        const row = await Client.query(trx).insert({ ...columns, ...Client.ownedBy(cred) });
+        return toClientView(await Client.scoped(cred, trx).findById(row.id).throwIfNotFound());
+      }),
+    );
+  }
+
+  async update(cred: Credential, id: number, changes: Partial<ClientInput>): Promise<ClientView> {
+    return this.uniqueEmail(() =>
+      this.db.transaction(async (trx) => {
+        const current = await this.find(cred, id, trx);
+        const columns = columnsFor({ ...toClientView(current), ...changes });
+        if (columns.email_normalized !== current.email_normalized) {
+          const taken = await Client.scoped(cred, trx).findOne({ email_normalized: columns.email_normalized });
+          if (taken) throw new ValidationFailed(DUPLICATE_EMAIL);
+        }
+        await Client.scoped(cred, trx).findById(id).patch(columns);
+        return toClientView(await this.find(cred, id, trx));
+      }),
+    );
+  }
+
+  async remove(cred: Credential, id: number): Promise<{ id: number; deleted: true }> {
+    return this.db.transaction(async (trx) => {
+      await this.find(cred, id, trx);
+      await Client.scoped(cred, trx).deleteById(id);
+      return { id, deleted: true };
+    });
+  }
+
+  private async find(cred: Credential, id: number, conn = this.db.current): Promise<Client> {
+    const row = await Client.scoped(cred, conn).findById(id);
+    if (!row) throw new NotFound('Client');
+    return row;
+  }
+
+  /** Two requests racing for one e-mail: the unique index lets one win; the other gets the field error. */
+  private async uniqueEmail<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ValidationFailed(DUPLICATE_EMAIL);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,78 @@
+/** The one place that reads the environment: every setting, its doc and its default, checked at boot. */
+import Joi from 'joi';
+
+const schema = Joi.object({
+  DATABASE_URL: Joi.string()
+    .pattern(/^(mysql|mariadb):\/\/|^sqlite:/)
+    .default('sqlite:./data/invoicing.sqlite3')
+    .description('mysql://user:pass@host:port/db for MySQL or MariaDB, or sqlite:path for the embedded database'),
+  PORT: Joi.number().integer().min(0).max(65535).default(3000).description('HTTP port of `invoicing serve`'),
+  BASE_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .description('Public address of the server, used in payment and signing links (default http://localhost:PORT)'),
+  REDIS_URL: Joi.string()
+    .uri({ scheme: ['redis', 'rediss'] })
+    .description('Optional: a Redis server that holds rate-limit counters shared by every server process'),
+  REDIS_PREFIX: Joi.string().default('invoicing:').description('Prefix of every Redis key this service writes'),
+  RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(120).description('Requests per credential per 60-second window'),
+  AUTH_FAILURES_PER_MINUTE: Joi.number()
+    .integer()
+    .min(1)
+    .default(30)
+    .description('Failed authentications per client IP per minute before that IP gets 429'),
+  KEY_CACHE_TTL_MS: Joi.number()
+    .integer()
+    .min(0)
+    .max(5000)
+    .default(5000)
+    .description('How long a looked-up API key is cached; a revocation takes effect within this time'),
+  WEBHOOK_ALLOW_PRIVATE: Joi.boolean().default(false).description('Allow webhook URLs on private, loopback or link-local addresses'),
+  TRUST_PROXY: Joi.string().default('loopback').description("Express 'trust proxy' setting, for client IPs behind a proxy"),
+  LOG_LEVEL: Joi.string()
+    .valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent')
+    .default('info')
+    .description('pino log level'),
+}).unknown();
+
+export interface Config {
+  databaseUrl: string;
+  port: number;
+  baseUrl: string;
+  redisUrl?: string;
+  redisPrefix: string;
+  rateLimitPerMinute: number;
+  authFailuresPerMinute: number;
+  keyCacheTtlMs: number;
+  webhookAllowPrivate: boolean;
+  trustProxy: string;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the settings; throws ConfigError naming every bad key. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const { value, error } = schema.validate(env, { abortEarly: false, convert: true });
+  if (error) {
+    throw new ConfigError(`Invalid configuration: ${error.details.map((d) => d.message).join('; ')}`);
+  }
+  return {
+    databaseUrl: value.DATABASE_URL,
+    port: value.PORT,
+    baseUrl: (value.BASE_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, ''),
+    redisUrl: value.REDIS_URL,
+    redisPrefix: value.REDIS_PREFIX,
+    rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
+    authFailuresPerMinute: value.AUTH_FAILURES_PER_MINUTE,
+    keyCacheTtlMs: value.KEY_CACHE_TTL_MS,
+    webhookAllowPrivate: value.WEBHOOK_ALLOW_PRIVATE,
+    trustProxy: value.TRUST_PROXY,
+    logLevel: value.LOG_LEVEL,
+  };
+}
+
+/** The documented settings, for the README table and `invoicing --help`. */
+export function describeConfig(): { key: string; doc: string; default?: unknown }[] {
+  const described = schema.describe() as { keys: Record<string, { flags?: { description?: string; default?: unknown } }> };
+  return Object.entries(described.keys).map(([key, d]) => ({ key, doc: d.flags?.description ?? '', default: d.flags?.default }));
+}

@@ -1,0 +1,70 @@
+/** Objection base models: timestamps and booleans read the same from both drivers, tenancy in one place. */
+import { Knex } from 'knex';
+import { Model, ModelClass, Pojo, QueryBuilderType } from 'objection';
+import { Credential } from '../auth/credential';
+import { fromDbTime, toDbTime } from './time';
+
+export class BaseModel extends Model {
+  /** Columns holding timestamps: ISO 8601 in the model, UTC text in the database. */
+  static timestampColumns: string[] = ['created_at', 'updated_at'];
+  static booleanColumns: string[] = [];
+
+  id!: number;
+  created_at!: string;
+  updated_at!: string;
+
+  override $beforeInsert(): void {
+    const now = new Date().toISOString();
+    this.created_at = now;
+    this.updated_at = now;
+  }
+
+  override $beforeUpdate(): void {
+    this.updated_at = new Date().toISOString();
+  }
+
+  override $parseDatabaseJson(json: Pojo): Pojo {
+    const parsed = super.$parseDatabaseJson(json);
+    const cls = this.constructor as typeof BaseModel;
+    for (const column of cls.timestampColumns) {
+      if (column in parsed) parsed[column] = fromDbTime(parsed[column]);
+    }
+    for (const column of cls.booleanColumns) {
+      if (column in parsed && parsed[column] !== null) parsed[column] = Boolean(Number(parsed[column]));
+    }
+    return parsed;
+  }
+
+  override $formatDatabaseJson(json: Pojo): Pojo {
+    const formatted = super.$formatDatabaseJson(json);
+    const cls = this.constructor as typeof BaseModel;
+    for (const column of cls.timestampColumns) {
+      if (typeof formatted[column] === 'string') formatted[column] = toDbTime(new Date(formatted[column]));
+    }
+    for (const column of cls.booleanColumns) {
+      if (typeof formatted[column] === 'boolean') formatted[column] = formatted[column] ? 1 : 0;
+    }
+    return formatted;
+  }
+}
+
+/** A table whose rows belong to one business and one mode. Every query on it goes through here. */
+export class TenantModel extends BaseModel {
+  static override booleanColumns = ['livemode'];
+
+  business_id!: number;
+  livemode!: boolean;
+
+  /** Rows of the caller's business and mode only: another tenant's id simply does not exist. */
+  static scoped<M extends TenantModel>(this: new () => M, cred: Credential, conn: Knex): QueryBuilderType<M> {
+    const model = this as unknown as ModelClass<M>;
+    return (model.query(conn) as QueryBuilderType<M>)
+      .where(`${model.tableName}.business_id`, cred.businessId)
+      .where(`${model.tableName}.livemode`, cred.livemode);
+  }
+
+  /** The tenancy columns a new row of the caller gets. */
+  static ownedBy(cred: Credential): { business_id: number; livemode: boolean } {
+    return { business_id: cred.businessId, livemode: cred.livemode };
+  }
+}

@@ -1,0 +1,66 @@
+/** Turns DATABASE_URL into a knex instance: MySQL/MariaDB through mysql2, or an embedded SQLite file. */
+import fs from 'node:fs';
+import path from 'node:path';
+import knexFactory, { Knex } from 'knex';
+
+export type Dialect = 'mysql' | 'sqlite';
+
+export function dialectOf(databaseUrl: string): Dialect {
+  return databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'mysql';
+}
+
+/** `sqlite:./data/x.sqlite3`, `sqlite:///abs/x.sqlite3` or `sqlite::memory:` → a file name for better-sqlite3. */
+export function sqliteFilename(databaseUrl: string): string {
+  const rest = databaseUrl.slice('sqlite:'.length);
+  if (rest === ':memory:') return rest;
+  return rest.startsWith('//') ? rest.slice(2) : rest;
+}
+
+export function mysqlConnection(databaseUrl: string): Knex.MySql2ConnectionConfig {
+  const url = new URL(databaseUrl);
+  return {
+    host: url.hostname,
+    port: url.port ? Number(url.port) : 3306,
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    database: decodeURIComponent(url.pathname.replace(/^\//, '')),
+    charset: 'utf8mb4',
+    // Timestamps travel as UTC strings, the same text SQLite stores, so both drivers read alike.
+    dateStrings: true,
+    timezone: 'Z',
+  };
+}
+
+export function createKnex(databaseUrl: string): Knex {
+  if (dialectOf(databaseUrl) === 'mysql') {
+    return knexFactory({
+      client: 'mysql2',
+      connection: mysqlConnection(databaseUrl),
+      pool: {
+        min: 0,
+        max: 10,
+        afterCreate: (conn: { query: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, conn: unknown) => void) => {
+          conn.query("SET time_zone = '+00:00'", (err) => done(err, conn));
+        },
+      },
+    });
+  }
+  const filename = sqliteFilename(databaseUrl);
+  if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
+  return knexFactory({
+    client: 'better-sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    pool: {
+      // One connection: SQLite has one writer, and every statement of the process queues behind it.
+      min: 1,
+      max: 1,
+      afterCreate: (conn: { pragma: (sql: string) => unknown }, done: (err: Error | null, conn: unknown) => void) => {
+        conn.pragma('journal_mode = WAL');
+        conn.pragma('foreign_keys = ON');
+        conn.pragma('busy_timeout = 5000');
+        done(null, conn);
+      },
+    },
+  });
+}

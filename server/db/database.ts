@@ -1,0 +1,49 @@
+/** The database handle services receive: knex plus a transaction that a whole request can share. */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Knex } from 'knex';
+import { Model } from 'objection';
+import { createKnex, Dialect, dialectOf } from './connection';
+import { migrateLatest } from './migrate';
+
+export class Database {
+  private readonly ambient = new AsyncLocalStorage<Knex.Transaction>();
+
+  constructor(
+    readonly knex: Knex,
+    readonly dialect: Dialect,
+  ) {}
+
+  static open(databaseUrl: string): Database {
+    const knex = createKnex(databaseUrl);
+    Model.knex(knex);
+    return new Database(knex, dialectOf(databaseUrl));
+  }
+
+  /** The connection to query with: the request's open transaction if there is one, else the pool. */
+  get current(): Knex {
+    return this.ambient.getStore() ?? this.knex;
+  }
+
+  /**
+   * Runs `work` atomically. Inside `withRequestTransaction` it joins that transaction, so an
+   * idempotent request's change and its stored response commit together.
+   */
+  async transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const open = this.ambient.getStore();
+    if (open) return work(open);
+    return this.knex.transaction(work);
+  }
+
+  /** Makes `trx` the transaction every `transaction()` and `current` joins within `fn`'s async context. */
+  withRequestTransaction<T>(trx: Knex.Transaction, fn: () => T): T {
+    return this.ambient.run(trx, fn);
+  }
+
+  migrate(): Promise<void> {
+    return migrateLatest(this.knex);
+  }
+
+  async close(): Promise<void> {
+    await this.knex.destroy();
+  }
+}

@@ -1,0 +1,68 @@
+/** The one place errors become responses: the contract's bodies, and no stack trace ever leaves. */
+import { ErrorRequestHandler, RequestHandler } from 'express';
+import Joi from 'joi';
+import { AppError, BadRequest, NotFound, ValidationFailed } from '../errors';
+import { fieldErrors } from '../validation';
+
+interface HttpishError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
+}
+
+/** Errors raised by body-parser and Express itself, in the contract's vocabulary. */
+function fromHttpError(err: HttpishError): AppError | null {
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return new BadRequest('The request body is not valid JSON');
+    case 'entity.too.large':
+      return new AppError(413, 'payload_too_large', 'The request body is larger than 1 MB');
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return new BadRequest('The request body must be UTF-8 JSON');
+    default:
+      break;
+  }
+  const status = err.status ?? err.statusCode;
+  if (status && status >= 400 && status < 500) return new AppError(status, 'bad_request', 'The request could not be understood');
+  return null;
+}
+
+export function toAppError(err: unknown): AppError | null {
+  if (err instanceof AppError) return err;
+  if (err instanceof Joi.ValidationError) return new ValidationFailed(fieldErrors(err));
+  if (err && typeof err === 'object') return fromHttpError(err as HttpishError);
+  return null;
+}
+
+export const notFoundRoute: RequestHandler = (req) => {
+  throw new NotFound(`Route ${req.method} ${req.path}`);
+};
+
+/** POST, PATCH and PUT bodies must be JSON: another content type is a 400, not silently ignored. */
+export const requireJsonBody: RequestHandler = (req, _res, next) => {
+  if (!['POST', 'PATCH', 'PUT'].includes(req.method)) return next();
+  const length = req.get('content-length');
+  const hasBody = req.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
+  if (hasBody && !req.is(['application/json', 'application/*+json'])) {
+    throw new BadRequest('Content-Type must be application/json');
+  }
+  next();
+};
+
+export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
+  if (res.headersSent) return next(err);
+  const known = toAppError(err);
+  if (!known) {
+    req.log?.error({ err }, 'unhandled error');
+    res.status(500).json({ error: 'server_error', message: `Something went wrong on our side (request ${String(req.id)})` });
+    return;
+  }
+  res.status(known.status).json({
+    error: known.code,
+    message: known.message,
+    ...(known.details ? { errors: known.details } : {}),
+    ...known.extra,
+  });
+};

@@ -1,0 +1,40 @@
+/** What the HTTP layer attaches to a request, and typed access to it from route handlers. */
+import { Request } from 'express';
+import type { RateLimitInfo } from 'express-rate-limit';
+import { Credential } from '../auth/credential';
+import { NotFound, Unauthorized } from '../errors';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      credential?: Credential;
+      /** Set by express-rate-limit. */
+      rateLimit?: RateLimitInfo;
+      /** Validated and defaulted input, set by the `body` and `query` middlewares. */
+      valid?: { body?: unknown; query?: unknown };
+    }
+  }
+}
+
+export function credentialOf(req: Request): Credential {
+  if (!req.credential) throw new Unauthorized();
+  return req.credential;
+}
+
+export function validBody<T>(req: Request): T {
+  return (req.valid?.body ?? {}) as T;
+}
+
+export function validQuery<T>(req: Request): T {
+  return (req.valid?.query ?? {}) as T;
+}
+
+const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+/** `{id}` is a positive integer; anything else names no record, so it is a 404 and never reaches SQL. */
+export function recordId(req: Request, what: string, param = 'id'): number {
+  const raw = req.params[param];
+  if (typeof raw !== 'string' || !/^[1-9][0-9]{0,15}$/.test(raw) || Number(raw) > MAX_ID) throw new NotFound(what);
+  return Number(raw);
+}

@@ -1,0 +1,66 @@
+/** Starts a serving process: database, optional Redis, the app on a port, the scheduler; and stops it cleanly. */
+import { AddressInfo } from 'node:net';
+import { Server } from 'node:http';
+import Redis from 'ioredis';
+import pino, { Logger } from 'pino';
+import { createApp } from './app';
+import { Config } from './config';
+import { Database } from './db/database';
+import { pendingMigrations } from './db/migrate';
+import { startScheduler } from './scheduler';
+import { createServices, Services } from './services';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  db: Database;
+  services: Services;
+  stop(): Promise<void>;
+}
+
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({ level: config.logLevel });
+}
+
+/**
+ * The embedded database migrates itself so a first run needs nothing else; a MySQL server with
+ * pending migrations is left alone and refused, since its schema is the operator's to change.
+ */
+export async function prepareSchema(db: Database): Promise<void> {
+  if (db.dialect === 'sqlite') return db.migrate();
+  const pending = await pendingMigrations(db.knex);
+  if (pending.length) throw new Error(`The database has ${pending.length} pending migration(s): run \`invoicing migrate\` first`);
+}
+
+export async function startServer(
+  config: Config,
+  options: { host?: string; logger?: Logger; db?: Database; scheduler?: boolean } = {},
+): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger(config);
+  const db = options.db ?? Database.open(config.databaseUrl);
+  await prepareSchema(db);
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : undefined;
+  const services = createServices(db, config);
+  const app = createApp({ config, db, services, logger, redis });
+
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.port, options.host ?? '0.0.0.0', () => resolve(s));
+    s.once('error', reject);
+  });
+  const scheduler = options.scheduler === false ? undefined : startScheduler(db, logger);
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    db,
+    services,
+    async stop() {
+      scheduler?.stop();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await redis?.quit();
+      if (!options.db) await db.close();
+    },
+  };
+}
