@@ -1,7 +1,6 @@
 /** The database handle services receive: knex plus a transaction that a whole request can share. */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Knex } from 'knex';
-import { Model } from 'objection';
 import { createKnex, Dialect, dialectOf } from './connection';
 import { migrateLatest } from './migrate';
 
@@ -14,9 +13,8 @@ export class Database {
   ) {}
 
   static open(databaseUrl: string): Database {
-    const knex = createKnex(databaseUrl);
-    Model.knex(knex);
-    return new Database(knex, dialectOf(databaseUrl));
+    // No global Model.knex(): every query names its connection, so none can reach the wrong database.
+    return new Database(createKnex(databaseUrl), dialectOf(databaseUrl));
   }
 
   /** The connection to query with: the request's open transaction if there is one, else the pool. */

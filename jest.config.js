@@ -1,0 +1,18 @@
+// The whole suite runs once per database: SQLite always, MariaDB/MySQL when TEST_MYSQL_URL is set.
+const project = (database) => ({
+  displayName: database,
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  setupFiles: [`<rootDir>/test/support/use-${database}.js`],
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
+});
+
+const projects = [project('sqlite')];
+if (process.env.TEST_MYSQL_URL) projects.push(project('mysql'));
+else console.log('TEST_MYSQL_URL is not set: running the suite on SQLite only.');
+
+module.exports = {
+  projects,
+  testTimeout: 30000,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+};

@@ -1,0 +1,284 @@
+import { aClient, startApp, TestApp, Tenant } from '../support/app';
+
+let app: TestApp;
+let t: Tenant;
+
+beforeAll(async () => {
+  app = await startApp();
+  t = await app.tenant();
+});
+afterAll(() => app.stop());
+
+describe('POST /clients', () => {
+  test('when a valid client is posted, then it is created and returned under "client"', async () => {
+    const input = aClient({ phone: '+1 555 0100', company: 'Acme', address: '1 Main St' });
+
+    const res = await t.api.post('/clients', input);
+
+    expect(res.status).toBe(201);
+    expect(res.body.client).toMatchObject({ ...input, livemode: false });
+    expect(res.body.client.id).toEqual(expect.any(Number));
+    expect(new Date(res.body.client.created_at).toISOString()).toBe(res.body.client.created_at);
+  });
+
+  test('when optional fields are absent, then they are null', async () => {
+    const res = await t.api.post('/clients', aClient());
+
+    expect(res.body.client).toMatchObject({ phone: null, company: null, address: null });
+  });
+
+  test.each([
+    ['name missing', { email: 'a@example.com' }, 'name'],
+    ['email missing', { name: 'A' }, 'email'],
+    ['name of the wrong type', { name: 42, email: 'b@example.com' }, 'name'],
+    ['email not an address', { name: 'A', email: 'not-an-email' }, 'email'],
+    ['a 10 kB name', { name: 'x'.repeat(10_000), email: 'c@example.com' }, 'name'],
+    ['a 10 kB address', { name: 'A', email: 'd@example.com', address: 'y'.repeat(10_000) }, 'address'],
+    ['an unknown field', { name: 'A', email: 'e@example.com', livemode: true }, 'livemode'],
+    ['an empty name', { name: '   ', email: 'f@example.com' }, 'name'],
+  ])('when posted with %s, then 422 names the field and nothing is created', async (_case, input, field) => {
+    const before = await t.api.get('/clients?per_page=1');
+
+    const res = await t.api.post('/clients', input);
+
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ error: 'validation_failed', message: expect.any(String) });
+    expect(res.body.errors[field]).toEqual([expect.any(String)]);
+    expect((await t.api.get('/clients?per_page=1')).body.meta.total).toBe(before.body.meta.total);
+  });
+
+  test('when the body is a JSON array, then it is a 400', async () => {
+    const res = await t.api.post('/clients', [aClient()]);
+
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('bad_request');
+  });
+
+  test('when names carry unicode and SQL metacharacters, then they are stored exactly', async () => {
+    const name = "Zoë 👩‍💻 O'Brien\"; DROP TABLE clients; -- 名前";
+
+    const created = await t.api.post('/clients', aClient({ name, company: "%_\\'" }));
+    const read = await t.api.get(`/clients/${created.body.client.id}`);
+
+    expect(read.status).toBe(200);
+    expect(read.body.client.name).toBe(name);
+    expect(read.body.client.company).toBe("%_\\'");
+  });
+
+  test('when an e-mail is already used in the business and mode, in any case, then 422 with errors.email', async () => {
+    const first = await t.api.post('/clients', aClient({ email: 'Dup@Example.com' }));
+
+    const second = await t.api.post('/clients', aClient({ email: 'dup@example.COM' }));
+
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(422);
+    expect(second.body.errors.email).toEqual([expect.any(String)]);
+  });
+
+  test('when ten requests race for one e-mail, then exactly one client is created and none fails with 5xx', async () => {
+    const email = `race.${Date.now()}@example.com`;
+
+    const results = await Promise.all(Array.from({ length: 10 }, () => t.api.post('/clients', aClient({ email }))));
+
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(results.filter((r) => r.status !== 201).every((r) => r.status === 422)).toBe(true);
+  });
+
+  test('when the same e-mail is used by another business or the other mode, then it is allowed', async () => {
+    const email = `shared.${Date.now()}@example.com`;
+    const other = await app.tenant();
+    const live = await app.tenant({ mode: 'live', businessId: t.businessId });
+
+    const results = [
+      await t.api.post('/clients', aClient({ email })),
+      await other.api.post('/clients', aClient({ email })),
+      await live.api.post('/clients', aClient({ email })),
+    ];
+
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201]);
+    expect(results[2].body.client.livemode).toBe(true);
+  });
+});
+
+describe('GET /clients/{id}', () => {
+  test.each(['0', '-1', 'abc', '1.5', '99999999999999999999', '1e3', '%20'])(
+    'when the id is %s, then it is a 404 with the error body',
+    async (id) => {
+      const res = await t.api.get(`/clients/${id}`);
+
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
+    },
+  );
+
+  test('when the client belongs to another business, then it is a 404 and it is not changed', async () => {
+    const other = await app.tenant();
+    const theirs = await other.api.post('/clients', aClient());
+    const id = theirs.body.client.id;
+
+    const read = await t.api.get(`/clients/${id}`);
+    const patched = await t.api.patch(`/clients/${id}`, { name: 'Hijacked' });
+    const deleted = await t.api.delete(`/clients/${id}`);
+
+    expect([read.status, patched.status, deleted.status]).toEqual([404, 404, 404]);
+    expect((await other.api.get(`/clients/${id}`)).body.client.name).toBe(theirs.body.client.name);
+  });
+
+  test('when the client belongs to the other mode of the same business, then it is a 404', async () => {
+    const live = await app.tenant({ mode: 'live', businessId: t.businessId });
+    const liveClient = await live.api.post('/clients', aClient());
+
+    const res = await t.api.get(`/clients/${liveClient.body.client.id}`);
+
+    expect(res.status).toBe(404);
+  });
+});
+
+describe('PATCH /clients/{id}', () => {
+  test('when fields are patched, then only they change', async () => {
+    const created = await t.api.post('/clients', aClient({ company: 'Old Co', phone: '1' }));
+
+    const res = await t.api.patch(`/clients/${created.body.client.id}`, { company: 'New Co', address: null });
+
+    expect(res.status).toBe(200);
+    expect(res.body.client).toMatchObject({
+      name: created.body.client.name,
+      email: created.body.client.email,
+      company: 'New Co',
+      phone: '1',
+      address: null,
+    });
+  });
+
+  test('when the e-mail is changed to another client’s, then 422 and the client keeps its own', async () => {
+    const a = await t.api.post('/clients', aClient());
+    const b = await t.api.post('/clients', aClient());
+
+    const res = await t.api.patch(`/clients/${b.body.client.id}`, { email: a.body.client.email.toUpperCase() });
+
+    expect(res.status).toBe(422);
+    expect(res.body.errors.email).toBeDefined();
+    expect((await t.api.get(`/clients/${b.body.client.id}`)).body.client.email).toBe(b.body.client.email);
+  });
+
+  test('when a field has the wrong type, then 422 and nothing changes', async () => {
+    const a = await t.api.post('/clients', aClient());
+
+    const res = await t.api.patch(`/clients/${a.body.client.id}`, { name: ['x'], phone: 5 });
+
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body.errors).sort()).toEqual(['name', 'phone']);
+    expect((await t.api.get(`/clients/${a.body.client.id}`)).body.client).toEqual(a.body.client);
+  });
+});
+
+describe('DELETE /clients/{id}', () => {
+  test('when a client is deleted, then it is gone', async () => {
+    const a = await t.api.post('/clients', aClient());
+
+    const res = await t.api.delete(`/clients/${a.body.client.id}`);
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: a.body.client.id, deleted: true });
+    expect((await t.api.get(`/clients/${a.body.client.id}`)).status).toBe(404);
+  });
+});
+
+describe('GET /clients', () => {
+  let lister: Tenant;
+  const ids: number[] = [];
+
+  beforeAll(async () => {
+    lister = await app.tenant();
+    for (let i = 0; i < 25; i += 1) {
+      const res = await lister.api.post('/clients', aClient({ name: `Person ${i}`, company: i % 5 === 0 ? 'Ünïcode GmbH' : 'Plain Ltd' }));
+      ids.push(res.body.client.id);
+    }
+  });
+
+  test('when no paging is given, then 20 records come in id order with the envelope', async () => {
+    const res = await lister.api.get('/clients');
+
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((c: { id: number }) => c.id)).toEqual(ids.slice(0, 20));
+    expect(res.body.meta).toEqual({ current_page: 1, per_page: 20, total: 25, last_page: 2 });
+  });
+
+  test('when page 2 is asked, then the rest comes', async () => {
+    const res = await lister.api.get('/clients?page=2&per_page=20');
+
+    expect(res.body.data.map((c: { id: number }) => c.id)).toEqual(ids.slice(20));
+    expect(res.body.meta.current_page).toBe(2);
+  });
+
+  test('when a page past the end is asked, then it is empty with the right total', async () => {
+    const res = await lister.api.get('/clients?page=9');
+
+    expect(res.body.data).toEqual([]);
+    expect(res.body.meta).toEqual({ current_page: 9, per_page: 20, total: 25, last_page: 2 });
+  });
+
+  test('when per_page is above 100, then it is clamped to 100', async () => {
+    const res = await lister.api.get('/clients?per_page=1000');
+
+    expect(res.status).toBe(200);
+    expect(res.body.meta.per_page).toBe(100);
+    expect(res.body.data).toHaveLength(25);
+  });
+
+  test.each(['per_page=0', 'per_page=-1', 'per_page=abc', 'per_page=2.5', 'page=0', 'page=x', 'per_page=', 'after=yesterday', 'page=1&page=2'])(
+    'when the query has %s, then it is a 400',
+    async (q) => {
+      const res = await lister.api.get(`/clients?${q}`);
+
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: 'bad_request', message: expect.any(String) });
+    },
+  );
+
+  test('when after is an id, then records after it come', async () => {
+    const res = await lister.api.get(`/clients?after=${ids[22]}`);
+
+    expect(res.body.data.map((c: { id: number }) => c.id)).toEqual(ids.slice(23));
+    expect(res.body.meta.total).toBe(2);
+  });
+
+  test('when after is a date, then records created after it come', async () => {
+    const future = await lister.api.get('/clients?after=2999-01-01');
+    const past = await lister.api.get('/clients?after=2000-01-01T00:00:00Z');
+
+    expect(future.body.meta.total).toBe(0);
+    expect(past.body.meta.total).toBe(25);
+  });
+
+  test('when searching, then name, e-mail and company match case-insensitively as substrings', async () => {
+    const byName = await lister.api.get('/clients?search=PERSON%201');
+    const byCompany = await lister.api.get(`/clients?search=${encodeURIComponent('üNÏCODE')}`);
+    const byEmail = await lister.api.get('/clients?search=EXAMPLE.COM');
+
+    expect(byName.body.data.map((c: { name: string }) => c.name).sort()).toEqual(
+      ['Person 1', ...Array.from({ length: 10 }, (_, i) => `Person 1${i}`)].sort(),
+    );
+    expect(byCompany.body.meta.total).toBe(5);
+    expect(byEmail.body.meta.total).toBe(25);
+  });
+
+  test('when the search holds LIKE and SQL metacharacters, then they match literally', async () => {
+    const percent = await lister.api.get('/clients?search=%25');
+    const underscore = await lister.api.get('/clients?search=_');
+    const quote = await lister.api.get(`/clients?search=${encodeURIComponent("' OR 1=1 --")}`);
+
+    expect([percent.status, underscore.status, quote.status]).toEqual([200, 200, 200]);
+    expect(percent.body.meta.total).toBe(0);
+    expect(underscore.body.meta.total).toBe(0);
+    expect(quote.body.meta.total).toBe(0);
+  });
+
+  test('when another business lists, then it sees none of these clients', async () => {
+    const other = await app.tenant();
+
+    const res = await other.api.get('/clients');
+
+    expect(res.body.meta.total).toBe(0);
+  });
+});

@@ -1,0 +1,44 @@
+/** A fresh, migrated database per test file, on the driver the jest project names (TEST_DB). */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import knexFactory from 'knex';
+import { mysqlConnection } from '../../server/db/connection';
+
+export type TestDriver = 'sqlite' | 'mysql';
+
+export function testDriver(): TestDriver {
+  return process.env.TEST_DB === 'mysql' ? 'mysql' : 'sqlite';
+}
+
+export interface ScratchDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function scratchDatabase(): Promise<ScratchDatabase> {
+  const name = `inv_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  if (testDriver() === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoicing-'));
+    return {
+      url: `sqlite:${path.join(dir, `${name}.sqlite3`)}`,
+      drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const base = process.env.TEST_MYSQL_URL;
+  if (!base) throw new Error('TEST_MYSQL_URL is required for the mysql project');
+  const admin = knexFactory({ client: 'mysql2', connection: mysqlConnection(base) });
+  await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  await admin.destroy();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const conn = knexFactory({ client: 'mysql2', connection: mysqlConnection(base) });
+      await conn.raw(`DROP DATABASE IF EXISTS \`${name}\``);
+      await conn.destroy();
+    },
+  };
+}
