@@ -79,7 +79,7 @@ async function claim(db: Database, subject: string, key: string, fingerprint: st
   return { kind: 'in_flight' };
 }
 
-function fingerprintOf(method: string, path: string, body: unknown): string {
+export function fingerprintOf(method: string, path: string, body: unknown): string {
   return createHash('sha256')
     .update(stringify({ method, path, body: body ?? null }) ?? '')
     .digest('hex');

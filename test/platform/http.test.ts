@@ -1,0 +1,107 @@
+import { startApp, TestApp, Tenant, aClient } from '../support/app';
+
+let app: TestApp;
+let t: Tenant;
+
+beforeAll(async () => {
+  app = await startApp();
+  t = await app.tenant();
+});
+afterAll(() => app.stop());
+
+describe('paths', () => {
+  test('when the same endpoint is called under /api/v1/partner and /api/v1, then both answer alike', async () => {
+    const partner = await t.api.get('/api/v1/partner/ping');
+    const short = await t.api.get('/api/v1/ping');
+
+    expect(partner.status).toBe(200);
+    expect(short.body).toEqual(partner.body);
+  });
+
+  test('when a client is created under /api/v1, then it is read under /api/v1/partner', async () => {
+    const created = await t.api.post('/api/v1/clients', aClient());
+
+    const read = await t.api.get(`/api/v1/partner/clients/${created.body.client.id}`);
+
+    expect(read.body.client).toEqual(created.body.client);
+  });
+
+  test.each(['/api/v1/partner/nothing', '/api/v1/partner/clients/1/extra', '/elsewhere'])(
+    'when %s is requested, then it is a 404 with the error body',
+    async (path) => {
+      const res = await t.api.get(path.startsWith('/api/') ? path : `${app.url}${path}`);
+
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
+    },
+  );
+});
+
+describe('ping and business', () => {
+  test('when pinged, then the business and the key scopes come back', async () => {
+    const limited = await app.tenant({ scopes: ['clients:read'], businessId: t.businessId });
+
+    const res = await limited.api.get('/ping');
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      business: { id: t.businessId, name: 'Test Business', currency: 'USD' },
+      scopes: ['clients:read'],
+      livemode: false,
+    });
+  });
+
+  test('when the business is read, then its profile comes back with country and plan', async () => {
+    const res = await t.api.get('/business');
+
+    expect(res.body).toEqual({ business: { id: t.businessId, name: 'Test Business', currency: 'USD', country: 'US', plan: 'free' } });
+  });
+});
+
+describe('request bodies', () => {
+  test('when the JSON is malformed, then it is a 400 bad_request', async () => {
+    const res = await t.api.post('/clients', undefined, { raw: '{"name": "x",', headers: { 'content-type': 'application/json' } });
+
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: expect.any(String) });
+  });
+
+  test('when the content type is not JSON, then it is a 400 bad_request', async () => {
+    const res = await t.api.post('/clients', undefined, { raw: 'name=x&email=y@example.com', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('bad_request');
+  });
+
+  test('when the body is over 1 MB, then it is a 413 and nothing is created', async () => {
+    const before = (await t.api.get('/clients')).body.meta.total;
+
+    const res = await t.api.post('/clients', aClient({ address: 'x'.repeat(1_100_000) }));
+
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ error: 'payload_too_large', message: expect.any(String) });
+    expect((await t.api.get('/clients')).body.meta.total).toBe(before);
+  });
+
+  test('when a response is sent, then it carries a request id', async () => {
+    const res = await t.api.get('/ping');
+
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('server failures', () => {
+  test('when the database is gone, then the answer is a 500 server_error without a stack trace', async () => {
+    const broken = await startApp();
+    const tenant = await broken.tenant();
+    await broken.db.knex.schema.dropTable('clients');
+
+    const res = await tenant.api.get('/clients');
+
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: 'server_error', message: expect.any(String) });
+    expect(res.text).not.toMatch(/at .*\.(ts|js):\d+/);
+    expect(res.text).not.toMatch(/clients/);
+    await broken.stop();
+  });
+});

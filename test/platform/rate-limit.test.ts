@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import { startApp, TestApp } from '../support/app';
+
+describe('per-credential rate limit', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startApp({ rateLimitPerMinute: 5 });
+  });
+  afterAll(() => app.stop());
+
+  test('when a key makes requests, then every response carries the limit, the remainder and Retry-After', async () => {
+    const t = await app.tenant();
+
+    const first = await t.api.get('/ping');
+    const notFound = await t.api.get('/clients/999999');
+
+    expect(first.headers.get('x-ratelimit-limit')).toBe('5');
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('4');
+    expect(Number(first.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(first.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect(notFound.headers.get('x-ratelimit-remaining')).toBe('3');
+  });
+
+  test('when a key goes over its limit, then 429 rate_limited with Remaining 0 and Retry-After', async () => {
+    const t = await app.tenant();
+    for (let i = 0; i < 5; i += 1) expect((await t.api.get('/ping')).status).toBe(200);
+
+    const limited = await t.api.get('/ping');
+
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ error: 'rate_limited', message: expect.any(String) });
+    expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(limited.headers.get('x-ratelimit-limit')).toBe('5');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  test('when one key is limited, then another key from the same address is not', async () => {
+    const busy = await app.tenant();
+    const calm = await app.tenant({ businessId: busy.businessId });
+    for (let i = 0; i < 6; i += 1) await busy.api.get('/ping');
+
+    const res = await calm.api.get('/ping');
+
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('shared rate limit in Redis', () => {
+  test('when two server processes share REDIS_URL, then one key has one counter across both', async () => {
+    const redisPrefix = `invoicing-test:${randomBytes(6).toString('hex')}:`;
+    const settings = { rateLimitPerMinute: 4, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', redisPrefix };
+    const one = await startApp(settings);
+    const tenant = await one.tenant();
+    const two = await startApp(settings, { keepDatabase: { url: one.databaseUrl, drop: async () => undefined } });
+
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const server = i % 2 === 0 ? one : two;
+      statuses.push((await server.api(tenant.key).get('/ping')).status);
+    }
+
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+    await two.stop();
+    await one.stop();
+  });
+});
