@@ -3,6 +3,8 @@ const project = (database) => ({
   displayName: database,
   testEnvironment: 'node',
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // Pure-logic unit tests touch no database: once is enough.
+  testPathIgnorePatterns: database === 'sqlite' ? [] : ['<rootDir>/test/unit/'],
   setupFiles: [`<rootDir>/test/support/use-${database}.js`],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
 });
@@ -10,6 +12,7 @@ const project = (database) => ({
 const projects = [project('sqlite')];
 if (process.env.TEST_MYSQL_URL) projects.push(project('mysql'));
 else console.log('TEST_MYSQL_URL is not set: running the suite on SQLite only.');
+if (!process.env.TEST_REDIS_URL) console.log('TEST_REDIS_URL is not set: the shared (Redis) rate-limit test is skipped.');
 
 module.exports = {
   projects,

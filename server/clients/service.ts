@@ -68,17 +68,12 @@ export class ClientService {
     return toClientView(await this.find(cred, id));
   }
 
+  /** One INSERT: the unique index, not a prior SELECT, decides a duplicate e-mail. */
   async create(cred: Credential, input: ClientInput): Promise<ClientView> {
-    return this.uniqueEmail(() =>
-      this.db.transaction(async (trx) => {
-        const columns = columnsFor(input);
-        if (await Client.scoped(cred, trx).findOne({ email_normalized: columns.email_normalized })) {
-          throw new ValidationFailed(DUPLICATE_EMAIL);
-        }
-        const row = await Client.query(trx).insert({ ...columns, ...Client.ownedBy(cred) });
-        return toClientView(await Client.scoped(cred, trx).findById(row.id).throwIfNotFound());
-      }),
-    );
+    return this.uniqueEmail(async () => {
+      const row = await Client.query(this.db.current).insert({ ...columnsFor(input), ...Client.ownedBy(cred) });
+      return toClientView(row);
+    });
   }
 
   async update(cred: Credential, id: number, changes: Partial<ClientInput>): Promise<ClientView> {

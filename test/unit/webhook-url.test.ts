@@ -1,0 +1,27 @@
+import { webhookUrlProblem } from '../../server/keys/webhook-url';
+
+describe('webhook URL rules', () => {
+  test.each([
+    'http://127.0.0.1/hook',
+    'http://localhost:8080/hook',
+    'http://10.1.2.3/hook',
+    'http://172.16.0.1/hook',
+    'http://192.168.1.1/hook',
+    'http://169.254.169.254/latest',
+    'http://[::1]/hook',
+    'http://[fd00::1]/hook',
+    'http://[::ffff:10.0.0.1]/hook',
+    'http://0.0.0.0/hook',
+  ])('when the URL is %s, then it is refused unless private addresses are allowed', (url) => {
+    expect(webhookUrlProblem(url, false)).toMatch(/private/);
+    expect(webhookUrlProblem(url, true)).toBeNull();
+  });
+
+  test.each(['ftp://example.com/x', 'not a url', 'https://user:pass@example.com/x'])('when the URL is %s, then it is refused', (url) => {
+    expect(webhookUrlProblem(url, true)).not.toBeNull();
+  });
+
+  test('when the URL is public https, then it is accepted', () => {
+    expect(webhookUrlProblem('https://hooks.example.com/in?x=1', false)).toBeNull();
+  });
+});
