@@ -1,6 +1,6 @@
 /** The `invoicing` program: commands, and the mapping of errors to messages and exit codes. */
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../server/config';
+import { ConfigError, describeConfig } from '../server/config';
 import { AppError } from '../server/errors';
 import { businessCommand } from './commands/business';
 import { migrateCommand } from './commands/database';
@@ -8,11 +8,17 @@ import { keysCommand } from './commands/keys';
 import { serveCommand } from './commands/serve';
 import { EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors';
 
+function environmentHelp(): string {
+  const rows = describeConfig().map(({ key, doc, default: value }) => `  ${key.padEnd(26)}${doc}${value === undefined ? '' : ` (default: ${String(value)})`}`);
+  return `\nEnvironment:\n${rows.join('\n')}`;
+}
+
 export function buildProgram(): Command {
   const program = new Command('invoicing')
     .description('Partner invoicing API: server and admin tools')
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    .addHelpText('after', environmentHelp);
   for (const command of [migrateCommand(), serveCommand(), businessCommand(), keysCommand()]) {
     program.addCommand(command);
   }

@@ -40,6 +40,7 @@ export function createApp(deps: AppDeps): Express {
 
   const app = express();
   app.disable('x-powered-by');
+  app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   app.use(requestLogging(deps.logger));
   app.use(requireJsonBody);

@@ -1,6 +1,6 @@
 /** The list contract: page, per_page (default 20, clamped to 100), an `after` cursor or date, ordered by id. */
 import Joi from 'joi';
-import { Model, QueryBuilder, raw } from 'objection';
+import { Model, QueryBuilder } from 'objection';
 import { toDbTime } from '../db/time';
 
 export const DEFAULT_PER_PAGE = 20;
@@ -37,8 +37,8 @@ export function listQuery(filters: Joi.PartialSchemaMap = {}): Joi.ObjectSchema 
 }
 
 /**
- * Runs one query that returns the page and, through a window count, the total. Only a page past
- * the end (no rows to carry the count) costs a second query.
+ * The page and the total: two indexed queries, run side by side. (A `count(*) over ()` window would
+ * make it one, but MariaDB then materialises and sorts every matching row: 30x slower at 10 000.)
  */
 export async function paginate<M extends Model, V>(
   builder: QueryBuilder<M>,
@@ -46,24 +46,20 @@ export async function paginate<M extends Model, V>(
   params: ListParams,
   view: (row: M) => V,
 ): Promise<Page<V>> {
-  const filtered = builder.clone();
-  if (typeof params.after === 'number') filtered.where(`${table}.id`, '>', params.after);
-  else if (params.after instanceof Date) filtered.where(`${table}.created_at`, '>', toDbTime(params.after));
+  if (typeof params.after === 'number') builder.where(`${table}.id`, '>', params.after);
+  else if (params.after instanceof Date) builder.where(`${table}.created_at`, '>', toDbTime(params.after));
 
-  const rows = (await filtered
-    .clone()
-    .select(`${table}.*`, raw('count(*) over () as list_total'))
-    .orderBy(`${table}.id`)
-    .limit(params.per_page)
-    .offset((params.page - 1) * params.per_page)) as unknown as (M & { list_total?: number | string })[];
-
-  let total: number;
-  if (rows.length > 0) total = Number(rows[0].list_total);
-  else total = params.page > 1 ? await filtered.resultSize() : 0;
-  for (const row of rows) delete row.list_total;
+  const [rows, total] = await Promise.all([
+    builder
+      .clone()
+      .orderBy(`${table}.id`)
+      .limit(params.per_page)
+      .offset((params.page - 1) * params.per_page),
+    builder.clone().resultSize(),
+  ]);
 
   return {
-    data: rows.map(view),
+    data: (rows as M[]).map(view),
     meta: {
       current_page: params.page,
       per_page: params.per_page,

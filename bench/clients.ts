@@ -1,0 +1,112 @@
+/**
+ * Load benchmark on MariaDB: authenticated GET /clients/{id} and GET /clients?per_page=100 over 10 000
+ * seeded clients, against our server and the bare Express + mysql2 baseline in the same run.
+ *   npm run build && node dist/bench/clients.js [--duration 10] [--connections 50]
+ * BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/invoicing_bench) is dropped and re-created.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import knexFactory from 'knex';
+import { mysqlConnection } from '../server/db/connection';
+import { Database } from '../server/db/database';
+import { createServices } from '../server/services';
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: number) => {
+  const at = args.indexOf(`--${name}`);
+  return at >= 0 ? Number(args[at + 1]) : fallback;
+};
+const DURATION = option('duration', 10);
+const CONNECTIONS = option('connections', 50);
+const CLIENTS = 10_000;
+const databaseUrl = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/invoicing_bench';
+
+async function recreateDatabase(): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = url.pathname.slice(1);
+  const admin = knexFactory({ client: 'mysql2', connection: { ...mysqlConnection(databaseUrl), database: undefined } });
+  await admin.raw(`DROP DATABASE IF EXISTS \`${name}\``);
+  await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  await admin.destroy();
+}
+
+async function seed(): Promise<{ key: string; sampleId: number }> {
+  const db = Database.open(databaseUrl);
+  await db.migrate();
+  const services = createServices(db, { webhookAllowPrivate: false, keyCacheTtlMs: 0 });
+  const business = await services.businesses.create({ name: 'Bench Co', currency: 'USD' });
+  const { key } = await services.keys.create({ businessId: business.id, mode: 'test', scopes: ['clients:read'] });
+  const now = new Date().toISOString().replace('T', ' ').replace('Z', '');
+  const rows = Array.from({ length: CLIENTS }, (_, i) => ({
+    business_id: business.id,
+    livemode: false,
+    name: `Client ${i}`,
+    email: `client${i}@example.com`,
+    email_normalized: `client${i}@example.com`,
+    search_text: `client ${i}\nclient${i}@example.com\n`,
+    created_at: now,
+    updated_at: now,
+  }));
+  await db.knex.batchInsert('clients', rows, 1000);
+  const [{ id }] = await db.knex('clients').select('id').orderBy('id').offset(CLIENTS / 2).limit(1);
+  await db.close();
+  return { key, sampleId: id };
+}
+
+function start(command: string[], env: NodeJS.ProcessEnv, readyPattern: RegExp): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, command, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout!.on('data', (d: Buffer) => readyPattern.test(String(d)) && resolve(child));
+    child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited with ${code}`)));
+  });
+}
+
+interface Measured {
+  rps: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(url: string, key: string): Promise<Measured> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers: { authorization: `Bearer ${key}` } });
+  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
+}
+
+async function main(): Promise<void> {
+  await recreateDatabase();
+  const { key, sampleId } = await seed();
+  const dist = path.resolve(__dirname, '..');
+  const ours = await start(
+    [path.join(dist, 'bin/invoicing.js'), 'serve', '--port', '4801'],
+    { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'warn' },
+    /listening/,
+  );
+  const baseline = await start([path.join(__dirname, 'baseline.js'), databaseUrl, '4802'], {}, /listening/);
+  const cases = [
+    { name: `GET /clients/${sampleId}`, ours: `http://127.0.0.1:4801/api/v1/partner/clients/${sampleId}`, base: `http://127.0.0.1:4802/clients/${sampleId}` },
+    { name: 'GET /clients?per_page=100', ours: 'http://127.0.0.1:4801/api/v1/partner/clients?per_page=100', base: 'http://127.0.0.1:4802/clients?per_page=100' },
+  ];
+  try {
+    process.stdout.write(`${CLIENTS} clients on MariaDB; ${CONNECTIONS} connections, ${DURATION} s per run\n`);
+    for (const c of cases) {
+      await load(c.ours, key); // warm-up: JIT, pools and the key cache
+      const base = await load(c.base, key);
+      const ourRun = await load(c.ours, key);
+      process.stdout.write(
+        `${c.name.padEnd(28)} ours ${ourRun.rps.toFixed(0).padStart(6)} req/s p99 ${String(ourRun.p99).padStart(4)} ms` +
+          ` | baseline ${base.rps.toFixed(0).padStart(6)} req/s p99 ${String(base.p99).padStart(4)} ms` +
+          ` | ratio ${(ourRun.rps / base.rps).toFixed(2)}x throughput` +
+          `${ourRun.errors + base.errors ? ` | errors ours ${ourRun.errors} baseline ${base.errors}` : ''}\n`,
+      );
+    }
+  } finally {
+    ours.kill('SIGTERM');
+    baseline.kill('SIGTERM');
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
