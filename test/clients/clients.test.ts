@@ -1,19 +1,12 @@
-import { aClient, startApp, TestApp, Tenant } from '../support/app';
+import { aClient, Tenant, useApp } from '../support/app';
 
-let app: TestApp;
-let t: Tenant;
-
-beforeAll(async () => {
-  app = await startApp();
-  t = await app.tenant();
-});
-afterAll(() => app.stop());
+const ctx = useApp();
 
 describe('POST /clients', () => {
   test('when a valid client is posted, then it is created and returned under "client"', async () => {
     const input = aClient({ phone: '+1 555 0100', company: 'Acme', address: '1 Main St' });
 
-    const res = await t.api.post('/clients', input);
+    const res = await ctx.t.api.post('/clients', input);
 
     expect(res.status).toBe(201);
     expect(res.body.client).toMatchObject({ ...input, livemode: false });
@@ -22,7 +15,7 @@ describe('POST /clients', () => {
   });
 
   test('when optional fields are absent, then they are null', async () => {
-    const res = await t.api.post('/clients', aClient());
+    const res = await ctx.t.api.post('/clients', aClient());
 
     expect(res.body.client).toMatchObject({ phone: null, company: null, address: null });
   });
@@ -37,18 +30,18 @@ describe('POST /clients', () => {
     ['an unknown field', { name: 'A', email: 'e@example.com', livemode: true }, 'livemode'],
     ['an empty name', { name: '   ', email: 'f@example.com' }, 'name'],
   ])('when posted with %s, then 422 names the field and nothing is created', async (_case, input, field) => {
-    const before = await t.api.get('/clients?per_page=1');
+    const before = await ctx.t.api.get('/clients?per_page=1');
 
-    const res = await t.api.post('/clients', input);
+    const res = await ctx.t.api.post('/clients', input);
 
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ error: 'validation_failed', message: expect.any(String) });
     expect(res.body.errors[field]).toEqual([expect.any(String)]);
-    expect((await t.api.get('/clients?per_page=1')).body.meta.total).toBe(before.body.meta.total);
+    expect((await ctx.t.api.get('/clients?per_page=1')).body.meta.total).toBe(before.body.meta.total);
   });
 
   test('when the body is a JSON array, then it is a 400', async () => {
-    const res = await t.api.post('/clients', [aClient()]);
+    const res = await ctx.t.api.post('/clients', [aClient()]);
 
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('bad_request');
@@ -57,8 +50,8 @@ describe('POST /clients', () => {
   test('when names carry unicode and SQL metacharacters, then they are stored exactly', async () => {
     const name = "Zoë 👩‍💻 O'Brien\"; DROP TABLE clients; -- 名前";
 
-    const created = await t.api.post('/clients', aClient({ name, company: "%_\\'" }));
-    const read = await t.api.get(`/clients/${created.body.client.id}`);
+    const created = await ctx.t.api.post('/clients', aClient({ name, company: "%_\\'" }));
+    const read = await ctx.t.api.get(`/clients/${created.body.client.id}`);
 
     expect(read.status).toBe(200);
     expect(read.body.client.name).toBe(name);
@@ -66,9 +59,9 @@ describe('POST /clients', () => {
   });
 
   test('when an e-mail is already used in the business and mode, in any case, then 422 with errors.email', async () => {
-    const first = await t.api.post('/clients', aClient({ email: 'Dup@Example.com' }));
+    const first = await ctx.t.api.post('/clients', aClient({ email: 'Dup@Example.com' }));
 
-    const second = await t.api.post('/clients', aClient({ email: 'dup@example.COM' }));
+    const second = await ctx.t.api.post('/clients', aClient({ email: 'dup@example.COM' }));
 
     expect(first.status).toBe(201);
     expect(second.status).toBe(422);
@@ -78,7 +71,7 @@ describe('POST /clients', () => {
   test('when ten requests race for one e-mail, then exactly one client is created and none fails with 5xx', async () => {
     const email = `race.${Date.now()}@example.com`;
 
-    const results = await Promise.all(Array.from({ length: 10 }, () => t.api.post('/clients', aClient({ email }))));
+    const results = await Promise.all(Array.from({ length: 10 }, () => ctx.t.api.post('/clients', aClient({ email }))));
 
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status !== 201).every((r) => r.status === 422)).toBe(true);
@@ -86,11 +79,11 @@ describe('POST /clients', () => {
 
   test('when the same e-mail is used by another business or the other mode, then it is allowed', async () => {
     const email = `shared.${Date.now()}@example.com`;
-    const other = await app.tenant();
-    const live = await app.tenant({ mode: 'live', businessId: t.businessId });
+    const other = await ctx.app.tenant();
+    const live = await ctx.app.tenant({ mode: 'live', businessId: ctx.t.businessId });
 
     const results = [
-      await t.api.post('/clients', aClient({ email })),
+      await ctx.t.api.post('/clients', aClient({ email })),
       await other.api.post('/clients', aClient({ email })),
       await live.api.post('/clients', aClient({ email })),
     ];
@@ -104,7 +97,7 @@ describe('GET /clients/{id}', () => {
   test.each(['0', '-1', 'abc', '1.5', '99999999999999999999', '1e3', '%20'])(
     'when the id is %s, then it is a 404 with the error body',
     async (id) => {
-      const res = await t.api.get(`/clients/${id}`);
+      const res = await ctx.t.api.get(`/clients/${id}`);
 
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
@@ -112,23 +105,23 @@ describe('GET /clients/{id}', () => {
   );
 
   test('when the client belongs to another business, then it is a 404 and it is not changed', async () => {
-    const other = await app.tenant();
+    const other = await ctx.app.tenant();
     const theirs = await other.api.post('/clients', aClient());
     const id = theirs.body.client.id;
 
-    const read = await t.api.get(`/clients/${id}`);
-    const patched = await t.api.patch(`/clients/${id}`, { name: 'Hijacked' });
-    const deleted = await t.api.delete(`/clients/${id}`);
+    const read = await ctx.t.api.get(`/clients/${id}`);
+    const patched = await ctx.t.api.patch(`/clients/${id}`, { name: 'Hijacked' });
+    const deleted = await ctx.t.api.delete(`/clients/${id}`);
 
     expect([read.status, patched.status, deleted.status]).toEqual([404, 404, 404]);
     expect((await other.api.get(`/clients/${id}`)).body.client.name).toBe(theirs.body.client.name);
   });
 
   test('when the client belongs to the other mode of the same business, then it is a 404', async () => {
-    const live = await app.tenant({ mode: 'live', businessId: t.businessId });
+    const live = await ctx.app.tenant({ mode: 'live', businessId: ctx.t.businessId });
     const liveClient = await live.api.post('/clients', aClient());
 
-    const res = await t.api.get(`/clients/${liveClient.body.client.id}`);
+    const res = await ctx.t.api.get(`/clients/${liveClient.body.client.id}`);
 
     expect(res.status).toBe(404);
   });
@@ -136,9 +129,9 @@ describe('GET /clients/{id}', () => {
 
 describe('PATCH /clients/{id}', () => {
   test('when fields are patched, then only they change', async () => {
-    const created = await t.api.post('/clients', aClient({ company: 'Old Co', phone: '1' }));
+    const created = await ctx.t.api.post('/clients', aClient({ company: 'Old Co', phone: '1' }));
 
-    const res = await t.api.patch(`/clients/${created.body.client.id}`, { company: 'New Co', address: null });
+    const res = await ctx.t.api.patch(`/clients/${created.body.client.id}`, { company: 'New Co', address: null });
 
     expect(res.status).toBe(200);
     expect(res.body.client).toMatchObject({
@@ -151,36 +144,36 @@ describe('PATCH /clients/{id}', () => {
   });
 
   test('when the e-mail is changed to another client’s, then 422 and the client keeps its own', async () => {
-    const a = await t.api.post('/clients', aClient());
-    const b = await t.api.post('/clients', aClient());
+    const a = await ctx.t.api.post('/clients', aClient());
+    const b = await ctx.t.api.post('/clients', aClient());
 
-    const res = await t.api.patch(`/clients/${b.body.client.id}`, { email: a.body.client.email.toUpperCase() });
+    const res = await ctx.t.api.patch(`/clients/${b.body.client.id}`, { email: a.body.client.email.toUpperCase() });
 
     expect(res.status).toBe(422);
     expect(res.body.errors.email).toBeDefined();
-    expect((await t.api.get(`/clients/${b.body.client.id}`)).body.client.email).toBe(b.body.client.email);
+    expect((await ctx.t.api.get(`/clients/${b.body.client.id}`)).body.client.email).toBe(b.body.client.email);
   });
 
   test('when a field has the wrong type, then 422 and nothing changes', async () => {
-    const a = await t.api.post('/clients', aClient());
+    const a = await ctx.t.api.post('/clients', aClient());
 
-    const res = await t.api.patch(`/clients/${a.body.client.id}`, { name: ['x'], phone: 5 });
+    const res = await ctx.t.api.patch(`/clients/${a.body.client.id}`, { name: ['x'], phone: 5 });
 
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.errors).sort()).toEqual(['name', 'phone']);
-    expect((await t.api.get(`/clients/${a.body.client.id}`)).body.client).toEqual(a.body.client);
+    expect((await ctx.t.api.get(`/clients/${a.body.client.id}`)).body.client).toEqual(a.body.client);
   });
 });
 
 describe('DELETE /clients/{id}', () => {
   test('when a client is deleted, then it is gone', async () => {
-    const a = await t.api.post('/clients', aClient());
+    const a = await ctx.t.api.post('/clients', aClient());
 
-    const res = await t.api.delete(`/clients/${a.body.client.id}`);
+    const res = await ctx.t.api.delete(`/clients/${a.body.client.id}`);
 
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: a.body.client.id, deleted: true });
-    expect((await t.api.get(`/clients/${a.body.client.id}`)).status).toBe(404);
+    expect((await ctx.t.api.get(`/clients/${a.body.client.id}`)).status).toBe(404);
   });
 });
 
@@ -189,7 +182,7 @@ describe('GET /clients', () => {
   const ids: number[] = [];
 
   beforeAll(async () => {
-    lister = await app.tenant();
+    lister = await ctx.app.tenant();
     for (let i = 0; i < 25; i += 1) {
       const res = await lister.api.post('/clients', aClient({ name: `Person ${i}`, company: i % 5 === 0 ? 'Ünïcode GmbH' : 'Plain Ltd' }));
       ids.push(res.body.client.id);
@@ -275,7 +268,7 @@ describe('GET /clients', () => {
   });
 
   test('when another business lists, then it sees none of these clients', async () => {
-    const other = await app.tenant();
+    const other = await ctx.app.tenant();
 
     const res = await other.api.get('/clients');
 

@@ -1,13 +1,6 @@
-import { startApp, TestApp, Tenant, aClient } from '../support/app';
+import { aClient, startApp, useApp } from '../support/app';
 
-let app: TestApp;
-let t: Tenant;
-
-beforeAll(async () => {
-  app = await startApp({ keyCacheTtlMs: 5000 });
-  t = await app.tenant();
-});
-afterAll(() => app.stop());
+const ctx = useApp({ keyCacheTtlMs: 5000 });
 
 describe('authentication', () => {
   test.each([
@@ -17,33 +10,33 @@ describe('authentication', () => {
     ['a malformed key', { authorization: 'Bearer not-a-key' }],
     ['an empty bearer', { authorization: 'Bearer ' }],
   ])('when a request has %s, then it is a 401 with the error body', async (_case, headers) => {
-    const res = await app.api().get('/clients', { headers: headers as Record<string, string> });
+    const res = await ctx.app.api().get('/clients', { headers: headers as Record<string, string> });
 
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: 'unauthorized', message: expect.any(String) });
   });
 
   test('when a key is revoked, then it is refused within 5 seconds', async () => {
-    const doomed = await app.tenant({ businessId: t.businessId });
+    const doomed = await ctx.app.tenant({ businessId: ctx.t.businessId });
     expect((await doomed.api.get('/ping')).status).toBe(200);
 
-    await app.server.services.keys.revoke(doomed.keyId);
+    await ctx.app.server.services.keys.revoke(doomed.keyId);
 
     expect((await doomed.api.get('/ping')).status).toBe(401);
   });
 
   test('when a key is looked up, then only its hash is stored', async () => {
-    const rows = await app.db.knex('api_keys').select('*');
+    const rows = await ctx.app.db.knex('api_keys').select('*');
 
     const values = JSON.stringify(rows);
-    expect(values).not.toContain(t.key);
-    expect(values).toContain(t.key.slice(-4));
+    expect(values).not.toContain(ctx.t.key);
+    expect(values).toContain(ctx.t.key.slice(-4));
   });
 });
 
 describe('scopes', () => {
   test('when a key lacks the scope, then 403 names the required scope and the key scopes', async () => {
-    const reader = await app.tenant({ scopes: ['invoices:read'], businessId: t.businessId });
+    const reader = await ctx.app.tenant({ scopes: ['invoices:read'], businessId: ctx.t.businessId });
 
     const res = await reader.api.post('/clients', aClient());
 
@@ -57,7 +50,7 @@ describe('scopes', () => {
   });
 
   test('when a key holds clients:write, then it may also read clients', async () => {
-    const writer = await app.tenant({ scopes: ['clients:write'], businessId: t.businessId });
+    const writer = await ctx.app.tenant({ scopes: ['clients:write'], businessId: ctx.t.businessId });
 
     const res = await writer.api.get('/clients');
 
@@ -65,7 +58,7 @@ describe('scopes', () => {
   });
 
   test('when a key holds only clients:read, then it may not write', async () => {
-    const reader = await app.tenant({ scopes: ['clients:read'], businessId: t.businessId });
+    const reader = await ctx.app.tenant({ scopes: ['clients:read'], businessId: ctx.t.businessId });
 
     const res = await reader.api.delete('/clients/1');
 
@@ -76,12 +69,12 @@ describe('scopes', () => {
 
 describe('modes', () => {
   test('when a live key lists clients, then it sees no test-mode client, and the reverse', async () => {
-    const live = await app.tenant({ mode: 'live', businessId: t.businessId });
-    await t.api.post('/clients', aClient());
+    const live = await ctx.app.tenant({ mode: 'live', businessId: ctx.t.businessId });
+    await ctx.t.api.post('/clients', aClient());
     await live.api.post('/clients', aClient());
 
     const liveList = await live.api.get('/clients');
-    const testList = await t.api.get('/clients');
+    const testList = await ctx.t.api.get('/clients');
 
     expect(liveList.body.data.every((c: { livemode: boolean }) => c.livemode)).toBe(true);
     expect(testList.body.data.every((c: { livemode: boolean }) => !c.livemode)).toBe(true);

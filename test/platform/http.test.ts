@@ -1,27 +1,20 @@
-import { startApp, TestApp, Tenant, aClient } from '../support/app';
+import { aClient, startApp, useApp } from '../support/app';
 
-let app: TestApp;
-let t: Tenant;
-
-beforeAll(async () => {
-  app = await startApp();
-  t = await app.tenant();
-});
-afterAll(() => app.stop());
+const ctx = useApp();
 
 describe('paths', () => {
   test('when the same endpoint is called under /api/v1/partner and /api/v1, then both answer alike', async () => {
-    const partner = await t.api.get('/api/v1/partner/ping');
-    const short = await t.api.get('/api/v1/ping');
+    const partner = await ctx.t.api.get('/api/v1/partner/ping');
+    const short = await ctx.t.api.get('/api/v1/ping');
 
     expect(partner.status).toBe(200);
     expect(short.body).toEqual(partner.body);
   });
 
   test('when a client is created under /api/v1, then it is read under /api/v1/partner', async () => {
-    const created = await t.api.post('/api/v1/clients', aClient());
+    const created = await ctx.t.api.post('/api/v1/clients', aClient());
 
-    const read = await t.api.get(`/api/v1/partner/clients/${created.body.client.id}`);
+    const read = await ctx.t.api.get(`/api/v1/partner/clients/${created.body.client.id}`);
 
     expect(read.body.client).toEqual(created.body.client);
   });
@@ -29,7 +22,7 @@ describe('paths', () => {
   test.each(['/api/v1/partner/nothing', '/api/v1/partner/clients/1/extra', '/elsewhere'])(
     'when %s is requested, then it is a 404 with the error body',
     async (path) => {
-      const res = await t.api.get(path.startsWith('/api/') ? path : `${app.url}${path}`);
+      const res = await ctx.t.api.get(path.startsWith('/api/') ? path : `${ctx.app.url}${path}`);
 
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
@@ -39,52 +32,52 @@ describe('paths', () => {
 
 describe('ping and business', () => {
   test('when pinged, then the business and the key scopes come back', async () => {
-    const limited = await app.tenant({ scopes: ['clients:read'], businessId: t.businessId });
+    const limited = await ctx.app.tenant({ scopes: ['clients:read'], businessId: ctx.t.businessId });
 
     const res = await limited.api.get('/ping');
 
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      business: { id: t.businessId, name: 'Test Business', currency: 'USD' },
+      business: { id: ctx.t.businessId, name: 'Test Business', currency: 'USD' },
       scopes: ['clients:read'],
       livemode: false,
     });
   });
 
   test('when the business is read, then its profile comes back with country and plan', async () => {
-    const res = await t.api.get('/business');
+    const res = await ctx.t.api.get('/business');
 
-    expect(res.body).toEqual({ business: { id: t.businessId, name: 'Test Business', currency: 'USD', country: 'US', plan: 'free' } });
+    expect(res.body).toEqual({ business: { id: ctx.t.businessId, name: 'Test Business', currency: 'USD', country: 'US', plan: 'free' } });
   });
 });
 
 describe('request bodies', () => {
   test('when the JSON is malformed, then it is a 400 bad_request', async () => {
-    const res = await t.api.post('/clients', undefined, { raw: '{"name": "x",', headers: { 'content-type': 'application/json' } });
+    const res = await ctx.t.api.post('/clients', undefined, { raw: '{"name": "x",', headers: { 'content-type': 'application/json' } });
 
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'bad_request', message: expect.any(String) });
   });
 
   test('when the content type is not JSON, then it is a 400 bad_request', async () => {
-    const res = await t.api.post('/clients', undefined, { raw: 'name=x&email=y@example.com', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await ctx.t.api.post('/clients', undefined, { raw: 'name=x&email=y@example.com', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
 
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('bad_request');
   });
 
   test('when the body is over 1 MB, then it is a 413 and nothing is created', async () => {
-    const before = (await t.api.get('/clients')).body.meta.total;
+    const before = (await ctx.t.api.get('/clients')).body.meta.total;
 
-    const res = await t.api.post('/clients', aClient({ address: 'x'.repeat(1_100_000) }));
+    const res = await ctx.t.api.post('/clients', aClient({ address: 'x'.repeat(1_100_000) }));
 
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: 'payload_too_large', message: expect.any(String) });
-    expect((await t.api.get('/clients')).body.meta.total).toBe(before);
+    expect((await ctx.t.api.get('/clients')).body.meta.total).toBe(before);
   });
 
   test('when a response is sent, then it carries a request id', async () => {
-    const res = await t.api.get('/ping');
+    const res = await ctx.t.api.get('/ping');
 
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });

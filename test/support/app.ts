@@ -61,3 +61,14 @@ export function aClient(overrides: Record<string, unknown> = {}): Record<string,
   counter += 1;
   return { name: `Client ${counter}`, email: `client${counter}.${Date.now()}@example.com`, ...overrides };
 }
+
+/** Registers hooks that start one app (and one tenant with every scope) for the test file, and stop it after. */
+export function useApp(overrides: Partial<Config> = {}): { app: TestApp; t: Tenant } {
+  const ctx = {} as { app: TestApp; t: Tenant };
+  beforeAll(async () => {
+    ctx.app = await startApp(overrides);
+    ctx.t = await ctx.app.tenant();
+  });
+  afterAll(() => ctx.app?.stop());
+  return ctx;
+}
