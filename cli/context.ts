@@ -23,5 +23,5 @@ export async function withContext<T>(work: (ctx: CliContext) => Promise<T>): Pro
 
 /** Prints `value` as JSON with --json, or the human-readable lines otherwise. */
 export function output(json: boolean | undefined, value: unknown, human: () => string[]): void {
-  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human().join('\n')}\n`);
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human().join('\n')}\n`);
 }

@@ -6,7 +6,7 @@ import { businessRoutes } from './businesses/routes';
 import { clientRoutes } from './clients/routes';
 import { Config } from './config';
 import { Database } from './db/database';
-import { errorHandler, notFoundRoute, requireJsonBody } from './http/errors';
+import { errorHandler, notFoundRoute } from './http/errors';
 import { createGuard } from './http/guard';
 import { requestLogging } from './http/logging';
 import { Services } from './services';
@@ -43,8 +43,6 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   app.use(requestLogging(deps.logger));
-  app.use(requireJsonBody);
-  app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
   for (const prefix of API_PREFIXES) app.use(prefix, api);
   app.use(notFoundRoute);
   app.use(errorHandler);

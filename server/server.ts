@@ -32,14 +32,36 @@ export async function prepareSchema(db: Database): Promise<void> {
   if (pending.length) throw new Error(`The database has ${pending.length} pending migration(s): run \`invoicing migrate\` first`);
 }
 
+/**
+ * Redis must answer at boot (the rate-limit scripts are loaded then). A later outage only lets
+ * requests through uncounted until it is back.
+ */
+async function connectRedis(url: string, logger: Logger): Promise<Redis> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  redis.on('error', (err) => logger.warn({ err }, 'redis unavailable: rate limits are not counted until it is back'));
+  try {
+    await redis.ping();
+    return redis;
+  } catch (err) {
+    redis.disconnect();
+    throw new Error(`REDIS_URL is set but Redis does not answer: ${(err as Error).message}`);
+  }
+}
+
 export async function startServer(
   config: Config,
   options: { host?: string; logger?: Logger; db?: Database; scheduler?: boolean } = {},
 ): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config);
   const db = options.db ?? Database.open(config.databaseUrl);
-  await prepareSchema(db);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : undefined;
+  let redis: Redis | undefined;
+  try {
+    await prepareSchema(db);
+    redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
+  } catch (err) {
+    if (!options.db) await db.close();
+    throw err;
+  }
   const services = createServices(db, config);
   const app = createApp({ config, db, services, logger, redis });
 

@@ -3,12 +3,13 @@ import Joi from 'joi';
 import { BadRequest, FieldErrors, ValidationFailed } from './errors';
 
 export function fieldErrors(error: Joi.ValidationError): FieldErrors {
-  const out: FieldErrors = {};
+  // A Map, not an object literal: a field may be called "constructor" or "__proto__".
+  const byField = new Map<string, string[]>();
   for (const detail of error.details) {
     const field = detail.path.length ? detail.path.join('.') : '_';
-    (out[field] ??= []).push(detail.message);
+    byField.set(field, [...(byField.get(field) ?? []), detail.message]);
   }
-  return out;
+  return Object.fromEntries(byField);
 }
 
 const baseOptions: Joi.ValidationOptions = {

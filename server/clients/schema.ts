@@ -32,4 +32,11 @@ export const createClientBody = Joi.object<ClientInput>({
 
 export const updateClientBody = Joi.object<Partial<ClientInput>>(fields);
 
-export const listClientsQuery = listQuery({ search: Joi.string().max(255).allow('') });
+export const listClientsQuery = listQuery({
+  // Control characters match nothing a client holds, and a NUL would cut SQLite's LIKE pattern short.
+  search: Joi.string()
+    .max(255)
+    .allow('')
+    .pattern(/^[^\u0000-\u001f\u007f]*$/)
+    .messages({ 'string.pattern.base': 'search must not contain control characters' }),
+});

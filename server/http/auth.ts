@@ -14,11 +14,9 @@ function bearerToken(req: Request): string | null {
 
 export function authenticate(keys: KeyService, failures: AuthFailureLimit): RequestHandler {
   return async (req, res, next) => {
-    const ip = req.ip ?? 'unknown';
-    await failures.check(ip, (seconds) => res.set('Retry-After', String(seconds)));
     const token = bearerToken(req);
     const credential = token ? await keys.authenticate(token) : null;
-    if (!credential) throw await failures.recordFailure(ip);
+    if (!credential) throw await failures.refuse(req.ip ?? 'unknown', res);
     req.credential = credential;
     next();
   };

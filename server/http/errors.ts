@@ -31,6 +31,8 @@ function fromHttpError(err: HttpishError): AppError | null {
 
 export function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
+  // Express could not percent-decode a path parameter: no record has such an id.
+  if (err instanceof URIError) return new NotFound('Record');
   if (err instanceof Joi.ValidationError) return new ValidationFailed(fieldErrors(err));
   if (err && typeof err === 'object') return fromHttpError(err as HttpishError);
   return null;

@@ -32,7 +32,7 @@ export class IdempotencyRecord extends BaseModel {
 
 type Claim =
   | { kind: 'claimed'; id: number }
-  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'replay'; status: number; body: string }
   | { kind: 'in_flight' }
   | { kind: 'mismatch' };
 
@@ -67,7 +67,7 @@ async function claim(db: Database, subject: string, key: string, fingerprint: st
     }
     if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' };
     if (existing.state === 'completed') {
-      return { kind: 'replay', status: existing.response_status ?? 200, body: JSON.parse(existing.response_body ?? 'null') };
+      return { kind: 'replay', status: existing.response_status ?? 200, body: existing.response_body ?? '' };
     }
     if (Date.now() - Date.parse(existing.updated_at) < ABANDONED_AFTER_MS) return { kind: 'in_flight' };
     const taken = await records()
@@ -98,17 +98,19 @@ export function idempotency(db: Database): RequestHandler {
       throw new Conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry later');
     }
     if (outcome.kind === 'replay') {
-      res.set('Idempotent-Replayed', 'true').status(outcome.status).json(outcome.body);
+      res.set('Idempotent-Replayed', 'true').status(outcome.status).type('json').send(outcome.body);
       return;
     }
 
     const trx = await db.knex.transaction();
     const release = () => IdempotencyRecord.query(db.knex).deleteById(outcome.id);
-    const send = res.json.bind(res) as Response['json'];
-    res.json = ((payload: unknown) => {
+    // Every Express response (json, send, sendStatus) ends in res.send: settle there, then send.
+    const send = res.send.bind(res) as Response['send'];
+    res.send = ((payload: unknown) => {
+      res.send = send;
       void settle(payload);
       return res;
-    }) as Response['json'];
+    }) as Response['send'];
 
     // The change and its stored response commit together, before the client sees the response.
     const settle = async (payload: unknown): Promise<void> => {
@@ -116,7 +118,7 @@ export function idempotency(db: Database): RequestHandler {
         if (res.statusCode >= 200 && res.statusCode < 300) {
           await IdempotencyRecord.query(trx)
             .findById(outcome.id)
-            .patch({ state: 'completed', response_status: res.statusCode, response_body: JSON.stringify(payload) });
+            .patch({ state: 'completed', response_status: res.statusCode, response_body: String(payload ?? '') });
           await trx.commit();
         } else {
           await trx.rollback();
@@ -127,8 +129,7 @@ export function idempotency(db: Database): RequestHandler {
         req.log?.error({ err }, 'idempotent request could not be settled');
         if (!trx.isCompleted()) await trx.rollback().catch(() => undefined);
         await release().catch(() => undefined);
-        res.status(500);
-        send({ error: 'server_error', message: 'The request could not be completed; nothing was changed' });
+        res.status(500).json({ error: 'server_error', message: 'The request could not be completed; nothing was changed' });
       }
     };
 

@@ -19,14 +19,25 @@ export interface Page<T> {
 }
 
 const after = Joi.alternatives()
-  .try(Joi.string().pattern(/^[0-9]{1,16}$/).custom((v: string) => Number(v)), Joi.date().iso())
+  .try(
+    Joi.string().pattern(/^[0-9]{1,16}$/).custom((v: string) => Number(v)),
+    // Four-digit years only: stored timestamps compare as text.
+    Joi.date().iso().min('0001-01-01T00:00:00Z').max('9999-12-31T23:59:59.999Z'),
+  )
   .messages({ 'alternatives.match': 'after must be a record id or an ISO 8601 date' });
 
 /** The list query schema, plus the endpoint's own filters. */
 export function listQuery(filters: Joi.PartialSchemaMap = {}): Joi.ObjectSchema {
   return Joi.object({
-    page: Joi.number().integer().min(1).max(1_000_000).default(1),
+    // The offset (page - 1) × per_page must stay an exact integer.
+    page: Joi.number()
+      .integer()
+      .min(1)
+      .max(Math.floor(Number.MAX_SAFE_INTEGER / MAX_PER_PAGE))
+      .default(1),
+    // Any whole number above 100 is clamped, however large.
     per_page: Joi.number()
+      .unsafe()
       .integer()
       .min(1)
       .default(DEFAULT_PER_PAGE)

@@ -3,11 +3,11 @@
  * authentications per client IP. Both count in process, or in Redis when REDIS_URL is set so that
  * every server process shares one counter.
  */
-import { RequestHandler } from 'express';
+import { RequestHandler, Response } from 'express';
 import { MemoryStore, rateLimit, Store } from 'express-rate-limit';
 import type Redis from 'ioredis';
 import { RedisReply, RedisStore } from 'rate-limit-redis';
-import { RateLimited, Unauthorized } from '../errors';
+import { AppError, RateLimited, Unauthorized } from '../errors';
 import { credentialOf } from './request';
 
 export const WINDOW_MS = 60_000;
@@ -42,6 +42,8 @@ export function credentialRateLimit(options: RateLimitOptions): RequestHandler[]
     legacyHeaders: true,
     standardHeaders: false,
     handler: (_req, _res, next) => next(new RateLimited()),
+    // A Redis outage must not take the API down with it: requests pass uncounted until it is back.
+    passOnStoreError: true,
   });
   const retryAfter: RequestHandler = (req, res, next) => {
     res.set('Retry-After', String(secondsUntil(req.rateLimit?.resetTime)));
@@ -50,26 +52,28 @@ export function credentialRateLimit(options: RateLimitOptions): RequestHandler[]
   return [limiter, retryAfter];
 }
 
-/** Counts failed authentications per IP; past the limit that IP gets 429 before its key is even looked at. */
+/**
+ * Counts failed authentications per client IP. Past the limit, that IP's failures get 429 instead
+ * of 401 until the window resets; a valid key is never refused here, so clients sharing an address
+ * (NAT, a proxy) cannot lock each other out.
+ */
 export class AuthFailureLimit {
   private readonly store: Store;
 
   constructor(private readonly options: RateLimitOptions) {
     this.store = makeStore(options, 'auth-failures');
-    void this.store.init?.({ windowMs: WINDOW_MS } as Parameters<NonNullable<Store['init']>>[0]);
+    void Promise.resolve(this.store.init?.({ windowMs: WINDOW_MS } as Parameters<NonNullable<Store['init']>>[0])).catch(() => undefined);
   }
 
-  /** Throws 429 (with Retry-After) when the IP has used up its failures for this window. */
-  async check(ip: string, setRetryAfter: (seconds: number) => void): Promise<void> {
-    const info = await this.store.get?.(ip);
-    if (info && info.totalHits >= this.options.authFailuresPerMinute) {
-      setRetryAfter(secondsUntil(info.resetTime));
-      throw new RateLimited('Too many failed authentications from this address: wait as given by Retry-After');
-    }
-  }
-
-  async recordFailure(ip: string): Promise<Unauthorized> {
-    await this.store.increment(ip);
-    return new Unauthorized();
+  /** Counts one failure of `ip` and returns the error to answer it with. */
+  async refuse(ip: string, res: Response): Promise<AppError> {
+    const info = await Promise.resolve(this.store.increment(ip)).catch(() => undefined);
+    if (!info || info.totalHits <= this.options.authFailuresPerMinute) return new Unauthorized();
+    res.set({
+      'X-RateLimit-Limit': String(this.options.authFailuresPerMinute),
+      'X-RateLimit-Remaining': '0',
+      'Retry-After': String(secondsUntil(info.resetTime)),
+    });
+    return new RateLimited('Too many failed authentications from this address: wait as given by Retry-After');
   }
 }

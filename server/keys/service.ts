@@ -106,6 +106,7 @@ export class KeyService {
   }
 
   async list(businessId: number): Promise<KeyView[]> {
+    if (!(await Business.query(this.db.current).findById(businessId))) throw new NotFound('Business');
     const rows = await ApiKey.query(this.db.current).where({ business_id: businessId }).orderBy('id');
     return rows.map(toKeyView);
   }

@@ -161,6 +161,13 @@ describe('invoicing keys', () => {
     await eventually(async () => (await app.api(old.key).get('/ping')).status === 401, 5500);
   });
 
+  test('when keys are listed for a business that does not exist, then it exits 1', async () => {
+    const res = await cli(['keys', 'list', '--business', '999999']);
+
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/Business not found/);
+  });
+
   test('when the key id is not a number, then revoke exits 2', async () => {
     const res = await cli(['keys', 'revoke', 'abc']);
 

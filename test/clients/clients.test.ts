@@ -29,6 +29,8 @@ describe('POST /clients', () => {
     ['a 10 kB address', { name: 'A', email: 'd@example.com', address: 'y'.repeat(10_000) }, 'address'],
     ['an unknown field', { name: 'A', email: 'e@example.com', livemode: true }, 'livemode'],
     ['an empty name', { name: '   ', email: 'f@example.com' }, 'name'],
+    ['a field named like an object property', { name: 'A', email: 'g@example.com', toString: 1 }, 'toString'],
+    ['a field named constructor', { name: 'A', email: 'h@example.com', constructor: 'x' }, 'constructor'],
   ])('when posted with %s, then 422 names the field and nothing is created', async (_case, input, field) => {
     const before = await ctx.t.api.get('/clients?per_page=1');
 
@@ -94,7 +96,7 @@ describe('POST /clients', () => {
 });
 
 describe('GET /clients/{id}', () => {
-  test.each(['0', '-1', 'abc', '1.5', '99999999999999999999', '1e3', '%20'])(
+  test.each(['0', '-1', 'abc', '1.5', '99999999999999999999', '1e3', '%20', '%E0', '01'])(
     'when the id is %s, then it is a 404 with the error body',
     async (id) => {
       const res = await ctx.t.api.get(`/clients/${id}`);
@@ -211,15 +213,29 @@ describe('GET /clients', () => {
     expect(res.body.meta).toEqual({ current_page: 9, per_page: 20, total: 25, last_page: 2 });
   });
 
-  test('when per_page is above 100, then it is clamped to 100', async () => {
-    const res = await lister.api.get('/clients?per_page=1000');
+  test.each(['1000', '99999999999999999999'])('when per_page is %s, then it is clamped to 100', async (perPage) => {
+    const res = await lister.api.get(`/clients?per_page=${perPage}`);
 
     expect(res.status).toBe(200);
     expect(res.body.meta.per_page).toBe(100);
     expect(res.body.data).toHaveLength(25);
   });
 
-  test.each(['per_page=0', 'per_page=-1', 'per_page=abc', 'per_page=2.5', 'page=0', 'page=x', 'per_page=', 'after=yesterday', 'page=1&page=2'])(
+  test.each([
+    'per_page=0',
+    'per_page=-1',
+    'per_page=abc',
+    'per_page=2.5',
+    'page=0',
+    'page=x',
+    'page=99999999999999999999',
+    'per_page=',
+    'after=yesterday',
+    'after=%2B275760-09-13T00:00:00Z',
+    'page=1&page=2',
+    'search=%00',
+    'search=a&search=b',
+  ])(
     'when the query has %s, then it is a 400',
     async (q) => {
       const res = await lister.api.get(`/clients?${q}`);

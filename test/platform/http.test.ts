@@ -59,6 +59,20 @@ describe('request bodies', () => {
     expect(res.body).toEqual({ error: 'bad_request', message: expect.any(String) });
   });
 
+  test('when an unauthenticated request has a malformed body, then it is a 401: bodies are read only for known callers', async () => {
+    const res = await ctx.app.api().post('/clients', undefined, { raw: '{oops', headers: { 'content-type': 'application/json' } });
+
+    expect(res.status).toBe(401);
+  });
+
+  test('when an authenticated request has a malformed body, then the 400 still carries the rate-limit headers', async () => {
+    const res = await ctx.t.api.post('/clients', undefined, { raw: '{oops', headers: { 'content-type': 'application/json' } });
+
+    expect(res.status).toBe(400);
+    expect(res.headers.get('x-ratelimit-remaining')).not.toBeNull();
+    expect(res.headers.get('retry-after')).not.toBeNull();
+  });
+
   test('when the content type is not JSON, then it is a 400 bad_request', async () => {
     const res = await ctx.t.api.post('/clients', undefined, { raw: 'name=x&email=y@example.com', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
 

@@ -66,3 +66,11 @@ const redisUrl = process.env.TEST_REDIS_URL;
     await one.stop();
   });
 });
+
+describe('when REDIS_URL points at no server', () => {
+  test('then the server refuses to start, saying why', async () => {
+    const start = startApp({ redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'unreachable:' });
+
+    await expect(start).rejects.toThrow(/REDIS_URL/);
+  });
+});

@@ -33,8 +33,15 @@ export async function startApp(overrides: Partial<Config> = {}, options: { keepD
     ...overrides,
   };
   const db = Database.open(config.databaseUrl);
-  await db.migrate();
-  const server = await startServer(config, { host: '127.0.0.1', logger: pino({ level: 'silent' }), db, scheduler: false });
+  let server: RunningServer;
+  try {
+    await db.migrate();
+    server = await startServer(config, { host: '127.0.0.1', logger: pino({ level: 'silent' }), db, scheduler: false });
+  } catch (err) {
+    await db.close();
+    if (!options.keepDatabase) await scratch.drop();
+    throw err;
+  }
   const app: TestApp = {
     url: server.url,
     databaseUrl: scratch.url,
