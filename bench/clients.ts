@@ -1,7 +1,9 @@
 /**
  * Load benchmark on MariaDB: authenticated GET /clients/{id} and GET /clients?per_page=100 over 10 000
  * seeded clients, against our server and the bare Express + mysql2 baseline in the same run.
- *   npm run build && node dist/bench/clients.js [--duration 10] [--connections 50]
+ *   npm run build && node dist/bench/clients.js [--duration 5] [--rounds 3] [--connections 50]
+ * Each case alternates the two servers for several rounds and reports the medians, so a noisy
+ * neighbour on a shared machine skews both sides alike.
  * BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/invoicing_bench) is dropped and re-created.
  */
 import { ChildProcess, spawn } from 'node:child_process';
@@ -17,7 +19,8 @@ const option = (name: string, fallback: number) => {
   const at = args.indexOf(`--${name}`);
   return at >= 0 ? Number(args[at + 1]) : fallback;
 };
-const DURATION = option('duration', 10);
+const DURATION = option('duration', 5);
+const ROUNDS = option('rounds', 3);
 const CONNECTIONS = option('connections', 50);
 const CLIENTS = 10_000;
 const databaseUrl = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/invoicing_bench';
@@ -73,6 +76,12 @@ async function load(url: string, key: string): Promise<Measured> {
   return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
 }
 
+/** Median throughput and median p99 of the rounds; errors summed. */
+function median(runs: Measured[]): Measured {
+  const mid = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  return { rps: mid(runs.map((r) => r.rps)), p99: mid(runs.map((r) => r.p99)), errors: runs.reduce((n, r) => n + r.errors, 0) };
+}
+
 async function main(): Promise<void> {
   await recreateDatabase();
   const { key, sampleId } = await seed();
@@ -88,11 +97,18 @@ async function main(): Promise<void> {
     { name: 'GET /clients?per_page=100', ours: 'http://127.0.0.1:4801/api/v1/partner/clients?per_page=100', base: 'http://127.0.0.1:4802/clients?per_page=100' },
   ];
   try {
-    process.stdout.write(`${CLIENTS} clients on MariaDB; ${CONNECTIONS} connections, ${DURATION} s per run\n`);
+    process.stdout.write(`${CLIENTS} clients on MariaDB; ${CONNECTIONS} connections; medians of ${ROUNDS} alternating ${DURATION} s runs\n`);
     for (const c of cases) {
       await load(c.ours, key); // warm-up: JIT, pools and the key cache
-      const base = await load(c.base, key);
-      const ourRun = await load(c.ours, key);
+      await load(c.base, key);
+      const ourRuns: Measured[] = [];
+      const baseRuns: Measured[] = [];
+      for (let round = 0; round < ROUNDS; round += 1) {
+        baseRuns.push(await load(c.base, key));
+        ourRuns.push(await load(c.ours, key));
+      }
+      const ourRun = median(ourRuns);
+      const base = median(baseRuns);
       process.stdout.write(
         `${c.name.padEnd(28)} ours ${ourRun.rps.toFixed(0).padStart(6)} req/s p99 ${String(ourRun.p99).padStart(4)} ms` +
           ` | baseline ${base.rps.toFixed(0).padStart(6)} req/s p99 ${String(base.p99).padStart(4)} ms` +
