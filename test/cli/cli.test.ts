@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -181,5 +181,43 @@ describe('invoicing migrate', () => {
 
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toEqual({ applied: [] });
+  });
+});
+
+/** Runs the CLI on a pseudo-terminal (util-linux `script`), typing `keystrokes` once it is waiting. */
+function onTerminal(args: string[], keystrokes: string): Promise<string> {
+  const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+  const child = spawn('script', ['-q', '-c', command, '/dev/null'], { env: { PATH: process.env.PATH, DATABASE_URL: app.databaseUrl } });
+  let screen = '';
+  child.stdout.on('data', (d) => (screen += d));
+  setTimeout(() => child.stdin.write(keystrokes), 1500);
+  return new Promise((resolve) => child.on('exit', () => resolve(screen)));
+}
+
+const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+(hasScript ? describe : describe.skip)('on a terminal', () => {
+  test('when a required option is missing, then it is asked for', async () => {
+    const screen = await onTerminal(['business', 'create', '--name', 'Asked', '--json'], 'JPY\r');
+
+    expect(screen).toMatch(/Currency/);
+    expect(screen).toMatch(/"name":"Asked","currency":"JPY"/);
+  });
+
+  test('when a revocation is not confirmed, then the key stays active', async () => {
+    const businessId = await createBusiness();
+    const key = JSON.parse((await cli(['keys', 'create', '--business', String(businessId), '--mode', 'test', '--scopes', 'all', '--json'])).stdout);
+
+    const screen = await onTerminal(['keys', 'revoke', String(key.id)], 'n\r');
+
+    expect(screen).toMatch(/Revoke key/);
+    expect((await app.api(key.key).get('/ping')).status).toBe(200);
   });
 });
