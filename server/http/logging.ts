@@ -1,4 +1,8 @@
-/** Structured JSON request logs with a request id (echoed as X-Request-Id); keys never reach the log. */
+/**
+ * Structured JSON request logs with a request id (echoed as X-Request-Id). A request is logged by
+ * method, URL, status and time only: headers, and so keys, never reach the log, and the lean
+ * serializers keep logging from costing a third of the throughput.
+ */
 import { randomUUID } from 'node:crypto';
 import { RequestHandler } from 'express';
 import { Logger } from 'pino';
@@ -13,7 +17,17 @@ export function requestLogging(logger: Logger): RequestHandler {
       res.setHeader('X-Request-Id', id);
       return id;
     },
-    redact: ['req.headers.authorization', 'req.headers.cookie'],
+    // req.log carries the request id only; the completion line carries the request itself.
+    quietReqLogger: true,
+    wrapSerializers: false,
+    serializers: {
+      req: (req: { method: string; url: string; socket?: { remoteAddress?: string } }) => ({
+        method: req.method,
+        url: req.url,
+        remoteAddress: req.socket?.remoteAddress,
+      }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
     customProps: (req) => ({ credential: req.credential?.subject }),
   });
 }

@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { aClient, startApp, useApp } from '../support/app';
 
 const ctx = useApp();
@@ -94,6 +95,25 @@ describe('request bodies', () => {
     const res = await ctx.t.api.get('/ping');
 
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('request logs', () => {
+  test('when a request is served, then one JSON line logs it with its request id and never the key', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const logged = await startApp({}, { logger });
+    const tenant = await logged.tenant();
+
+    const res = await tenant.api.get('/clients?search=x', { headers: { 'x-request-id': 'trace-123' } });
+    await logged.stop();
+
+    const entries = lines.map((l) => JSON.parse(l));
+    expect(res.headers.get('x-request-id')).toBe('trace-123');
+    expect(entries).toContainEqual(
+      expect.objectContaining({ reqId: 'trace-123', req: expect.objectContaining({ method: 'GET', url: '/api/v1/partner/clients?search=x' }), res: { statusCode: 200 } }),
+    );
+    expect(lines.join('\n')).not.toContain(tenant.key);
   });
 });
 

@@ -1,5 +1,5 @@
 /** Starts the real app on an ephemeral port over a scratch database, and seeds businesses and keys. */
-import pino from 'pino';
+import pino, { Logger } from 'pino';
 import { Scope, ALL_SCOPES } from '../../server/auth/scopes';
 import { Config, loadConfig } from '../../server/config';
 import { Database } from '../../server/db/database';
@@ -25,7 +25,10 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-export async function startApp(overrides: Partial<Config> = {}, options: { keepDatabase?: ScratchDatabase } = {}): Promise<TestApp> {
+export async function startApp(
+  overrides: Partial<Config> = {},
+  options: { keepDatabase?: ScratchDatabase; logger?: Logger } = {},
+): Promise<TestApp> {
   const scratch = options.keepDatabase ?? (await scratchDatabase());
   const config: Config = {
     ...loadConfig({ DATABASE_URL: scratch.url, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: 'true' }),
@@ -36,7 +39,7 @@ export async function startApp(overrides: Partial<Config> = {}, options: { keepD
   let server: RunningServer;
   try {
     await db.migrate();
-    server = await startServer(config, { host: '127.0.0.1', logger: pino({ level: 'silent' }), db, scheduler: false });
+    server = await startServer(config, { host: '127.0.0.1', logger: options.logger ?? pino({ level: 'silent' }), db, scheduler: false });
   } catch (err) {
     await db.close();
     if (!options.keepDatabase) await scratch.drop();
