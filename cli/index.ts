@@ -1,6 +1,6 @@
 /** The `invoicing` program: commands, and the mapping of errors to messages and exit codes. */
 import { Command, CommanderError } from 'commander';
-import { ConfigError, describeConfig } from '../server/config';
+import { describeConfig } from '../server/config';
 import { AppError } from '../server/errors';
 import { businessCommand } from './commands/business';
 import { migrateCommand } from './commands/database';
@@ -20,6 +20,8 @@ export function buildProgram(): Command {
     .exitOverride()
     .addHelpText('after', environmentHelp);
   for (const command of [migrateCommand(), serveCommand(), businessCommand(), keysCommand()]) {
+    // Added commands do not inherit exitOverride: every level throws, and run() picks the exit code.
+    command.exitOverride().commands.forEach((sub) => sub.exitOverride());
     program.addCommand(command);
   }
   return program;
@@ -33,10 +35,8 @@ function describe(err: AppError): string {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const program = buildProgram();
-  program.commands.forEach((c) => c.exitOverride().commands.forEach((sub) => sub.exitOverride()));
   try {
-    await program.parseAsync(argv);
+    await buildProgram().parseAsync(argv);
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) {
@@ -46,8 +46,8 @@ export async function run(argv: string[]): Promise<number> {
       process.stderr.write(`error: ${err.message}\n`);
       return EXIT_USAGE;
     }
-    if (err instanceof AppError || err instanceof ConfigError) {
-      process.stderr.write(`error: ${err instanceof AppError ? describe(err) : err.message}\n`);
+    if (err instanceof AppError) {
+      process.stderr.write(`error: ${describe(err)}\n`);
       return EXIT_FAILURE;
     }
     process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
