@@ -57,12 +57,20 @@ async function seed(): Promise<{ key: string; sampleId: number }> {
   return { key, sampleId: id };
 }
 
-function start(command: string[], env: NodeJS.ProcessEnv, readyPattern: RegExp): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, command, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    child.stdout!.on('data', (d: Buffer) => readyPattern.test(String(d)) && resolve(child));
-    child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited with ${code}`)));
-  });
+/** Starts a server process and resolves once it answers HTTP. Its output (logs) goes nowhere. */
+async function start(command: string[], env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, command, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited with ${code}`))));
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const answered = await Promise.race([
+      fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false),
+      exited,
+    ]);
+    if (answered) return child;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error(`${command.join(' ')} did not start`);
 }
 
 interface Measured {
@@ -86,12 +94,13 @@ async function main(): Promise<void> {
   await recreateDatabase();
   const { key, sampleId } = await seed();
   const dist = path.resolve(__dirname, '..');
+  // Our server as it runs in production: request logs at info level (written to nowhere here).
   const ours = await start(
     [path.join(dist, 'bin/invoicing.js'), 'serve', '--port', '4801'],
-    { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'warn' },
-    /listening/,
+    { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'info' },
+    4801,
   );
-  const baseline = await start([path.join(__dirname, 'baseline.js'), databaseUrl, '4802'], {}, /listening/);
+  const baseline = await start([path.join(__dirname, 'baseline.js'), databaseUrl, '4802'], {}, 4802);
   const cases = [
     { name: `GET /clients/${sampleId}`, ours: `http://127.0.0.1:4801/api/v1/partner/clients/${sampleId}`, base: `http://127.0.0.1:4802/clients/${sampleId}` },
     { name: 'GET /clients?per_page=100', ours: 'http://127.0.0.1:4801/api/v1/partner/clients?per_page=100', base: 'http://127.0.0.1:4802/clients?per_page=100' },
