@@ -10,7 +10,3 @@ export function fromDbTime(value: string | Date | null | undefined): string | nu
   const [hms, fraction = ''] = timePart.replace('Z', '').split('.');
   return `${datePart}T${hms}.${fraction.padEnd(3, '0').slice(0, 3)}Z`;
 }
-
-export function nowDb(): string {
-  return toDbTime(new Date());
-}
