@@ -12,6 +12,7 @@ import autocannon from 'autocannon';
 import knexFactory from 'knex';
 import { mysqlConnection } from '../server/db/connection';
 import { Database } from '../server/db/database';
+import { toDbTime } from '../server/db/time';
 import { createServices } from '../server/services';
 
 const args = process.argv.slice(2);
@@ -40,7 +41,7 @@ async function seed(): Promise<{ key: string; sampleId: number }> {
   const services = createServices(db, { webhookAllowPrivate: false, keyCacheTtlMs: 0 });
   const business = await services.businesses.create({ name: 'Bench Co', currency: 'USD' });
   const { key } = await services.keys.create({ businessId: business.id, mode: 'test', scopes: ['clients:read'] });
-  const now = new Date().toISOString().replace('T', ' ').replace('Z', '');
+  const now = toDbTime(new Date());
   const rows = Array.from({ length: CLIENTS }, (_, i) => ({
     business_id: business.id,
     livemode: false,

@@ -45,7 +45,7 @@ export class BusinessService {
 
   async create(input: NewBusiness): Promise<BusinessView> {
     const valid = validateInput(newBusinessSchema, input);
-    const row = await Business.query(this.db.current).insertAndFetch({ ...valid, country: valid.country ?? null });
+    const row = await Business.query(this.db.current).insert({ ...valid, country: valid.country ?? null });
     return toBusinessView(row);
   }
 

@@ -80,23 +80,17 @@ export class ClientService {
     return this.uniqueEmail(() =>
       this.db.transaction(async (trx) => {
         const current = await this.find(cred, id, trx);
-        const columns = columnsFor({ ...toClientView(current), ...changes });
-        if (columns.email_normalized !== current.email_normalized) {
-          const taken = await Client.scoped(cred, trx).findOne({ email_normalized: columns.email_normalized });
-          if (taken) throw new ValidationFailed(DUPLICATE_EMAIL);
-        }
-        await Client.scoped(cred, trx).findById(id).patch(columns);
+        // As in create, the unique index decides a duplicate e-mail.
+        await Client.scoped(cred, trx).findById(id).patch(columnsFor({ ...toClientView(current), ...changes }));
         return toClientView(await this.find(cred, id, trx));
       }),
     );
   }
 
   async remove(cred: Credential, id: number): Promise<{ id: number; deleted: true }> {
-    return this.db.transaction(async (trx) => {
-      await this.find(cred, id, trx);
-      await Client.scoped(cred, trx).deleteById(id);
-      return { id, deleted: true };
-    });
+    const deleted = await Client.scoped(cred, this.db.current).deleteById(id);
+    if (deleted === 0) throw new NotFound('Client');
+    return { id, deleted: true };
   }
 
   private async find(cred: Credential, id: number, conn = this.db.current): Promise<Client> {

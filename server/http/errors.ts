@@ -42,17 +42,6 @@ export const notFoundRoute: RequestHandler = (req) => {
   throw new NotFound(`Route ${req.method} ${req.path}`);
 };
 
-/** POST, PATCH and PUT bodies must be JSON: another content type is a 400, not silently ignored. */
-export const requireJsonBody: RequestHandler = (req, _res, next) => {
-  if (!['POST', 'PATCH', 'PUT'].includes(req.method)) return next();
-  const length = req.get('content-length');
-  const hasBody = req.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
-  if (hasBody && !req.is(['application/json', 'application/*+json'])) {
-    throw new BadRequest('Content-Type must be application/json');
-  }
-  next();
-};
-
 export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
   if (res.headersSent) return next(err);
   const known = toAppError(err);

@@ -8,7 +8,7 @@ import { Scope } from '../auth/scopes';
 import { Database } from '../db/database';
 import { KeyService } from '../keys/service';
 import { authenticate, requireScope } from './auth';
-import { requireJsonBody } from './errors';
+import { requireJsonBody } from './validate';
 import { idempotency } from './idempotency';
 import { AuthFailureLimit, credentialRateLimit, RateLimitOptions } from './rate-limit';
 

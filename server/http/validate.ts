@@ -19,3 +19,14 @@ export function query(schema: Joi.ObjectSchema): RequestHandler {
     next();
   };
 }
+
+/** POST, PATCH and PUT bodies must be JSON: another content type is a 400, not silently ignored. */
+export const requireJsonBody: RequestHandler = (req, _res, next) => {
+  if (!['POST', 'PATCH', 'PUT'].includes(req.method)) return next();
+  const length = req.get('content-length');
+  const hasBody = req.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
+  if (hasBody && !req.is(['application/json', 'application/*+json'])) {
+    throw new BadRequest('Content-Type must be application/json');
+  }
+  next();
+};

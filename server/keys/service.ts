@@ -100,7 +100,7 @@ export class KeyService {
         livemode: valid.mode === 'live',
         scopes: valid.scopes,
         webhookUrl: valid.webhookUrl ?? null,
-        webhookSecret: valid.webhookUrl ? (valid.webhookSecret ?? `whsec_${randomBase62(32)}`) : (valid.webhookSecret ?? null),
+        webhookSecret: valid.webhookSecret ?? (valid.webhookUrl ? `whsec_${randomBase62(32)}` : null),
       });
     });
   }
@@ -122,8 +122,7 @@ export class KeyService {
     const row = await this.db.transaction(async (trx) => {
       const key = await ApiKey.query(trx).findById(id).forUpdate();
       if (!key) throw new NotFound('API key');
-      if (!key.revoked_at) await ApiKey.query(trx).findById(id).patch({ revoked_at: new Date().toISOString() });
-      return ApiKey.query(trx).findById(id).throwIfNotFound();
+      return key.revoked_at ? key : ApiKey.query(trx).patchAndFetchById(id, { revoked_at: new Date().toISOString() });
     });
     this.cache?.delete(row.key_hash);
     return toKeyView(row);
