@@ -10,6 +10,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import knexFactory from 'knex';
+import { loadConfig } from '../server/config';
 import { mysqlConnection } from '../server/db/connection';
 import { Database } from '../server/db/database';
 import { toDbTime } from '../server/db/time';
@@ -38,7 +39,7 @@ async function recreateDatabase(): Promise<void> {
 async function seed(): Promise<{ key: string; sampleId: number }> {
   const db = Database.open(databaseUrl);
   await db.migrate();
-  const services = createServices(db, { webhookAllowPrivate: false, keyCacheTtlMs: 0 });
+  const services = createServices(db, loadConfig({ DATABASE_URL: databaseUrl }));
   const business = await services.businesses.create({ name: 'Bench Co', currency: 'USD' });
   const { key } = await services.keys.create({ businessId: business.id, mode: 'test', scopes: ['clients:read'] });
   const now = toDbTime(new Date());

@@ -5,10 +5,15 @@ import { Logger } from 'pino';
 import { businessRoutes } from './businesses/routes';
 import { clientRoutes } from './clients/routes';
 import { Config } from './config';
+import { contractRoutes } from './contracts/routes';
 import { Database } from './db/database';
+import { expenseRoutes } from './expenses/routes';
 import { errorHandler, notFoundRoute } from './http/errors';
 import { createGuard } from './http/guard';
 import { requestLogging } from './http/logging';
+import { invoiceRoutes } from './invoices/routes';
+import { paymentRoutes } from './payments/routes';
+import { quickChargeRoutes } from './quick-charge/routes';
 import { Services } from './services';
 
 export interface AppDeps {
@@ -37,6 +42,11 @@ export function createApp(deps: AppDeps): Express {
   const api = Router();
   api.use(businessRoutes(services.businesses, guard));
   api.use(clientRoutes(services.clients, guard));
+  api.use(invoiceRoutes(services.invoices, guard));
+  api.use(quickChargeRoutes(services.quickCharge, guard));
+  api.use(paymentRoutes(services.payments, guard));
+  api.use(expenseRoutes(services.expenses, guard));
+  api.use(contractRoutes(services.contracts, guard));
 
   const app = express();
   app.disable('x-powered-by');

@@ -28,6 +28,11 @@ const schema = Joi.object({
     .description('How long a looked-up API key is cached; a revocation takes effect within this time'),
   WEBHOOK_ALLOW_PRIVATE: Joi.boolean().default(false).description('Allow webhook URLs on private, loopback or link-local addresses'),
   TRUST_PROXY: Joi.string().default('loopback').description("Express 'trust proxy' setting, for client IPs behind a proxy"),
+  SMTP_URL: Joi.string()
+    .uri({ scheme: ['smtp', 'smtps'] })
+    .description('SMTP server for invoice e-mails (smtp://user:pass@host:port); unset: e-mails are written as .eml files to MAIL_OUTBOX_DIR'),
+  MAIL_FROM: Joi.string().default('Invoicing <invoices@localhost>').description('From address of invoice e-mails'),
+  MAIL_OUTBOX_DIR: Joi.string().default('./data/outbox').description('Folder that receives e-mails as .eml files when SMTP_URL is unset'),
   LOG_LEVEL: Joi.string()
     .valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent')
     .default('info')
@@ -45,6 +50,9 @@ export interface Config {
   keyCacheTtlMs: number;
   webhookAllowPrivate: boolean;
   trustProxy: string;
+  smtpUrl?: string;
+  mailFrom: string;
+  mailOutboxDir: string;
   logLevel: string;
 }
 
@@ -67,6 +75,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyCacheTtlMs: value.KEY_CACHE_TTL_MS,
     webhookAllowPrivate: value.WEBHOOK_ALLOW_PRIVATE,
     trustProxy: value.TRUST_PROXY,
+    smtpUrl: value.SMTP_URL,
+    mailFrom: value.MAIL_FROM,
+    mailOutboxDir: value.MAIL_OUTBOX_DIR,
     logLevel: value.LOG_LEVEL,
   };
 }

@@ -2,19 +2,40 @@
 import { BusinessService } from './businesses/service';
 import { ClientService } from './clients/service';
 import { Config } from './config';
+import { ContractService } from './contracts/service';
 import { Database } from './db/database';
+import { createMailer } from './email/mailer';
+import { ExpenseService } from './expenses/service';
+import { InvoiceService } from './invoices/service';
 import { KeyService } from './keys/service';
+import { PaymentService } from './payments/service';
+import { QuickChargeService } from './quick-charge/service';
 
 export interface Services {
   businesses: BusinessService;
   keys: KeyService;
   clients: ClientService;
+  expenses: ExpenseService;
+  contracts: ContractService;
+  payments: PaymentService;
+  invoices: InvoiceService;
+  quickCharge: QuickChargeService;
 }
 
-export function createServices(db: Database, config: Pick<Config, 'webhookAllowPrivate' | 'keyCacheTtlMs'>): Services {
+export type ServiceConfig = Pick<Config, 'webhookAllowPrivate' | 'keyCacheTtlMs' | 'baseUrl' | 'smtpUrl' | 'mailFrom' | 'mailOutboxDir'>;
+
+export function createServices(db: Database, config: ServiceConfig): Services {
+  const clients = new ClientService(db);
+  const payments = new PaymentService(db);
+  const invoices = new InvoiceService(db, payments, createMailer(config), { baseUrl: config.baseUrl });
   return {
     businesses: new BusinessService(db),
     keys: new KeyService(db, { webhookAllowPrivate: config.webhookAllowPrivate, cacheTtlMs: config.keyCacheTtlMs }),
-    clients: new ClientService(db),
+    clients,
+    expenses: new ExpenseService(db),
+    contracts: new ContractService(db, { baseUrl: config.baseUrl }),
+    payments,
+    invoices,
+    quickCharge: new QuickChargeService(db, clients, invoices),
   };
 }

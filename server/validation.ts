@@ -33,3 +33,27 @@ export function validateQuery<T>(schema: Joi.Schema<T>, input: unknown): T {
   if (error) throw new BadRequest('Malformed query parameters', fieldErrors(error));
   return value as T;
 }
+
+/** A real calendar date `YYYY-MM-DD` (2026-02-30 is refused, not rolled over to March). */
+export const calendarDate = Joi.string()
+  .custom((value: string, helpers) => (isCalendarDate(value) ? value : helpers.error('any.invalid')))
+  .messages({ 'any.invalid': 'must be a calendar date YYYY-MM-DD' });
+
+export function isCalendarDate(value: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!match) return false;
+  const [year, month, day] = match.slice(1).map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/** The calendar date `days` after `date` (both `YYYY-MM-DD`, in UTC). */
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+export function todayUtc(): string {
+  return new Date().toISOString().slice(0, 10);
+}

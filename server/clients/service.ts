@@ -1,8 +1,8 @@
 /** Clients of a business: unique e-mail per business and mode, searchable by name, e-mail and company. */
 import { Credential } from '../auth/credential';
 import { Database } from '../db/database';
-import { isUniqueViolation } from '../db/errors';
-import { ValidationFailed, NotFound } from '../errors';
+import { isReferencedRowViolation, isUniqueViolation } from '../db/errors';
+import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Page, paginate } from '../http/pagination';
 import { Client } from './model';
 import { ClientInput, ClientListParams } from './schema';
@@ -76,6 +76,22 @@ export class ClientService {
     });
   }
 
+  /**
+   * The client with this e-mail (ignoring case) in the caller's business and mode, or a new one.
+   * A concurrent create of the same e-mail loses to the unique index and then reads the winner's row.
+   */
+  async findOrCreate(cred: Credential, input: ClientInput): Promise<ClientView> {
+    const existing = await this.findByEmail(cred, input.email);
+    if (existing) return toClientView(existing);
+    try {
+      return toClientView(await Client.query(this.db.current).insert({ ...columnsFor(input), ...Client.ownedBy(cred) }));
+    } catch (err) {
+      const winner = isUniqueViolation(err) ? await this.findByEmail(cred, input.email, { latest: true }) : undefined;
+      if (!winner) throw err;
+      return toClientView(winner);
+    }
+  }
+
   async update(cred: Credential, id: number, changes: Partial<ClientInput>): Promise<ClientView> {
     return this.uniqueEmail(() =>
       this.db.transaction(async (trx) => {
@@ -87,10 +103,24 @@ export class ClientService {
     );
   }
 
+  /** One DELETE: the foreign keys of invoices, payments and contracts, not a prior count, refuse a client in use. */
   async remove(cred: Credential, id: number): Promise<{ id: number; deleted: true }> {
-    const deleted = await Client.scoped(cred, this.db.current).deleteById(id);
+    let deleted: number;
+    try {
+      deleted = await Client.scoped(cred, this.db.current).deleteById(id);
+    } catch (err) {
+      if (isReferencedRowViolation(err)) throw new InvalidState('A client that has invoices or contracts cannot be deleted');
+      throw err;
+    }
     if (deleted === 0) throw new NotFound('Client');
     return { id, deleted: true };
+  }
+
+  /** `latest`: a locking read on MySQL, which sees rows committed after this transaction's snapshot. */
+  private async findByEmail(cred: Credential, email: string, { latest = false } = {}): Promise<Client | undefined> {
+    const query = Client.scoped(cred, this.db.current).where('clients.email_normalized', email.toLowerCase()).first();
+    if (latest && this.db.dialect === 'mysql') query.forShare();
+    return query;
   }
 
   private async find(cred: Credential, id: number, conn = this.db.current): Promise<Client> {

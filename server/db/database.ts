@@ -23,13 +23,14 @@ export class Database {
   }
 
   /**
-   * Runs `work` atomically. Inside `withRequestTransaction` it joins that transaction, so an
-   * idempotent request's change and its stored response commit together.
+   * Runs `work` atomically. Inside an open transaction (an idempotent request's, or an outer
+   * service's) it joins it, so a change, its events and its stored response commit together; a
+   * new transaction becomes the ambient one for every service `work` calls.
    */
   async transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     const open = this.ambient.getStore();
     if (open) return work(open);
-    return this.knex.transaction(work);
+    return this.knex.transaction((trx) => this.ambient.run(trx, () => work(trx)));
   }
 
   /** Makes `trx` the transaction every `transaction()` and `current` joins within `fn`'s async context. */

@@ -1,6 +1,16 @@
-/** Recognises a unique-index violation from either driver, so services can turn it into a field error. */
+/** Recognises constraint violations from either driver, so services can turn them into clear errors. */
+function codeOf(err: unknown): string | undefined {
+  const e = err as { code?: string; nativeError?: { code?: string } } | null;
+  return e?.code ?? e?.nativeError?.code;
+}
+
 export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; errno?: number; nativeError?: { code?: string } } | null;
-  const code = e?.code ?? e?.nativeError?.code;
+  const code = codeOf(err);
   return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** A row still referenced by another (e.g. deleting a client that has invoices). */
+export function isReferencedRowViolation(err: unknown): boolean {
+  const code = codeOf(err);
+  return code === 'ER_ROW_IS_REFERENCED_2' || code === 'ER_ROW_IS_REFERENCED' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }

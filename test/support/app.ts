@@ -82,3 +82,32 @@ export function useApp(overrides: Partial<Config> = {}): { app: TestApp; t: Tena
   afterAll(() => ctx.app?.stop());
   return ctx;
 }
+
+/** A valid draft-invoice body for `clientId`: three lines totalling 150.00. */
+export function anInvoice(clientId: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    client_id: clientId,
+    currency: 'USD',
+    due_date: '2099-12-31',
+    items: [
+      { description: 'Design', quantity: 2, unit_price: 50 },
+      { description: 'Hosting', quantity: 1, unit_price: 30 },
+      { description: 'Domain', quantity: 1, unit_price: 20 },
+    ],
+    ...overrides,
+  };
+}
+
+/** A client and a draft invoice of the tenant; returns the invoice as created. */
+export async function aDraft(t: Tenant, overrides: Record<string, unknown> = {}): Promise<any> {
+  const client = await t.api.post('/clients', aClient());
+  const res = await t.api.post('/invoices', anInvoice(client.body.client.id, overrides));
+  if (res.status !== 201) throw new Error(`could not create a draft: ${res.status} ${res.text}`);
+  return res.body.invoice;
+}
+
+/** The outbox rows of a business, oldest first, with their data parsed. */
+export async function eventsOf(app: TestApp, businessId: number): Promise<{ type: string; livemode: boolean; idempotency_key: string; data: any }[]> {
+  const rows = await app.db.knex('events').where('business_id', businessId).orderBy('id');
+  return rows.map((row: any) => ({ ...row, livemode: Boolean(Number(row.livemode)), data: JSON.parse(row.data) }));
+}

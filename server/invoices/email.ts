@@ -1,0 +1,95 @@
+/** The e-mail that carries an invoice to its client: plain text and HTML with the same facts and the payment link. */
+import { OutgoingEmail } from '../email/mailer';
+import { currencyExponent } from '../money/currencies';
+
+export interface InvoiceEmailInput {
+  businessName: string;
+  clientName: string;
+  clientEmail: string;
+  /** 'INV-000001' */
+  number: string;
+  /** Already formatted, e.g. '$1,234.50' (see formatMoney). */
+  total: string;
+  /** 'YYYY-MM-DD' */
+  dueDate: string;
+  paymentUrl: string;
+  notes: string | null;
+}
+
+export function invoiceEmail(input: InvoiceEmailInput): OutgoingEmail {
+  // The link is ours (built from BASE_URL), but a javascript: or data: URL must never become a button.
+  if (!/^https?:\/\//i.test(input.paymentUrl)) throw new Error(`The payment link must be an http(s) URL, got ${input.paymentUrl}`);
+  const notes = input.notes?.trim() || null;
+  return {
+    to: input.clientEmail,
+    subject: `Invoice ${input.number} from ${input.businessName}`.replace(/\s+/g, ' '),
+    text: invoiceText(input, notes),
+    html: invoiceHtml(input, notes),
+  };
+}
+
+function invoiceText(input: InvoiceEmailInput, notes: string | null): string {
+  return [
+    `Hello ${input.clientName},`,
+    '',
+    `${input.businessName} has sent you invoice ${input.number}.`,
+    '',
+    `Amount due: ${input.total}`,
+    `Due date:   ${input.dueDate}`,
+    '',
+    'Pay this invoice online:',
+    input.paymentUrl,
+    ...(notes ? ['', 'Notes:', notes] : []),
+    '',
+    `Thank you,`,
+    input.businessName,
+    '',
+  ].join('\n');
+}
+
+function invoiceHtml(input: InvoiceEmailInput, notes: string | null): string {
+  const e = escapeHtml;
+  const row = (label: string, value: string) =>
+    `<tr><td style="padding:4px 16px 4px 0;color:#555">${label}</td><td style="padding:4px 0;font-weight:bold">${e(value)}</td></tr>`;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Invoice ${e(input.number)}</title></head>
+<body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;font-size:15px;color:#222;background:#fff">
+<p>Hello ${e(input.clientName)},</p>
+<p>${e(input.businessName)} has sent you invoice <strong>${e(input.number)}</strong>.</p>
+<table role="presentation" style="border-collapse:collapse;margin:16px 0">
+${row('Invoice', input.number)}
+${row('Amount due', input.total)}
+${row('Due date', input.dueDate)}
+</table>
+<p style="margin:24px 0"><a href="${e(input.paymentUrl)}" style="display:inline-block;padding:12px 24px;background:#1a56db;color:#fff;text-decoration:none;border-radius:4px;font-weight:bold">Pay this invoice</a></p>
+<p style="font-size:13px;color:#555">Or open this link: <a href="${e(input.paymentUrl)}">${e(input.paymentUrl)}</a></p>
+${notes ? `<p><strong>Notes</strong><br>${e(notes).replace(/\r?\n/g, '<br>')}</p>\n` : ''}<p>Thank you,<br>${e(input.businessName)}</p>
+</body>
+</html>
+`;
+}
+
+const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Safe in element content and in quoted attribute values. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c]);
+}
+
+/**
+ * 123450 USD → '$1,234.50'; 1235 JPY → '¥1,235'; 1234567 KWD → 'KWD 1,234.567'. The decimals are the
+ * currency's ISO 4217 exponent, the one amounts are stored in, not CLDR's display default. Dividing is
+ * exact enough: amounts stay below 10^12 minor units, far from where a float could misplace a digit.
+ */
+export function formatMoney(minor: number, currency: string): string {
+  const exponent = currencyExponent(currency);
+  if (exponent === undefined) throw new Error(`${currency} is not a known currency`);
+  if (!Number.isSafeInteger(minor)) throw new Error(`${minor} is not an amount in minor units`);
+  return new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency,
+    minimumFractionDigits: exponent,
+    maximumFractionDigits: exponent,
+  }).format(minor / 10 ** exponent);
+}

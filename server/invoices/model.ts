@@ -1,0 +1,45 @@
+import { BaseModel, TenantModel } from '../db/base-model';
+
+export const INVOICE_STATUSES = ['draft', 'sent', 'viewed', 'partial', 'paid', 'void'] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+export class Invoice extends TenantModel {
+  static override tableName = 'invoices';
+  static override timestampColumns = ['created_at', 'updated_at', 'sent_at', 'viewed_at', 'paid_at', 'voided_at'];
+
+  client_id!: number;
+  /** `INV-000001`, assigned when the invoice leaves draft; null on drafts. */
+  number!: string | null;
+  status!: InvoiceStatus;
+  currency!: string;
+  issue_date!: string;
+  due_date!: string;
+  /** Minor units. */
+  subtotal!: number;
+  total!: number;
+  amount_paid!: number;
+  notes!: string | null;
+  /** The unguessable part of the payment link. */
+  payment_token!: string;
+  sent_at!: string | null;
+  viewed_at!: string | null;
+  paid_at!: string | null;
+  voided_at!: string | null;
+}
+
+/** A line of an invoice; reached only through its (tenant-scoped) invoice. */
+export class InvoiceItem extends BaseModel {
+  static override tableName = 'invoice_items';
+  static override timestampColumns: string[] = [];
+
+  invoice_id!: number;
+  position!: number;
+  description!: string;
+  quantity_units!: number;
+  unit_price!: number;
+  amount!: number;
+
+  // No timestamp columns on items: they live and die with their invoice.
+  override $beforeInsert(): void {}
+  override $beforeUpdate(): void {}
+}

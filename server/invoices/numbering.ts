@@ -1,0 +1,14 @@
+/** Invoice numbers: a gapless sequence per business and mode, drawn in the issuing transaction. */
+import { Knex } from 'knex';
+import { Credential } from '../auth/credential';
+
+/**
+ * Increments the business's counter (the UPDATE locks its row until commit, so concurrent issuers
+ * queue) and returns the formatted number. A rolled-back issue rolls the counter back: no gaps.
+ */
+export async function drawInvoiceNumber(trx: Knex.Transaction, cred: Credential): Promise<string> {
+  const column = cred.livemode ? 'last_invoice_number_live' : 'last_invoice_number_test';
+  await trx('businesses').where('id', cred.businessId).increment(column, 1);
+  const row = (await trx('businesses').where('id', cred.businessId).first(column)) as Record<string, number>;
+  return `INV-${String(row[column]).padStart(6, '0')}`;
+}

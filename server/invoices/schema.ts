@@ -1,0 +1,61 @@
+/** Invoice input: shapes here; money, dates against each other and the client are checked by the service. */
+import Joi from 'joi';
+import { idFilter, listQuery, ListParams } from '../http/pagination';
+import { currencyField, MAX_QUANTITY, moneyField } from '../money/amount';
+import { calendarDate } from '../validation';
+import { INVOICE_STATUSES, InvoiceStatus } from './model';
+
+export const MAX_ITEMS = 500;
+
+export interface ItemInput {
+  description: string;
+  quantity: number;
+  unit_price: number;
+}
+
+export interface InvoiceInput {
+  client_id: number;
+  currency?: string;
+  issue_date?: string;
+  due_date?: string;
+  items: ItemInput[];
+  notes?: string | null;
+}
+
+export type InvoiceChanges = Partial<Omit<InvoiceInput, 'client_id'>>;
+
+export interface InvoiceListParams extends ListParams {
+  status?: InvoiceStatus;
+  client_id?: number;
+}
+
+export const recordIdField = Joi.number().strict().integer().min(1).max(Number.MAX_SAFE_INTEGER);
+
+const item = Joi.object<ItemInput>({
+  description: Joi.string().trim().min(1).max(1000).required(),
+  quantity: Joi.number().strict().greater(0).max(MAX_QUANTITY).required(),
+  unit_price: moneyField.required(),
+});
+
+const fields = {
+  currency: currencyField,
+  issue_date: calendarDate,
+  due_date: calendarDate,
+  items: Joi.array().items(item).min(1).max(MAX_ITEMS),
+  notes: Joi.string().trim().max(5000).allow(null, ''),
+};
+
+export const createInvoiceBody = Joi.object<InvoiceInput>({
+  ...fields,
+  client_id: recordIdField.required(),
+  items: fields.items.required(),
+});
+
+export const updateInvoiceBody = Joi.object<InvoiceChanges>(fields);
+
+export const simulatePaymentBody = Joi.object<{ amount?: number }>({ amount: moneyField.greater(0) });
+
+export const listInvoicesQuery = listQuery({
+  status: Joi.string().valid(...INVOICE_STATUSES),
+  client_id: idFilter('client_id'),
+});

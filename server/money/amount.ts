@@ -1,0 +1,84 @@
+/**
+ * Amounts cross the API as JSON numbers in major units and live everywhere else as integers in
+ * minor units. Decimal arithmetic goes through big.js, so no float ever decides a cent.
+ */
+import Big from 'big.js';
+import Joi from 'joi';
+import { currencyExponent, isCurrency } from './currencies';
+
+/** The largest amount, in minor units, of one price, line, invoice, payment or expense. */
+export const MAX_MINOR_AMOUNT = 999_999_999_999;
+
+/** Quantities keep at most four decimals: stored as integer ten-thousandths. */
+export const QUANTITY_SCALE = 10_000;
+export const MAX_QUANTITY = 1_000_000;
+
+export class AmountProblem extends Error {}
+
+function exponentOf(currency: string): number {
+  const exponent = currencyExponent(currency);
+  if (exponent === undefined) throw new AmountProblem(`${currency} is not a known currency`);
+  return exponent;
+}
+
+/**
+ * 12.34 USD → 1234; 12.345 USD → refused; 1200 JPY → 1200; 1.5 JPY → refused. The number's
+ * shortest decimal form (what JSON carried) is what counts, so 0.1 + 0.2 style drift cannot creep in.
+ */
+export function toMinor(amount: number, currency: string): number {
+  if (!Number.isFinite(amount)) throw new AmountProblem('must be a finite number');
+  const exponent = exponentOf(currency);
+  const minor = new Big(amount).times(new Big(10).pow(exponent));
+  if (!minor.eq(minor.round(0, Big.roundDown))) {
+    throw new AmountProblem(exponent === 0 ? `${currency} amounts have no decimals` : `${currency} amounts have at most ${exponent} decimals`);
+  }
+  if (minor.abs().gt(MAX_MINOR_AMOUNT)) throw new AmountProblem('is too large');
+  return minor.toNumber();
+}
+
+/** 1234 USD → 12.34; shown as a JSON number in major units. */
+export function toMajor(minor: number, currency: string): number {
+  return new Big(minor).div(new Big(10).pow(exponentOf(currency))).toNumber();
+}
+
+/** A quantity with at most four decimals, as integer ten-thousandths. */
+export function toQuantityUnits(quantity: number): number {
+  const units = new Big(quantity).times(QUANTITY_SCALE);
+  if (!units.eq(units.round(0, Big.roundDown))) throw new AmountProblem('has at most 4 decimals');
+  return units.toNumber();
+}
+
+export function fromQuantityUnits(units: number): number {
+  return new Big(units).div(QUANTITY_SCALE).toNumber();
+}
+
+/** quantity × unit price, rounded half away from zero to the minor unit. */
+export function lineAmount(quantityUnits: number, unitPriceMinor: number): number {
+  const amount = new Big(quantityUnits).times(unitPriceMinor).div(QUANTITY_SCALE).round(0, Big.roundHalfUp);
+  if (amount.abs().gt(MAX_MINOR_AMOUNT)) throw new AmountProblem('quantity × unit_price is too large');
+  return amount.toNumber();
+}
+
+/** An ISO 4217 code, upper-cased on the way in, checked against the real list. */
+export const currencyField = Joi.string()
+  .trim()
+  .uppercase()
+  .custom((value: string, helpers) => (isCurrency(value) ? value : helpers.error('any.invalid')))
+  .messages({ 'any.invalid': 'must be an ISO 4217 currency code' });
+
+/** A JSON number (never a numeric string) of major units; decimals are checked against the currency later. */
+export const moneyField = Joi.number().strict();
+
+/**
+ * Converts `amount`, recording a field error instead of throwing, so one 422 names every bad
+ * amount of a request. Returns 0 for a refused amount; the caller throws before using it.
+ */
+export function collectMinor(errors: Map<string, string[]>, field: string, amount: number, currency: string): number {
+  try {
+    return toMinor(amount, currency);
+  } catch (err) {
+    if (!(err instanceof AmountProblem)) throw err;
+    errors.set(field, [...(errors.get(field) ?? []), err.message]);
+    return 0;
+  }
+}

@@ -1,0 +1,21 @@
+import { TenantModel } from '../db/base-model';
+
+export const PAYMENT_STATUSES = ['succeeded', 'pending', 'failed', 'refunded'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+export class Payment extends TenantModel {
+  static override tableName = 'payments';
+  static override timestampColumns = ['created_at', 'updated_at', 'paid_at'];
+
+  invoice_id!: number;
+  client_id!: number;
+  /** Minor units. */
+  amount!: number;
+  currency!: string;
+  status!: PaymentStatus;
+  /** How the money came: `simulated` in test mode; gateway methods later. */
+  method!: string;
+  gateway!: string | null;
+  gateway_reference!: string | null;
+  paid_at!: string | null;
+}

@@ -1,0 +1,28 @@
+import Joi from 'joi';
+import { ClientInput, createClientBody } from '../clients/schema';
+import { recordIdField } from '../invoices/schema';
+import { currencyField, moneyField } from '../money/amount';
+import { calendarDate } from '../validation';
+
+export interface QuickChargeInput {
+  amount: number;
+  currency?: string;
+  description?: string;
+  due_date?: string;
+  client_id?: number;
+  client?: ClientInput;
+}
+
+export const quickChargeBody = Joi.object<QuickChargeInput>({
+  amount: moneyField.greater(0).required(),
+  currency: currencyField,
+  description: Joi.string().trim().min(1).max(1000),
+  due_date: calendarDate,
+  client_id: recordIdField,
+  client: createClientBody,
+})
+  .xor('client_id', 'client')
+  .messages({
+    'object.missing': 'give either client_id or client',
+    'object.xor': 'give either client_id or client, not both',
+  });
