@@ -79,3 +79,11 @@ export async function paginate<M extends Model, V>(
     },
   };
 }
+
+/** A query filter naming a record by id (`?client_id=12`): a positive integer, else 400. */
+export function idFilter(name: string): Joi.Schema {
+  return Joi.string()
+    .pattern(/^[1-9][0-9]{0,15}$/)
+    .custom((v: string) => Number(v))
+    .messages({ 'string.pattern.base': `${name} must be a positive integer` });
+}
