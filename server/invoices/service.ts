@@ -260,7 +260,7 @@ export class InvoiceService {
           clientName: client.name,
           clientEmail: client.email,
           number: row.number ?? '',
-          total: formatMoney(row.total - row.amount_paid, row.currency),
+          total: formatMoney(row.total, row.currency),
           dueDate: row.due_date,
           paymentUrl: this.paymentUrl(row),
           notes: row.notes ?? null,

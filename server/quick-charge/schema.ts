@@ -13,16 +13,14 @@ export interface QuickChargeInput {
   client?: ClientInput;
 }
 
+/** Exactly one of client_id and client, reported on client_id. */
 export const quickChargeBody = Joi.object<QuickChargeInput>({
   amount: moneyField.greater(0).required(),
   currency: currencyField,
   description: Joi.string().trim().min(1).max(1000),
   due_date: calendarDate,
-  client_id: recordIdField,
+  client_id: recordIdField
+    .when('client', { is: Joi.exist(), then: Joi.forbidden(), otherwise: Joi.required() })
+    .messages({ 'any.required': 'give client_id or client', 'any.unknown': 'give client_id or client, not both' }),
   client: createClientBody,
-})
-  .xor('client_id', 'client')
-  .messages({
-    'object.missing': 'give either client_id or client',
-    'object.xor': 'give either client_id or client, not both',
-  });
+});

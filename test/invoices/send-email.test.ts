@@ -1,0 +1,98 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { simpleParser } from 'mailparser';
+import { aDraft, eventsOf, startApp, TestApp } from '../support/app';
+import { startSmtpServer, TestSmtp } from '../support/smtp';
+
+describe('sending an invoice by e-mail through a real SMTP server', () => {
+  let smtp: TestSmtp;
+  let app: TestApp;
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer({ user: 'mailer', password: 's3cret' });
+    app = await startApp({ smtpUrl: smtp.url, baseUrl: 'https://pay.example.com' });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await smtp?.stop();
+  });
+
+  test('when a live draft is sent, then the client receives the number, total, due date and payment link', async () => {
+    const live = await app.tenant({ mode: 'live' });
+    const draft = await aDraft(live);
+    const link = (await live.api.post(`/invoices/${draft.id}/initiate-payment`)).body.payment_url;
+    const client = (await live.api.get(`/clients/${draft.client_id}`)).body.client;
+
+    const res = await live.api.post(`/invoices/${draft.id}/send`);
+
+    expect(res.status).toBe(200);
+    expect(res.body.email).toEqual({ to: client.email, status: 'sent' });
+    const mail = await smtp.nextMessage();
+    expect(mail.rcptTo).toEqual([client.email]);
+    expect(mail.subject).toContain('INV-000001');
+    for (const part of [mail.text ?? '', String(mail.html)]) {
+      expect(part).toContain('INV-000001');
+      expect(part).toContain('$150.00');
+      expect(part).toContain('2099-12-31');
+      expect(part).toContain(link);
+    }
+  });
+
+  test('when a test key sends, then nothing reaches the SMTP server and the response says suppressed', async () => {
+    const t = await app.tenant({ mode: 'test' });
+    const draft = await aDraft(t);
+    const before = smtp.messages.length;
+
+    const res = await t.api.post(`/invoices/${draft.id}/send`);
+
+    expect(res.body.email.status).toBe('suppressed');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(smtp.messages.length).toBe(before);
+  });
+
+  test('when the SMTP server refuses the message, then 502 email_failed and the draft is as it was', async () => {
+    const live = await app.tenant({ mode: 'live' });
+    const draft = await aDraft(live);
+    smtp.refuseRecipients(true);
+
+    const failed = await live.api.post(`/invoices/${draft.id}/send`);
+    smtp.refuseRecipients(false);
+
+    expect(failed.status).toBe(502);
+    expect(failed.body).toMatchObject({ error: 'email_failed', message: expect.stringContaining('could not be sent') });
+    expect((await live.api.get(`/invoices/${draft.id}`)).body.invoice).toMatchObject({ status: 'draft', number: null, sent_at: null });
+    expect((await eventsOf(app, live.businessId)).map((e) => e.type)).toEqual(['invoice.created']);
+    // The number drawn by the failed send was rolled back: the sequence has no gap.
+    const retried = await live.api.post(`/invoices/${draft.id}/send`);
+    expect(retried.body.invoice.number).toBe('INV-000001');
+  });
+});
+
+describe('sending an invoice without SMTP_URL', () => {
+  let app: TestApp;
+  let outbox: string;
+
+  beforeAll(async () => {
+    outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'invoicing-outbox-'));
+    app = await startApp({ smtpUrl: undefined, mailOutboxDir: outbox });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    fs.rmSync(outbox, { recursive: true, force: true });
+  });
+
+  test('when a live invoice is sent, then the message is written as an .eml file a mail program can open', async () => {
+    const live = await app.tenant({ mode: 'live' });
+    const draft = await aDraft(live);
+
+    const res = await live.api.post(`/invoices/${draft.id}/send`);
+
+    expect(res.body.email.status).toBe('written');
+    const files = fs.readdirSync(outbox).filter((f) => f.endsWith('.eml'));
+    expect(files).toHaveLength(1);
+    const mail = await simpleParser(fs.readFileSync(path.join(outbox, files[0])));
+    expect(mail.subject).toContain('INV-000001');
+    expect(mail.text).toContain('/pay/');
+  });
+});
