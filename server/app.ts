@@ -11,7 +11,9 @@ import { expenseRoutes } from './expenses/routes';
 import { errorHandler, notFoundRoute } from './http/errors';
 import { createGuard } from './http/guard';
 import { requestLogging } from './http/logging';
+import { openapiRoutes } from './openapi/routes';
 import { invoiceRoutes } from './invoices/routes';
+import { paymentPageRoutes } from './pay/routes';
 import { paymentRoutes } from './payments/routes';
 import { quickChargeRoutes } from './quick-charge/routes';
 import { Services } from './services';
@@ -40,6 +42,7 @@ export function createApp(deps: AppDeps): Express {
   });
 
   const api = Router();
+  api.use(openapiRoutes());
   api.use(businessRoutes(services.businesses, guard));
   api.use(clientRoutes(services.clients, guard));
   api.use(invoiceRoutes(services.invoices, guard));
@@ -54,6 +57,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', config.trustProxy);
   app.use(requestLogging(deps.logger));
   for (const prefix of API_PREFIXES) app.use(prefix, api);
+  app.use(paymentPageRoutes(services.invoices));
   app.use(notFoundRoute);
   app.use(errorHandler);
   return app;

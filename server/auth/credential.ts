@@ -11,3 +11,6 @@ export interface Credential {
   /** Identity for rate limits and idempotency keys: one per key or token. */
   subject: string;
 }
+
+/** The tenancy of a record: its business and mode. A credential is one; so is a record found by its link token. */
+export type Tenancy = Pick<Credential, 'businessId' | 'livemode'>;

@@ -1,7 +1,7 @@
 /** Objection base models: timestamps and booleans read the same from both drivers, tenancy in one place. */
 import { Knex } from 'knex';
 import { Model, ModelClass, Pojo, QueryBuilderType } from 'objection';
-import { Credential } from '../auth/credential';
+import { Tenancy } from '../auth/credential';
 import { fromDbTime, toDbTime } from './time';
 
 export class BaseModel extends Model {
@@ -56,7 +56,7 @@ export class TenantModel extends BaseModel {
   livemode!: boolean;
 
   /** Rows of the caller's business and mode only: another tenant's id simply does not exist. */
-  static scoped<M extends TenantModel>(this: new () => M, cred: Credential, conn: Knex): QueryBuilderType<M> {
+  static scoped<M extends TenantModel>(this: new () => M, cred: Tenancy, conn: Knex): QueryBuilderType<M> {
     const model = this as unknown as ModelClass<M>;
     return (model.query(conn) as QueryBuilderType<M>)
       .where(`${model.tableName}.business_id`, cred.businessId)
@@ -64,7 +64,7 @@ export class TenantModel extends BaseModel {
   }
 
   /** The tenancy columns a new row of the caller gets. */
-  static ownedBy(cred: Credential): { business_id: number; livemode: boolean } {
+  static ownedBy(cred: Tenancy): { business_id: number; livemode: boolean } {
     return { business_id: cred.businessId, livemode: cred.livemode };
   }
 }

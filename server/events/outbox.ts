@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
-import { Credential } from '../auth/credential';
+import { Tenancy } from '../auth/credential';
 import { TenantModel } from '../db/base-model';
 
 export const EVENT_TYPES = [
@@ -51,7 +51,7 @@ export function toEventPayload(row: Event): EventPayload {
 }
 
 /** Records an event inside `trx`, the transaction of the change it reports. */
-export async function recordEvent(trx: Knex.Transaction, cred: Credential, type: EventType, data: Record<string, unknown>): Promise<Event> {
+export async function recordEvent(trx: Knex.Transaction, cred: Tenancy, type: EventType, data: Record<string, unknown>): Promise<Event> {
   return Event.query(trx).insert({
     ...Event.ownedBy(cred),
     type,

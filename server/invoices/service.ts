@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Knex } from 'knex';
-import { Credential } from '../auth/credential';
+import { Credential, Tenancy } from '../auth/credential';
 import { Business } from '../businesses/model';
 import { Client } from '../clients/model';
 import { Database } from '../db/database';
@@ -334,6 +334,31 @@ export class InvoiceService {
     });
   }
 
+  /**
+   * The client opens the payment link. The first view of an issued, unpaid invoice sets
+   * `viewed_at` and fires `invoice.viewed`; a `sent` invoice becomes `viewed` (a `partial` one
+   * keeps its status: views never move an invoice backwards). The 256-bit token is the capability,
+   * so this is the one read not scoped by a credential; drafts are never shown.
+   */
+  async openPaymentPage(token: string): Promise<{ invoice: InvoiceDetail; businessName: string } | null> {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+    return this.db.transaction(async (trx) => {
+      const query = Invoice.query(trx).where('payment_token', token).first();
+      if (this.db.dialect === 'mysql') query.forUpdate();
+      const row = await query;
+      if (!row || row.status === 'draft') return null;
+      const tenancy = { businessId: row.business_id, livemode: row.livemode };
+      if (!row.viewed_at && (row.status === 'sent' || row.status === 'partial')) {
+        const changes = { viewed_at: new Date().toISOString(), ...(row.status === 'sent' ? { status: 'viewed' as const } : {}) };
+        await Invoice.query(trx).findById(row.id).patch(changes);
+        Object.assign(row, changes, { updated_at: new Date().toISOString() });
+        await recordEvent(trx, tenancy, 'invoice.viewed', { invoice: await this.detail(tenancy, row, trx) });
+      }
+      const business = await Business.query(trx).findById(row.business_id);
+      return { invoice: await this.detail(tenancy, row, trx), businessName: business?.name ?? '' };
+    });
+  }
+
   private paymentUrl(row: Invoice): string {
     return `${this.options.baseUrl}/pay/${row.payment_token}`;
   }
@@ -400,7 +425,7 @@ export class InvoiceService {
     return byInvoice;
   }
 
-  private async detail(cred: Credential, row: Invoice, conn: Knex = this.db.current): Promise<InvoiceDetail> {
+  private async detail(cred: Tenancy, row: Invoice, conn: Knex = this.db.current): Promise<InvoiceDetail> {
     const [items, payments] = await Promise.all([this.itemsOf([row.id], conn), this.payments.ofInvoice(cred, row.id, conn)]);
     return { ...toInvoiceView(row, items.get(row.id) ?? []), payments };
   }

@@ -1,6 +1,6 @@
 /** The record of every payment: simulated in test mode now, gateway payments later. */
 import Joi from 'joi';
-import { Credential } from '../auth/credential';
+import { Credential, Tenancy } from '../auth/credential';
 import { Database } from '../db/database';
 import { idFilter, listQuery, ListParams, Page, paginate } from '../http/pagination';
 import { toMajor } from '../money/amount';
@@ -59,7 +59,7 @@ export class PaymentService {
   }
 
   /** The payment history of one invoice, oldest first. */
-  async ofInvoice(cred: Credential, invoiceId: number, conn = this.db.current): Promise<PaymentView[]> {
+  async ofInvoice(cred: Tenancy, invoiceId: number, conn = this.db.current): Promise<PaymentView[]> {
     const rows = await Payment.scoped(cred, conn).where('payments.invoice_id', invoiceId).orderBy('payments.id');
     return rows.map(toPaymentView);
   }
