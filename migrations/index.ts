@@ -4,6 +4,13 @@ import * as createBusinesses from './20261121120000_create_businesses';
 import * as createApiKeys from './20261121120100_create_api_keys';
 import * as createClients from './20261121120200_create_clients';
 import * as createIdempotencyKeys from './20261121120300_create_idempotency_keys';
+import * as addInvoiceCounters from './20261121130000_add_invoice_counters_to_businesses';
+import * as createInvoices from './20261121130100_create_invoices';
+import * as createInvoiceItems from './20261121130200_create_invoice_items';
+import * as createPayments from './20261121130300_create_payments';
+import * as createEvents from './20261121130400_create_events';
+import * as createExpenses from './20261121130500_create_expenses';
+import * as createContracts from './20261121130600_create_contracts';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -14,4 +21,11 @@ export const migrations: NamedMigration[] = [
   { name: '20261121120100_create_api_keys', ...createApiKeys },
   { name: '20261121120200_create_clients', ...createClients },
   { name: '20261121120300_create_idempotency_keys', ...createIdempotencyKeys },
+  { name: '20261121130000_add_invoice_counters_to_businesses', ...addInvoiceCounters },
+  { name: '20261121130100_create_invoices', ...createInvoices },
+  { name: '20261121130200_create_invoice_items', ...createInvoiceItems },
+  { name: '20261121130300_create_payments', ...createPayments },
+  { name: '20261121130400_create_events', ...createEvents },
+  { name: '20261121130500_create_expenses', ...createExpenses },
+  { name: '20261121130600_create_contracts', ...createContracts },
 ];

@@ -25,15 +25,16 @@ export interface Services {
 export type ServiceConfig = Pick<Config, 'webhookAllowPrivate' | 'keyCacheTtlMs' | 'baseUrl' | 'smtpUrl' | 'mailFrom' | 'mailOutboxDir'>;
 
 export function createServices(db: Database, config: ServiceConfig): Services {
+  const businesses = new BusinessService(db);
   const clients = new ClientService(db);
   const payments = new PaymentService(db);
-  const invoices = new InvoiceService(db, payments, createMailer(config), { baseUrl: config.baseUrl });
+  const invoices = new InvoiceService(db, businesses, payments, createMailer(config), { baseUrl: config.baseUrl });
   return {
-    businesses: new BusinessService(db),
+    businesses,
     keys: new KeyService(db, { webhookAllowPrivate: config.webhookAllowPrivate, cacheTtlMs: config.keyCacheTtlMs }),
     clients,
-    expenses: new ExpenseService(db),
-    contracts: new ContractService(db, { baseUrl: config.baseUrl }),
+    expenses: new ExpenseService(db, businesses),
+    contracts: new ContractService(db, businesses, { baseUrl: config.baseUrl }),
     payments,
     invoices,
     quickCharge: new QuickChargeService(db, clients, invoices),

@@ -14,3 +14,9 @@ export function isReferencedRowViolation(err: unknown): boolean {
   const code = codeOf(err);
   return code === 'ER_ROW_IS_REFERENCED_2' || code === 'ER_ROW_IS_REFERENCED' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
+
+/** A row naming a parent that does not exist (e.g. a client deleted between a check and an insert). */
+export function isMissingReferenceViolation(err: unknown): boolean {
+  const code = codeOf(err);
+  return code === 'ER_NO_REFERENCED_ROW_2' || code === 'ER_NO_REFERENCED_ROW' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}

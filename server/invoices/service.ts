@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { Knex } from 'knex';
 import { Credential, Tenancy } from '../auth/credential';
-import { Business } from '../businesses/model';
+import { BusinessService } from '../businesses/service';
 import { Client } from '../clients/model';
 import { Database } from '../db/database';
 import { Mailer } from '../email/mailer';
@@ -160,6 +160,7 @@ function itemsAsInput(items: InvoiceItem[], currency: string): ItemInput[] {
 export class InvoiceService {
   constructor(
     private readonly db: Database,
+    private readonly businesses: BusinessService,
     private readonly payments: PaymentService,
     private readonly mailer: Mailer,
     private readonly options: { baseUrl: string },
@@ -253,10 +254,10 @@ export class InvoiceService {
       const client = await Client.scoped(cred, trx).findById(row.client_id);
       if (!client) throw new NotFound('Client');
       if (!cred.livemode) return { invoice, email: { to: client.email, status: 'suppressed' as const } };
-      const business = await Business.query(trx).findById(cred.businessId);
+      const business = await this.businesses.ofCredential(cred);
       const delivery = await this.mailer.send(
         invoiceEmail({
-          businessName: business?.name ?? '',
+          businessName: business.name,
           clientName: client.name,
           clientEmail: client.email,
           number: row.number ?? '',
@@ -354,8 +355,8 @@ export class InvoiceService {
         Object.assign(row, changes, { updated_at: new Date().toISOString() });
         await recordEvent(trx, tenancy, 'invoice.viewed', { invoice: await this.detail(tenancy, row, trx) });
       }
-      const business = await Business.query(trx).findById(row.business_id);
-      return { invoice: await this.detail(tenancy, row, trx), businessName: business?.name ?? '' };
+      const business = await this.businesses.get(row.business_id);
+      return { invoice: await this.detail(tenancy, row, trx), businessName: business.name };
     });
   }
 
@@ -365,9 +366,12 @@ export class InvoiceService {
 
   private async insert(trx: Knex.Transaction, cred: Credential, input: InvoiceInput): Promise<{ row: Invoice; invoice: InvoiceDetail }> {
     const errors = new Map<string, string[]>();
-    const client = await Client.scoped(cred, trx).findById(input.client_id);
+    // A shared lock: a concurrent delete of the client waits for this invoice, then the foreign key refuses it.
+    const clientQuery = Client.scoped(cred, trx).findById(input.client_id);
+    if (this.db.dialect === 'mysql') clientQuery.forShare();
+    const client = await clientQuery;
     if (!client) errors.set('client_id', ['does not name a client of this business']);
-    const currency = input.currency ?? (await this.businessCurrency(cred, trx));
+    const currency = input.currency ?? (await this.businesses.ofCredential(cred)).currency;
     const { priced, total } = priceItems(input.items, currency, errors);
     const issueDate = input.issue_date ?? todayUtc();
     const dueDate = input.due_date ?? addDays(issueDate, DEFAULT_TERM_DAYS);
@@ -404,12 +408,6 @@ export class InvoiceService {
   private checkDates(issueDate: string, dueDate: string, errors: Map<string, string[]>): void {
     // Calendar dates in one format compare correctly as text.
     if (dueDate <= issueDate) errors.set('due_date', [`must be after the issue date (${issueDate})`]);
-  }
-
-  private async businessCurrency(cred: Credential, conn: Knex): Promise<string> {
-    const business = await Business.query(conn).findById(cred.businessId);
-    if (!business) throw new NotFound('Business');
-    return business.currency;
   }
 
   private async insertItems(trx: Knex.Transaction, invoiceId: number, priced: PricedItem[]): Promise<void> {

@@ -1,0 +1,25 @@
+import { BaseModel, TenantModel } from '../db/base-model';
+
+export const CONTRACT_TYPES = ['contract', 'proposal'] as const;
+export type ContractType = (typeof CONTRACT_TYPES)[number];
+
+export const CONTRACT_STATUSES = ['pending', 'partially_signed', 'signed', 'declined'] as const;
+export type ContractStatus = (typeof CONTRACT_STATUSES)[number];
+
+export class Contract extends TenantModel {
+  static override tableName = 'contracts';
+  static override timestampColumns = [...BaseModel.timestampColumns, 'client_signed_at', 'business_signed_at'];
+
+  type!: ContractType;
+  title!: string;
+  client_id!: number;
+  body!: string;
+  /** Minor units of `currency`, or null when the contract names no amount. */
+  amount!: number | null;
+  currency!: string | null;
+  status!: ContractStatus;
+  client_signed_at!: string | null;
+  business_signed_at!: string | null;
+  /** The secret of the signing and embed links: 256 random bits, base64url. */
+  signing_token!: string;
+}

@@ -1,0 +1,15 @@
+import { TenantModel } from '../db/base-model';
+
+export class Expense extends TenantModel {
+  static override tableName = 'expenses';
+
+  /** Minor units of `currency`. */
+  amount!: number;
+  currency!: string;
+  category!: string;
+  description!: string | null;
+  vendor!: string | null;
+  /** A calendar date, `YYYY-MM-DD`. */
+  date!: string;
+  notes!: string | null;
+}

@@ -1,0 +1,104 @@
+/** Expenses of a business: amounts in the currency's minor units, filtered by category and date. */
+import { Knex } from 'knex';
+import { Credential } from '../auth/credential';
+import { BusinessService } from '../businesses/service';
+import { Database } from '../db/database';
+import { NotFound, ValidationFailed } from '../errors';
+import { Page, paginate } from '../http/pagination';
+import { collectMinor, toMajor } from '../money/amount';
+import { Expense } from './model';
+import { ExpenseInput, ExpenseListParams } from './schema';
+
+export interface ExpenseView {
+  id: number;
+  amount: number;
+  currency: string;
+  category: string;
+  description: string | null;
+  vendor: string | null;
+  date: string;
+  notes: string | null;
+  livemode: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export function toExpenseView(row: Expense): ExpenseView {
+  return {
+    id: row.id,
+    amount: toMajor(Number(row.amount), row.currency),
+    currency: row.currency,
+    category: row.category,
+    description: row.description ?? null,
+    vendor: row.vendor ?? null,
+    date: row.date,
+    notes: row.notes ?? null,
+    livemode: row.livemode,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** The stored columns of a whole expense; the amount's decimals must suit its currency (422 otherwise). */
+function columnsFor(merged: ExpenseInput & { currency: string }): Partial<Expense> {
+  const errors = new Map<string, string[]>();
+  const amount = collectMinor(errors, 'amount', merged.amount, merged.currency);
+  if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
+  const blankToNull = (v: string | null | undefined) => (v ? v : null);
+  return {
+    amount,
+    currency: merged.currency,
+    category: merged.category,
+    date: merged.date,
+    description: blankToNull(merged.description),
+    vendor: blankToNull(merged.vendor),
+    notes: blankToNull(merged.notes),
+  };
+}
+
+export class ExpenseService {
+  constructor(
+    private readonly db: Database,
+    private readonly businesses: BusinessService,
+  ) {}
+
+  list(cred: Credential, params: ExpenseListParams): Promise<Page<ExpenseView>> {
+    const query = Expense.scoped(cred, this.db.current);
+    if (params.category) query.where('expenses.category', params.category);
+    if (params.date_from) query.where('expenses.date', '>=', params.date_from);
+    if (params.date_to) query.where('expenses.date', '<=', params.date_to);
+    return paginate(query, Expense.tableName, params, toExpenseView);
+  }
+
+  async get(cred: Credential, id: number): Promise<ExpenseView> {
+    return toExpenseView(await this.find(cred, id));
+  }
+
+  /** Without a currency, the expense is in the business's own currency. */
+  async create(cred: Credential, input: ExpenseInput): Promise<ExpenseView> {
+    const currency = input.currency ?? (await this.businesses.ofCredential(cred)).currency;
+    const row = await Expense.query(this.db.current).insert({ ...columnsFor({ ...input, currency }), ...Expense.ownedBy(cred) });
+    return toExpenseView(row);
+  }
+
+  /** A changed currency alone keeps the amount in major units (12 USD → 12 EUR), checked against the new currency. */
+  async update(cred: Credential, id: number, changes: Partial<ExpenseInput>): Promise<ExpenseView> {
+    return this.db.transaction(async (trx) => {
+      const current = toExpenseView(await this.find(cred, id, trx));
+      await Expense.scoped(cred, trx).findById(id).patch(columnsFor({ ...current, ...changes }));
+      return toExpenseView(await this.find(cred, id, trx));
+    });
+  }
+
+  async remove(cred: Credential, id: number): Promise<{ id: number; deleted: true }> {
+    const deleted = await Expense.scoped(cred, this.db.current).deleteById(id);
+    if (deleted === 0) throw new NotFound('Expense');
+    return { id, deleted: true };
+  }
+
+  private async find(cred: Credential, id: number, conn: Knex = this.db.current): Promise<Expense> {
+    const row = await Expense.scoped(cred, conn).findById(id);
+    if (!row) throw new NotFound('Expense');
+    return row;
+  }
+}
