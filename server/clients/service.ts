@@ -119,8 +119,7 @@ export class ClientService {
   /** `latest`: a locking read on MySQL, which sees rows committed after this transaction's snapshot. */
   private async findByEmail(cred: Credential, email: string, { latest = false } = {}): Promise<Client | undefined> {
     const query = Client.scoped(cred, this.db.current).where('clients.email_normalized', email.toLowerCase()).first();
-    if (latest && this.db.dialect === 'mysql') query.forShare();
-    return query;
+    return latest ? query.forShare() : query;
   }
 
   private async find(cred: Credential, id: number, conn = this.db.current): Promise<Client> {

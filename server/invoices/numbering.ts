@@ -12,3 +12,12 @@ export async function drawInvoiceNumber(trx: Knex.Transaction, cred: Credential)
   const row = (await trx('businesses').where('id', cred.businessId).first(column)) as Record<string, number>;
   return `INV-${String(row[column]).padStart(6, '0')}`;
 }
+
+/**
+ * Takes the counter's row lock up front. A transaction that inserts rows referencing the business
+ * (their foreign-key checks take shared locks on its row) and only then draws a number would need
+ * to upgrade that lock, and two such transactions deadlock on MySQL; taking it first queues them.
+ */
+export async function lockInvoiceNumbering(trx: Knex.Transaction, cred: Credential): Promise<void> {
+  await trx('businesses').where('id', cred.businessId).first('id').forUpdate();
+}

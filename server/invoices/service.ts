@@ -18,7 +18,7 @@ import { PaymentService, PaymentView, toPaymentView } from '../payments/service'
 import { addDays, todayUtc } from '../validation';
 import { formatMoney, invoiceEmail } from './email';
 import { Invoice, InvoiceItem, InvoiceStatus } from './model';
-import { drawInvoiceNumber } from './numbering';
+import { drawInvoiceNumber, lockInvoiceNumbering } from './numbering';
 import { InvoiceChanges, InvoiceInput, InvoiceListParams, ItemInput } from './schema';
 
 export interface InvoiceItemView {
@@ -199,6 +199,7 @@ export class InvoiceService {
   /** A new invoice issued at once (quick-charge): created, numbered and `sent`, with its payment link. */
   async createIssued(cred: Credential, input: InvoiceInput): Promise<IssuedInvoice> {
     return this.db.transaction(async (trx) => {
+      await lockInvoiceNumbering(trx, cred);
       const { row } = await this.insert(trx, cred, input);
       await this.issue(trx, cred, row);
       return { invoice: await this.detail(cred, row, trx), payment_url: this.paymentUrl(row) };
@@ -344,9 +345,7 @@ export class InvoiceService {
   async openPaymentPage(token: string): Promise<{ invoice: InvoiceDetail; businessName: string } | null> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
     return this.db.transaction(async (trx) => {
-      const query = Invoice.query(trx).where('payment_token', token).first();
-      if (this.db.dialect === 'mysql') query.forUpdate();
-      const row = await query;
+      const row = await Invoice.query(trx).where('payment_token', token).first().forUpdate();
       if (!row || row.status === 'draft') return null;
       const tenancy = { businessId: row.business_id, livemode: row.livemode };
       if (!row.viewed_at && (row.status === 'sent' || row.status === 'partial')) {
@@ -367,9 +366,7 @@ export class InvoiceService {
   private async insert(trx: Knex.Transaction, cred: Credential, input: InvoiceInput): Promise<{ row: Invoice; invoice: InvoiceDetail }> {
     const errors = new Map<string, string[]>();
     // A shared lock: a concurrent delete of the client waits for this invoice, then the foreign key refuses it.
-    const clientQuery = Client.scoped(cred, trx).findById(input.client_id);
-    if (this.db.dialect === 'mysql') clientQuery.forShare();
-    const client = await clientQuery;
+    const client = await Client.scoped(cred, trx).findById(input.client_id).forShare();
     if (!client) errors.set('client_id', ['does not name a client of this business']);
     const currency = input.currency ?? (await this.businesses.ofCredential(cred)).currency;
     const { priced, total } = priceItems(input.items, currency, errors);
@@ -434,11 +431,9 @@ export class InvoiceService {
     return row;
   }
 
-  /** Reads the invoice for a change, locking its row until commit (SQLite has a single writer already). */
+  /** Reads the invoice for a change, locking its row until commit (knex drops locking clauses on SQLite, whose one writer needs none). */
   private async lock(trx: Knex.Transaction, cred: Credential, id: number): Promise<Invoice> {
-    const query = Invoice.scoped(cred, trx).findById(id);
-    if (this.db.dialect === 'mysql') query.forUpdate();
-    const row = await query;
+    const row = await Invoice.scoped(cred, trx).findById(id).forUpdate();
     if (!row) throw new NotFound('Invoice');
     return row;
   }

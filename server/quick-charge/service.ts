@@ -2,6 +2,7 @@
 import { Credential } from '../auth/credential';
 import { ClientService, ClientView } from '../clients/service';
 import { Database } from '../db/database';
+import { lockInvoiceNumbering } from '../invoices/numbering';
 import { InvoiceDetail, InvoiceService } from '../invoices/service';
 import { QuickChargeInput } from './schema';
 
@@ -16,7 +17,8 @@ export class QuickChargeService {
 
   /** One transaction: a failure leaves neither a new client nor an invoice behind. */
   async charge(cred: Credential, input: QuickChargeInput): Promise<{ invoice: InvoiceDetail; client: ClientView; payment_url: string }> {
-    return this.db.transaction(async () => {
+    return this.db.transaction(async (trx) => {
+      await lockInvoiceNumbering(trx, cred);
       const clientId = input.client ? (await this.clients.findOrCreate(cred, input.client)).id : input.client_id!;
       // The invoice checks that client_id names a client of the caller (422 otherwise).
       const issued = await this.invoices.createIssued(cred, {

@@ -1,0 +1,1130 @@
+/**
+ * The OpenAPI 3.1 description of the partner API: every endpoint, field, status value and error of
+ * the specification and the contract. Served as JSON at `/api/v1/partner/openapi.json` (and
+ * `/api/v1/openapi.json`); the test suite validates every response it sees against it, so it
+ * cannot drift from the code. Schemas are JSON Schema 2020-12 (nullable = `type: [T, 'null']`).
+ */
+
+/** A JSON Schema 2020-12 schema (the OpenAPI 3.1 base dialect). */
+export interface Schema {
+  [keyword: string]: unknown;
+}
+
+/** A `$ref` (a type alias, so that a reference is also usable where a Schema is expected). */
+export type Reference = {
+  $ref: string;
+  description?: string;
+};
+
+export interface Header {
+  description?: string;
+  required?: boolean;
+  schema: Schema;
+}
+
+export interface MediaType {
+  schema: Schema;
+  example?: unknown;
+}
+
+export interface Response {
+  description: string;
+  headers?: Record<string, Header | Reference>;
+  content?: Record<string, MediaType>;
+}
+
+export interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  description?: string;
+  required?: boolean;
+  schema: Schema;
+}
+
+export interface RequestBody {
+  description?: string;
+  required?: boolean;
+  content: Record<string, MediaType>;
+}
+
+export type SecurityRequirement = Record<string, string[]>;
+
+export interface Operation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  security?: SecurityRequirement[];
+  parameters?: (Parameter | Reference)[];
+  requestBody?: RequestBody | Reference;
+  responses: Record<string, Response | Reference>;
+}
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'delete' | 'put';
+export type PathItem = { parameters?: (Parameter | Reference)[] } & Partial<Record<HttpMethod, Operation>>;
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  jsonSchemaDialect: string;
+  info: { title: string; version: string; description: string };
+  servers: { url: string; description: string; variables?: Record<string, { default: string; description?: string }> }[];
+  security: SecurityRequirement[];
+  tags: { name: string; description: string }[];
+  paths: Record<string, PathItem>;
+  webhooks: Record<string, PathItem>;
+  components: {
+    securitySchemes: Record<string, { type: 'http'; scheme: 'bearer'; bearerFormat?: string; description?: string }>;
+    schemas: Record<string, Schema>;
+    responses: Record<string, Response>;
+    parameters: Record<string, Parameter>;
+    headers: Record<string, Header>;
+  };
+}
+
+export const HTTP_METHODS: readonly HttpMethod[] = ['get', 'post', 'patch', 'delete', 'put'];
+
+// ---------------------------------------------------------------------------------------------
+// Building blocks
+
+const schemaRef = (name: string): Reference => ({ $ref: `#/components/schemas/${name}` });
+const responseRef = (name: string): Reference => ({ $ref: `#/components/responses/${name}` });
+const parameterRef = (name: string): Reference => ({ $ref: `#/components/parameters/${name}` });
+const headerRef = (name: string): Reference => ({ $ref: `#/components/headers/${name}` });
+
+/** A closed object: every property listed, the required ones required, nothing else allowed. */
+function object(properties: Record<string, Schema | Reference>, required: string[] = Object.keys(properties), extra: Schema = {}): Schema {
+  return { type: 'object', properties, required, additionalProperties: false, ...extra };
+}
+
+/** A request-body object: all properties optional unless named, unknown fields refused (422). */
+function input(properties: Record<string, Schema | Reference>, required: string[] = [], extra: Schema = {}): Schema {
+  return object(properties, required, extra);
+}
+
+const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
+const id: Schema = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
+const dateTime: Schema = { type: 'string', format: 'date-time', description: 'ISO 8601 UTC timestamp with milliseconds' };
+const date: Schema = { type: 'string', format: 'date', description: 'Calendar date YYYY-MM-DD' };
+const money: Schema = { type: 'number', description: 'Amount in major units (12.5 = 12.50), at most the currency\'s decimals' };
+const text = (maxLength: number, minLength = 0): Schema => ({ type: 'string', maxLength, ...(minLength ? { minLength } : {}) });
+const optionalText = (maxLength: number): Schema => ({
+  type: ['string', 'null'],
+  maxLength,
+  description: 'Trimmed; an empty string is stored as null',
+});
+
+const INVOICE_STATUSES = ['draft', 'sent', 'viewed', 'partial', 'paid', 'void'];
+const PAYMENT_STATUSES = ['succeeded', 'pending', 'failed', 'refunded'];
+const CONTRACT_TYPES = ['contract', 'proposal'];
+const CONTRACT_STATUSES = ['pending', 'partially_signed', 'signed', 'declined'];
+const SCOPES = [
+  'invoices:read',
+  'invoices:write',
+  'contracts:read',
+  'contracts:write',
+  'clients:read',
+  'clients:write',
+  'payments:read',
+  'payments:write',
+  'expenses:read',
+  'expenses:write',
+];
+const ERROR_CODES = [
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'test_mode_only',
+  'not_found',
+  'idempotency_key_in_use',
+  'payload_too_large',
+  'validation_failed',
+  'invalid_state',
+  'idempotency_key_reused',
+  'rate_limited',
+  'server_error',
+  'email_failed',
+];
+
+// ---------------------------------------------------------------------------------------------
+// Headers
+
+type HeaderSet = 'authenticated' | 'maybeAuthenticated' | 'rateLimited' | 'none';
+
+/** The headers a response carries, by what the request got through (authentication, the limiter). */
+function responseHeaders(set: HeaderSet, replayable = false): Record<string, Header | Reference> {
+  const rate = (required: boolean): Record<string, Header | Reference> =>
+    required
+      ? {
+          'X-RateLimit-Limit': headerRef('X-RateLimit-Limit'),
+          'X-RateLimit-Remaining': headerRef('X-RateLimit-Remaining'),
+          'X-RateLimit-Reset': headerRef('X-RateLimit-Reset'),
+          'Retry-After': headerRef('Retry-After'),
+        }
+      : {
+          'X-RateLimit-Limit': { ...optionalHeader('X-RateLimit-Limit') },
+          'X-RateLimit-Remaining': { ...optionalHeader('X-RateLimit-Remaining') },
+          'X-RateLimit-Reset': { ...optionalHeader('X-RateLimit-Reset') },
+          'Retry-After': { ...optionalHeader('Retry-After') },
+        };
+  const headers: Record<string, Header | Reference> = { 'X-Request-Id': headerRef('X-Request-Id') };
+  if (set === 'authenticated') Object.assign(headers, rate(true));
+  if (set === 'maybeAuthenticated') Object.assign(headers, rate(false));
+  if (set === 'rateLimited') {
+    Object.assign(headers, {
+      'X-RateLimit-Limit': headerRef('X-RateLimit-Limit'),
+      'X-RateLimit-Remaining': { ...headers_['X-RateLimit-Remaining'], description: 'Always 0 on a 429' },
+      'X-RateLimit-Reset': optionalHeader('X-RateLimit-Reset'),
+      'Retry-After': headerRef('Retry-After'),
+    });
+  }
+  if (replayable) headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
+  return headers;
+}
+
+const integerHeader = (description: string): Header => ({ description, required: true, schema: { type: 'integer', minimum: 0 } });
+
+const headers_: Record<string, Header> = {
+  'X-RateLimit-Limit': integerHeader('Requests allowed per 60-second window for this credential (120 by default)'),
+  'X-RateLimit-Remaining': integerHeader('Requests left in the current window'),
+  'X-RateLimit-Reset': integerHeader('When the current window resets, in epoch seconds'),
+  'Retry-After': integerHeader('Seconds until the current window resets'),
+  'X-Request-Id': {
+    description: 'The request id: the caller\'s X-Request-Id when it is 1–64 characters of [A-Za-z0-9_.-], else a new UUID',
+    required: true,
+    schema: { type: 'string', pattern: '^[\\w.-]{1,64}$' },
+  },
+  'Idempotent-Replayed': {
+    description: 'Present (true) when this response is the stored response of an earlier request with the same Idempotency-Key',
+    required: false,
+    schema: { type: 'string', const: 'true' },
+  },
+};
+
+function optionalHeader(name: string): Header {
+  return { ...headers_[name], required: false, description: `${headers_[name].description ?? ''} (present when the request was authenticated)` };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schemas
+
+const listOf = (item: string): Schema =>
+  object({ data: { type: 'array', items: schemaRef(item) }, meta: schemaRef('PageMeta') });
+
+const schemas: Record<string, Schema> = {
+  Id: { ...id, description: 'A record id: a positive integer' },
+  Currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code (three upper-case letters, validated against the ISO list; input is case-insensitive)' },
+  Scope: { type: 'string', enum: SCOPES, description: 'A :write scope also grants the matching :read' },
+
+  Error: {
+    type: 'object',
+    description: 'Every error body. `errors` carries field-level details (validation failures, malformed query parameters); a 403 `forbidden` carries `required_scope` and `key_scopes`. A 500 names the request id inside `message` (and in the X-Request-Id header), never a stack trace.',
+    properties: {
+      error: { type: 'string', enum: ERROR_CODES },
+      message: { type: 'string' },
+      errors: {
+        type: 'object',
+        description: 'Messages by field (`items.0.quantity`; `_` for the body as a whole)',
+        additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
+      },
+      required_scope: schemaRef('Scope'),
+      key_scopes: { type: 'array', items: schemaRef('Scope') },
+    },
+    required: ['error', 'message'],
+    additionalProperties: false,
+    allOf: [
+      { if: { type: 'object', properties: { error: { const: 'forbidden' } } }, then: { type: 'object', required: ['required_scope', 'key_scopes'] } },
+      { if: { type: 'object', properties: { error: { const: 'validation_failed' } } }, then: { type: 'object', required: ['errors'] } },
+    ],
+  },
+
+  PageMeta: object({
+    current_page: { type: 'integer', minimum: 1 },
+    per_page: { type: 'integer', minimum: 1, maximum: 100 },
+    total: { type: 'integer', minimum: 0 },
+    last_page: { type: 'integer', minimum: 1, description: 'At least 1: an empty list has one empty page' },
+  }),
+
+  Deleted: object({ id: schemaRef('Id'), deleted: { type: 'boolean', const: true } }),
+
+  BusinessSummary: object({ id: schemaRef('Id'), name: { type: 'string' }, currency: schemaRef('Currency') }),
+  Business: object({
+    id: schemaRef('Id'),
+    name: { type: 'string' },
+    currency: schemaRef('Currency'),
+    country: { type: ['string', 'null'], pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, or null' },
+    plan: { type: 'string', description: '`free` unless set' },
+  }),
+  Ping: object({
+    business: schemaRef('BusinessSummary'),
+    scopes: { type: 'array', items: schemaRef('Scope') },
+    livemode: { type: 'boolean', description: 'true for a live key (svc_live_…), false for a test key' },
+  }),
+
+  Client: object({
+    id: schemaRef('Id'),
+    name: text(255, 1),
+    email: { type: 'string', format: 'email', maxLength: 254, description: 'Unique per business and mode, ignoring case' },
+    phone: nullable(text(50)),
+    company: nullable(text(255)),
+    address: nullable(text(1000)),
+    livemode: { type: 'boolean' },
+    created_at: dateTime,
+    updated_at: dateTime,
+  }),
+  ClientCreate: input(
+    {
+      name: text(255, 1),
+      email: { type: 'string', format: 'email', maxLength: 254 },
+      phone: optionalText(50),
+      company: optionalText(255),
+      address: optionalText(1000),
+    },
+    ['name', 'email'],
+  ),
+  ClientUpdate: input({
+    name: text(255, 1),
+    email: { type: 'string', format: 'email', maxLength: 254 },
+    phone: optionalText(50),
+    company: optionalText(255),
+    address: optionalText(1000),
+  }),
+
+  InvoiceStatus: {
+    type: 'string',
+    enum: INVOICE_STATUSES,
+    description:
+      'draft → sent (POST /send or initiate-payment) → viewed (payment page opened) → partial / paid (payments); draft, sent, viewed or partial → void (POST /void, not on paid invoices). Only a draft may be updated or deleted.',
+  },
+  InvoiceItem: object({
+    id: schemaRef('Id'),
+    description: text(1000, 1),
+    quantity: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000, description: 'At most 4 decimals' },
+    unit_price: { ...money, description: 'Major units; may be negative (a discount line)' },
+    amount: { ...money, description: 'quantity × unit_price, rounded half away from zero to the minor unit' },
+  }),
+  Invoice: {
+    type: 'object',
+    description: 'An invoice as lists return it. Responses about one invoice (and webhook events) are an InvoiceDetail, which adds `payments`.',
+    properties: {
+      id: schemaRef('Id'),
+      number: { type: ['string', 'null'], pattern: '^INV-[0-9]{6,}$', description: 'Per business and mode, assigned when the invoice leaves draft; null for drafts' },
+      client_id: schemaRef('Id'),
+      status: schemaRef('InvoiceStatus'),
+      currency: schemaRef('Currency'),
+      issue_date: date,
+      due_date: { ...date, description: 'Strictly after issue_date' },
+      items: { type: 'array', items: schemaRef('InvoiceItem'), minItems: 1, maxItems: 500 },
+      subtotal: { ...money, description: 'Sum of the line amounts' },
+      total: { ...money, minimum: 0, description: 'Sum of the line amounts (≥ 0)' },
+      amount_paid: { ...money, minimum: 0 },
+      amount_due: { ...money, description: 'total − amount_paid' },
+      notes: { type: ['string', 'null'], maxLength: 5000 },
+      livemode: { type: 'boolean' },
+      sent_at: nullable(dateTime),
+      viewed_at: nullable(dateTime),
+      paid_at: nullable(dateTime),
+      voided_at: nullable(dateTime),
+      created_at: dateTime,
+      updated_at: dateTime,
+    },
+    required: [
+      'id', 'number', 'client_id', 'status', 'currency', 'issue_date', 'due_date', 'items', 'subtotal', 'total',
+      'amount_paid', 'amount_due', 'notes', 'livemode', 'sent_at', 'viewed_at', 'paid_at', 'voided_at', 'created_at', 'updated_at',
+    ],
+    unevaluatedProperties: false,
+  },
+  InvoiceDetail: {
+    type: 'object',
+    description: 'An invoice with its payment history (oldest first)',
+    allOf: [schemaRef('Invoice')],
+    properties: { payments: { type: 'array', items: schemaRef('Payment') } },
+    required: ['payments'],
+    unevaluatedProperties: false,
+  },
+  InvoiceItemInput: input(
+    {
+      description: { ...text(1000, 1), description: 'Trimmed, 1–1000 characters' },
+      quantity: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000, description: '> 0, at most 4 decimals' },
+      unit_price: { ...money, description: 'Major units; may be negative as long as the invoice total stays ≥ 0' },
+    },
+    ['description', 'quantity', 'unit_price'],
+  ),
+  InvoiceCreate: input(
+    {
+      client_id: { ...id, description: 'A client of this business and mode' },
+      currency: { ...schemaRef('Currency'), description: 'Default: the business currency' },
+      issue_date: { ...date, description: 'Default: today (UTC)' },
+      due_date: { ...date, description: 'Strictly after issue_date; default issue_date + 30 days' },
+      items: { type: 'array', items: schemaRef('InvoiceItemInput'), minItems: 1, maxItems: 500 },
+      notes: optionalText(5000),
+    },
+    ['client_id', 'items'],
+  ),
+  InvoiceUpdate: input({
+    currency: schemaRef('Currency'),
+    issue_date: date,
+    due_date: { ...date, description: 'Strictly after issue_date' },
+    items: { type: 'array', items: schemaRef('InvoiceItemInput'), minItems: 1, maxItems: 500, description: 'Replaces every line item' },
+    notes: optionalText(5000),
+  }),
+  NoFields: { type: 'object', maxProperties: 0, description: 'No body, or an empty JSON object: any field is refused (422)' },
+  SimulatePayment: input({ amount: { ...money, exclusiveMinimum: 0, description: 'Default: the amount due; at most the amount due' } }),
+  PaymentStatusReport: object({
+    invoice_id: schemaRef('Id'),
+    status: schemaRef('InvoiceStatus'),
+    currency: schemaRef('Currency'),
+    total: money,
+    amount_paid: money,
+    amount_due: money,
+  }),
+  PaymentLink: object({
+    payment_url: { type: 'string', format: 'uri', description: 'The client\'s payment page' },
+    invoice_id: schemaRef('Id'),
+  }),
+  SentInvoice: object({
+    invoice: schemaRef('InvoiceDetail'),
+    email: object({
+      to: { type: 'string', format: 'email' },
+      status: {
+        type: 'string',
+        enum: ['sent', 'written', 'suppressed'],
+        description: '`sent`: accepted by the SMTP server; `written`: written to the outbox directory (no SMTP_URL); `suppressed`: test key, no e-mail leaves',
+      },
+    }),
+  }),
+  SimulatedPayment: object({ payment: schemaRef('Payment'), invoice: schemaRef('InvoiceDetail') }),
+
+  QuickCharge: input(
+    {
+      amount: { ...money, exclusiveMinimum: 0 },
+      currency: { ...schemaRef('Currency'), description: 'Default: the business currency' },
+      description: { ...text(1000, 1), description: 'The line item\'s description' },
+      due_date: date,
+      client_id: { ...id, description: 'An existing client (exactly one of client_id and client)' },
+      client: { ...schemaRef('ClientCreate'), description: 'Found by e-mail within the business and mode, or created' },
+    },
+    ['amount'],
+    { oneOf: [{ type: 'object', required: ['client_id'] }, { type: 'object', required: ['client'] }] },
+  ),
+  QuickChargeResult: object({
+    invoice: { ...schemaRef('InvoiceDetail'), description: 'Issued (status sent) with one line item' },
+    client: schemaRef('Client'),
+    payment_url: { type: 'string', format: 'uri' },
+  }),
+
+  PaymentStatus: { type: 'string', enum: PAYMENT_STATUSES },
+  Payment: object({
+    id: schemaRef('Id'),
+    invoice_id: schemaRef('Id'),
+    client_id: schemaRef('Id'),
+    amount: money,
+    currency: schemaRef('Currency'),
+    status: schemaRef('PaymentStatus'),
+    method: { type: 'string', description: '`simulated` for test-mode payments' },
+    gateway: { type: ['string', 'null'] },
+    gateway_reference: { type: ['string', 'null'] },
+    livemode: { type: 'boolean' },
+    paid_at: nullable(dateTime),
+    created_at: dateTime,
+  }),
+
+  ExpenseCategory: {
+    type: 'string',
+    maxLength: 64,
+    pattern: '^[a-z0-9]+(?:[-_][a-z0-9]+)*$',
+    description: 'A free lower-case slug (`travel`, `office-supplies`)',
+  },
+  Expense: object({
+    id: schemaRef('Id'),
+    amount: { ...money, exclusiveMinimum: 0 },
+    currency: schemaRef('Currency'),
+    category: schemaRef('ExpenseCategory'),
+    description: { type: ['string', 'null'], maxLength: 1000 },
+    vendor: { type: ['string', 'null'], maxLength: 255 },
+    date,
+    notes: { type: ['string', 'null'], maxLength: 5000 },
+    livemode: { type: 'boolean' },
+    created_at: dateTime,
+    updated_at: dateTime,
+  }),
+  ExpenseCreate: input(
+    {
+      amount: { ...money, exclusiveMinimum: 0 },
+      currency: { ...schemaRef('Currency'), description: 'Default: the business currency' },
+      category: schemaRef('ExpenseCategory'),
+      date,
+      description: optionalText(1000),
+      vendor: optionalText(255),
+      notes: optionalText(5000),
+    },
+    ['amount', 'category', 'date'],
+  ),
+  ExpenseUpdate: input({
+    amount: { ...money, exclusiveMinimum: 0 },
+    currency: schemaRef('Currency'),
+    category: schemaRef('ExpenseCategory'),
+    date,
+    description: optionalText(1000),
+    vendor: optionalText(255),
+    notes: optionalText(5000),
+  }),
+
+  ContractType: { type: 'string', enum: CONTRACT_TYPES },
+  ContractStatus: {
+    type: 'string',
+    enum: CONTRACT_STATUSES,
+    description: 'pending → partially_signed (one party signed) → signed (both; fires contract.signed), or declined',
+  },
+  Contract: object({
+    id: schemaRef('Id'),
+    type: schemaRef('ContractType'),
+    title: text(255, 1),
+    client_id: schemaRef('Id'),
+    body: { type: 'string', minLength: 1, maxLength: 100_000 },
+    amount: { type: ['number', 'null'], minimum: 0, description: 'Major units, or null' },
+    currency: { type: ['string', 'null'], pattern: '^[A-Z]{3}$' },
+    status: schemaRef('ContractStatus'),
+    client_signed_at: nullable(dateTime),
+    business_signed_at: nullable(dateTime),
+    signing_url: { type: 'string', format: 'uri', description: 'Where the client reads and signs' },
+    embed_url: { type: 'string', format: 'uri', description: 'The iframe-friendly signing page' },
+    livemode: { type: 'boolean' },
+    created_at: dateTime,
+    updated_at: dateTime,
+  }),
+  ContractCreate: input(
+    {
+      title: { ...text(255, 1), description: 'Trimmed, 1–255 characters' },
+      client_id: { ...id, description: 'A client of this business and mode' },
+      body: { type: 'string', minLength: 1, maxLength: 100_000, pattern: '\\S', description: 'Kept as written; must not be blank' },
+      type: { ...schemaRef('ContractType'), default: 'contract' },
+      amount: { type: ['number', 'null'], minimum: 0, description: 'Major units; needs a currency (or the business currency)' },
+      currency: { type: ['string', 'null'], pattern: '^[A-Za-z]{3}$' },
+    },
+    ['title', 'client_id', 'body'],
+  ),
+
+  EventType: {
+    type: 'string',
+    enum: ['invoice.created', 'invoice.sent', 'invoice.viewed', 'invoice.paid', 'payment.received', 'contract.signed'],
+  },
+  EventEnvelope: {
+    type: 'object',
+    properties: {
+      id: schemaRef('Id'),
+      type: schemaRef('EventType'),
+      created_at: dateTime,
+      livemode: { type: 'boolean' },
+      business_id: schemaRef('Id'),
+      idempotency_key: { type: 'string', format: 'uuid', description: 'The same on every retry of one event: deduplicate on it' },
+      data: { type: 'object' },
+    },
+    required: ['id', 'type', 'created_at', 'livemode', 'business_id', 'idempotency_key', 'data'],
+  },
+  InvoiceEvent: {
+    type: 'object',
+    allOf: [schemaRef('EventEnvelope')],
+    properties: {
+      type: { type: 'string', enum: ['invoice.created', 'invoice.sent', 'invoice.viewed', 'invoice.paid'] },
+      data: object({ invoice: schemaRef('InvoiceDetail') }),
+    },
+    unevaluatedProperties: false,
+  },
+  PaymentReceivedEvent: {
+    type: 'object',
+    allOf: [schemaRef('EventEnvelope')],
+    properties: {
+      type: { type: 'string', const: 'payment.received' },
+      data: object({ payment: schemaRef('Payment'), invoice: schemaRef('InvoiceDetail') }),
+    },
+    unevaluatedProperties: false,
+  },
+  ContractSignedEvent: {
+    type: 'object',
+    allOf: [schemaRef('EventEnvelope')],
+    properties: {
+      type: { type: 'string', const: 'contract.signed' },
+      data: object({ contract: schemaRef('Contract') }),
+    },
+    unevaluatedProperties: false,
+  },
+
+  OpenApiDocument: {
+    type: 'object',
+    description: 'This document',
+    properties: { openapi: { type: 'string', const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
+    required: ['openapi', 'info', 'paths'],
+  },
+};
+
+schemas.ClientList = listOf('Client');
+schemas.InvoiceList = listOf('Invoice');
+schemas.PaymentList = listOf('Payment');
+schemas.ExpenseList = listOf('Expense');
+schemas.ContractList = listOf('Contract');
+
+const wrapped = (key: string, name: string): Schema => object({ [key]: schemaRef(name) });
+schemas.ClientEnvelope = wrapped('client', 'Client');
+schemas.InvoiceEnvelope = wrapped('invoice', 'InvoiceDetail');
+schemas.ExpenseEnvelope = wrapped('expense', 'Expense');
+schemas.ContractEnvelope = wrapped('contract', 'Contract');
+schemas.BusinessEnvelope = wrapped('business', 'Business');
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+
+const json = (schema: Schema | Reference): Record<string, MediaType> => ({ 'application/json': { schema } });
+
+/** An error response whose `error` is one of `codes`. */
+function errorResponse(description: string, codes: string[], headerSet: HeaderSet): Response {
+  return {
+    description,
+    headers: responseHeaders(headerSet),
+    content: json({ type: 'object', allOf: [schemaRef('Error')], properties: { error: { type: 'string', enum: codes } } }),
+  };
+}
+
+const responses: Record<string, Response> = {
+  BadRequest: errorResponse(
+    'Malformed request (`bad_request`): unparseable JSON, a body that is not a JSON object, a content type other than JSON, a malformed query parameter (with `errors`), an unknown filter value, an Idempotency-Key outside 1–255 characters',
+    ['bad_request'],
+    'authenticated',
+  ),
+  Unauthorized: errorResponse('Missing or invalid API key (`unauthorized`). Carries no rate-limit headers.', ['unauthorized'], 'none'),
+  Forbidden: errorResponse('The key lacks the scope (`forbidden`, with `required_scope` and `key_scopes`)', ['forbidden'], 'authenticated'),
+  ForbiddenOrTestModeOnly: errorResponse(
+    'The key lacks the scope (`forbidden`, with `required_scope` and `key_scopes`), or a live key asked for a test-mode-only action (`test_mode_only`)',
+    ['forbidden', 'test_mode_only'],
+    'authenticated',
+  ),
+  NotFound: errorResponse(
+    'No such record in this business and mode, or an id that is not a positive integer (`not_found`); also every unknown path',
+    ['not_found'],
+    'maybeAuthenticated',
+  ),
+  IdempotencyKeyInUse: errorResponse('A request with this Idempotency-Key is still running (`idempotency_key_in_use`)', ['idempotency_key_in_use'], 'authenticated'),
+  PayloadTooLarge: errorResponse('The body is larger than 1 MB (`payload_too_large`)', ['payload_too_large'], 'authenticated'),
+  Unprocessable: errorResponse(
+    'Field errors (`validation_failed`, with `errors`), a business rule refusing the request in the record\'s state (`invalid_state`), or an Idempotency-Key reused with another request (`idempotency_key_reused`)',
+    ['validation_failed', 'invalid_state', 'idempotency_key_reused'],
+    'authenticated',
+  ),
+  RateLimited: errorResponse(
+    'Over 120 requests in the credential\'s 60-second window, or too many failed authentications from the address (`rate_limited`): wait Retry-After seconds',
+    ['rate_limited'],
+    'rateLimited',
+  ),
+  ServerError: errorResponse('Server-side failure (`server_error`); the message names the request id, never a stack trace', ['server_error'], 'maybeAuthenticated'),
+  EmailFailed: errorResponse('The SMTP server refused the e-mail or could not be reached (`email_failed`); nothing was changed', ['email_failed'], 'authenticated'),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Operations
+
+interface OperationSpec {
+  id: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** Accepted scopes (any one suffices); [] = any valid key; null = no authentication. */
+  scopes: string[] | null;
+  parameters?: (Parameter | Reference)[];
+  body?: { schema: Schema | Reference; required: boolean; description?: string };
+  ok: { status: 200 | 201; description: string; schema: Schema | Reference };
+  /** Error responses beyond the ones every authenticated endpoint has. */
+  errors?: Record<string, Reference>;
+}
+
+function operation(method: HttpMethod, spec: OperationSpec): Operation {
+  const isPost = method === 'post';
+  const authenticated = spec.scopes !== null;
+  const parameters = [...(spec.parameters ?? []), ...(isPost && authenticated ? [parameterRef('IdempotencyKey')] : [])];
+  const responses: Record<string, Response | Reference> = {
+    [spec.ok.status]: {
+      description: spec.ok.description,
+      headers: responseHeaders(authenticated ? 'authenticated' : 'none', isPost && authenticated),
+      content: json(spec.ok.schema),
+    },
+  };
+  if (authenticated) {
+    responses['400'] = responseRef('BadRequest');
+    responses['401'] = responseRef('Unauthorized');
+    if (spec.scopes!.length) responses['403'] = responseRef('Forbidden');
+    responses['404'] = responseRef('NotFound');
+    if (isPost) responses['409'] = responseRef('IdempotencyKeyInUse');
+    if (spec.body) responses['413'] = responseRef('PayloadTooLarge');
+    if (spec.body || isPost) responses['422'] = responseRef('Unprocessable');
+    Object.assign(responses, spec.errors ?? {});
+    responses['429'] = responseRef('RateLimited');
+    responses['500'] = responseRef('ServerError');
+  } else {
+    responses['404'] = responseRef('NotFound');
+  }
+  const scopeNote = spec.scopes === null ? 'No authentication.' : spec.scopes.length ? `Scope: ${spec.scopes.join(' or ')}.` : 'Any valid key; no scope needed.';
+  const op: Operation = {
+    operationId: spec.id,
+    summary: spec.summary,
+    description: [spec.description, scopeNote].filter(Boolean).join('\n\n'),
+    tags: [spec.tag],
+    ...(spec.scopes === null
+      ? { security: [] }
+      : { security: spec.scopes.length ? spec.scopes.map((scope) => ({ apiKey: [scope] })) : [{ apiKey: [] }] }),
+    ...(parameters.length ? { parameters } : {}),
+    ...(spec.body
+      ? { requestBody: { required: spec.body.required, ...(spec.body.description ? { description: spec.body.description } : {}), content: json(spec.body.schema) } }
+      : {}),
+    responses,
+  };
+  return op;
+}
+
+const listParameters = [parameterRef('Page'), parameterRef('PerPage'), parameterRef('After')];
+const idParameter = parameterRef('Id');
+const queryFilter = (name: string, schema: Schema | Reference, description: string): Parameter => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+});
+const invalidState = { '422': responseRef('Unprocessable') };
+
+const paths: Record<string, PathItem> = {
+  '/openapi.json': {
+    get: operation('get', {
+      id: 'getOpenApiDocument',
+      summary: 'This OpenAPI 3.1 document',
+      tag: 'Meta',
+      scopes: null,
+      ok: { status: 200, description: 'The document', schema: schemaRef('OpenApiDocument') },
+    }),
+  },
+  '/ping': {
+    get: operation('get', {
+      id: 'ping',
+      summary: 'Verify a key',
+      tag: 'Business',
+      scopes: [],
+      ok: { status: 200, description: 'The key\'s business, scopes and mode', schema: schemaRef('Ping') },
+    }),
+  },
+  '/business': {
+    get: operation('get', {
+      id: 'getBusiness',
+      summary: 'The business profile',
+      tag: 'Business',
+      scopes: [],
+      ok: { status: 200, description: 'The business', schema: schemaRef('BusinessEnvelope') },
+    }),
+  },
+
+  '/clients': {
+    get: operation('get', {
+      id: 'listClients',
+      summary: 'List clients',
+      tag: 'Clients',
+      scopes: ['clients:read'],
+      parameters: [
+        ...listParameters,
+        queryFilter('search', { type: 'string', maxLength: 255, pattern: '^[^\\u0000-\\u001f\\u007f]*$' }, 'Case-insensitive substring of name, e-mail or company; control characters are a 400'),
+      ],
+      ok: { status: 200, description: 'A page of clients', schema: schemaRef('ClientList') },
+    }),
+    post: operation('post', {
+      id: 'createClient',
+      summary: 'Create a client',
+      description: 'A duplicate e-mail (ignoring case) within the business and mode is a 422 with `errors.email`.',
+      tag: 'Clients',
+      scopes: ['clients:write'],
+      body: { schema: schemaRef('ClientCreate'), required: true },
+      ok: { status: 201, description: 'The new client', schema: schemaRef('ClientEnvelope') },
+    }),
+  },
+  '/clients/{id}': {
+    get: operation('get', {
+      id: 'getClient',
+      summary: 'Read a client',
+      tag: 'Clients',
+      scopes: ['clients:read'],
+      parameters: [idParameter],
+      ok: { status: 200, description: 'The client', schema: schemaRef('ClientEnvelope') },
+    }),
+    patch: operation('patch', {
+      id: 'updateClient',
+      summary: 'Update a client',
+      tag: 'Clients',
+      scopes: ['clients:write'],
+      parameters: [idParameter],
+      body: { schema: schemaRef('ClientUpdate'), required: true },
+      ok: { status: 200, description: 'The updated client', schema: schemaRef('ClientEnvelope') },
+    }),
+    delete: operation('delete', {
+      id: 'deleteClient',
+      summary: 'Delete a client',
+      description: 'A client that has invoices cannot be deleted (422 `invalid_state`).',
+      tag: 'Clients',
+      scopes: ['clients:write'],
+      parameters: [idParameter],
+      ok: { status: 200, description: 'Deleted', schema: schemaRef('Deleted') },
+      errors: invalidState,
+    }),
+  },
+
+  '/invoices': {
+    get: operation('get', {
+      id: 'listInvoices',
+      summary: 'List invoices',
+      tag: 'Invoices',
+      scopes: ['invoices:read'],
+      parameters: [
+        ...listParameters,
+        queryFilter('status', schemaRef('InvoiceStatus'), 'Only invoices in this status; an unknown value is a 400'),
+        queryFilter('client_id', id, 'Only invoices of this client; not a positive integer is a 400'),
+      ],
+      ok: { status: 200, description: 'A page of invoices (without payments)', schema: schemaRef('InvoiceList') },
+    }),
+    post: operation('post', {
+      id: 'createInvoice',
+      summary: 'Create a draft invoice',
+      description: 'Fires `invoice.created`. An unknown client_id, a due_date not after issue_date, an amount with more decimals than the currency allows or a negative total is a 422.',
+      tag: 'Invoices',
+      scopes: ['invoices:write'],
+      body: { schema: schemaRef('InvoiceCreate'), required: true },
+      ok: { status: 201, description: 'The new draft', schema: schemaRef('InvoiceEnvelope') },
+    }),
+  },
+  '/invoices/{id}': {
+    get: operation('get', {
+      id: 'getInvoice',
+      summary: 'Read an invoice with its line items and payments',
+      tag: 'Invoices',
+      scopes: ['invoices:read'],
+      parameters: [idParameter],
+      ok: { status: 200, description: 'The invoice', schema: schemaRef('InvoiceEnvelope') },
+    }),
+    patch: operation('patch', {
+      id: 'updateInvoice',
+      summary: 'Update a draft invoice',
+      description: 'Only a draft can be updated: otherwise 422 `invalid_state`.',
+      tag: 'Invoices',
+      scopes: ['invoices:write'],
+      parameters: [idParameter],
+      body: { schema: schemaRef('InvoiceUpdate'), required: true },
+      ok: { status: 200, description: 'The updated draft', schema: schemaRef('InvoiceEnvelope') },
+    }),
+    delete: operation('delete', {
+      id: 'deleteInvoice',
+      summary: 'Delete a draft invoice',
+      description: 'Only a draft can be deleted: otherwise 422 `invalid_state`.',
+      tag: 'Invoices',
+      scopes: ['invoices:write'],
+      parameters: [idParameter],
+      ok: { status: 200, description: 'Deleted', schema: schemaRef('Deleted') },
+      errors: invalidState,
+    }),
+  },
+  '/invoices/{id}/send': {
+    post: operation('post', {
+      id: 'sendInvoice',
+      summary: 'E-mail the invoice to its client',
+      description:
+        'Issues a draft (status sent, number assigned) and fires `invoice.sent`. Re-sending a sent invoice is a reminder. Under a test key no e-mail leaves (`email.status` suppressed). A paid or void invoice is a 422 `invalid_state`.',
+      tag: 'Invoices',
+      scopes: ['invoices:write'],
+      parameters: [idParameter],
+      body: { schema: schemaRef('NoFields'), required: false },
+      ok: { status: 200, description: 'The invoice and the e-mail', schema: schemaRef('SentInvoice') },
+      errors: { '502': responseRef('EmailFailed') },
+    }),
+  },
+  '/invoices/{id}/payment-status': {
+    get: operation('get', {
+      id: 'getInvoicePaymentStatus',
+      summary: 'Payment status and outstanding amount',
+      tag: 'Invoices',
+      scopes: ['invoices:read'],
+      parameters: [idParameter],
+      ok: { status: 200, description: 'The status', schema: schemaRef('PaymentStatusReport') },
+    }),
+  },
+  '/invoices/{id}/initiate-payment': {
+    post: operation('post', {
+      id: 'initiateInvoicePayment',
+      summary: 'Get the invoice\'s payment URL',
+      description: 'Issues a draft (status sent, number assigned; no e-mail, no `invoice.sent`). A paid or void invoice is a 422 `invalid_state`. On 403, `required_scope` names invoices:write.',
+      tag: 'Invoices',
+      scopes: ['invoices:write', 'payments:write'],
+      parameters: [idParameter],
+      body: { schema: schemaRef('NoFields'), required: false },
+      ok: { status: 200, description: 'The payment link', schema: schemaRef('PaymentLink') },
+    }),
+  },
+  '/invoices/{id}/simulate-payment': {
+    post: operation('post', {
+      id: 'simulateInvoicePayment',
+      summary: 'Test mode: record a payment',
+      description:
+        'Test keys only (a live key gets 403 `test_mode_only`). Records a succeeded payment (default: the amount due), fires `payment.received`, and `invoice.paid` when fully paid. An amount above the amount due, or a draft, paid or void invoice, is a 422.',
+      tag: 'Invoices',
+      scopes: ['invoices:write', 'payments:write'],
+      parameters: [idParameter],
+      body: { schema: schemaRef('SimulatePayment'), required: false },
+      ok: { status: 201, description: 'The payment and the invoice', schema: schemaRef('SimulatedPayment') },
+      errors: { '403': responseRef('ForbiddenOrTestModeOnly') },
+    }),
+  },
+  '/invoices/{id}/void': {
+    post: operation('post', {
+      id: 'voidInvoice',
+      summary: 'Void an invoice (extension)',
+      description: 'Cancels a draft, sent, viewed or partially paid invoice; a paid or void one is a 422 `invalid_state`.',
+      tag: 'Invoices',
+      scopes: ['invoices:write'],
+      parameters: [idParameter],
+      body: { schema: schemaRef('NoFields'), required: false },
+      ok: { status: 200, description: 'The void invoice', schema: schemaRef('InvoiceEnvelope') },
+    }),
+  },
+  '/quick-charge': {
+    post: operation('post', {
+      id: 'quickCharge',
+      summary: 'Create an issued invoice and its payment URL in one call',
+      description: 'Exactly one of `client_id` and `client`. The client is found by e-mail within the business and mode, or created. Fires `invoice.created`.',
+      tag: 'Invoices',
+      scopes: ['invoices:write'],
+      body: { schema: schemaRef('QuickCharge'), required: true },
+      ok: { status: 201, description: 'The invoice, the client and the payment URL', schema: schemaRef('QuickChargeResult') },
+    }),
+  },
+
+  '/payments': {
+    get: operation('get', {
+      id: 'listPayments',
+      summary: 'List payments',
+      tag: 'Payments',
+      scopes: ['payments:read'],
+      parameters: [
+        ...listParameters,
+        queryFilter('status', schemaRef('PaymentStatus'), 'Only payments in this status; an unknown value is a 400'),
+        queryFilter('invoice_id', id, 'Only payments of this invoice'),
+      ],
+      ok: { status: 200, description: 'A page of payments', schema: schemaRef('PaymentList') },
+    }),
+  },
+
+  '/expenses': {
+    get: operation('get', {
+      id: 'listExpenses',
+      summary: 'List expenses',
+      tag: 'Expenses',
+      scopes: ['expenses:read'],
+      parameters: [
+        ...listParameters,
+        queryFilter('category', schemaRef('ExpenseCategory'), 'Only this category'),
+        queryFilter('date_from', date, 'Expenses dated on or after this day'),
+        queryFilter('date_to', date, 'Expenses dated on or before this day (not before date_from)'),
+      ],
+      ok: { status: 200, description: 'A page of expenses', schema: schemaRef('ExpenseList') },
+    }),
+    post: operation('post', {
+      id: 'createExpense',
+      summary: 'Create an expense',
+      tag: 'Expenses',
+      scopes: ['expenses:write'],
+      body: { schema: schemaRef('ExpenseCreate'), required: true },
+      ok: { status: 201, description: 'The new expense', schema: schemaRef('ExpenseEnvelope') },
+    }),
+  },
+  '/expenses/{id}': {
+    get: operation('get', {
+      id: 'getExpense',
+      summary: 'Read an expense',
+      tag: 'Expenses',
+      scopes: ['expenses:read'],
+      parameters: [idParameter],
+      ok: { status: 200, description: 'The expense', schema: schemaRef('ExpenseEnvelope') },
+    }),
+    patch: operation('patch', {
+      id: 'updateExpense',
+      summary: 'Update an expense',
+      tag: 'Expenses',
+      scopes: ['expenses:write'],
+      parameters: [idParameter],
+      body: { schema: schemaRef('ExpenseUpdate'), required: true },
+      ok: { status: 200, description: 'The updated expense', schema: schemaRef('ExpenseEnvelope') },
+    }),
+    delete: operation('delete', {
+      id: 'deleteExpense',
+      summary: 'Delete an expense',
+      tag: 'Expenses',
+      scopes: ['expenses:write'],
+      parameters: [idParameter],
+      ok: { status: 200, description: 'Deleted', schema: schemaRef('Deleted') },
+    }),
+  },
+
+  '/contracts': {
+    get: operation('get', {
+      id: 'listContracts',
+      summary: 'List contracts and proposals',
+      tag: 'Contracts',
+      scopes: ['contracts:read'],
+      parameters: [
+        ...listParameters,
+        queryFilter('type', schemaRef('ContractType'), 'Only contracts or only proposals'),
+        queryFilter('status', schemaRef('ContractStatus'), 'Only this status'),
+      ],
+      ok: { status: 200, description: 'A page of contracts', schema: schemaRef('ContractList') },
+    }),
+    post: operation('post', {
+      id: 'createContract',
+      summary: 'Create a contract or proposal',
+      description: 'The response carries `signing_url` and `embed_url` for the client. When both parties have signed, `contract.signed` fires.',
+      tag: 'Contracts',
+      scopes: ['contracts:write'],
+      body: { schema: schemaRef('ContractCreate'), required: true },
+      ok: { status: 201, description: 'The new contract', schema: schemaRef('ContractEnvelope') },
+    }),
+  },
+  '/contracts/{id}': {
+    get: operation('get', {
+      id: 'getContract',
+      summary: 'Read a contract or proposal',
+      tag: 'Contracts',
+      scopes: ['contracts:read'],
+      parameters: [idParameter],
+      ok: { status: 200, description: 'The contract', schema: schemaRef('ContractEnvelope') },
+    }),
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks
+
+const webhookHeaders: Parameter[] = [
+  {
+    name: 'x-service-signature',
+    in: 'header',
+    required: true,
+    description: 'Lowercase hex HMAC-SHA256 of the raw request body, keyed with the key\'s webhook secret. Compute it over the raw bytes, not re-serialised JSON, and reject a mismatch.',
+    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  },
+  { name: 'x-service-event', in: 'header', required: true, description: 'The event type', schema: schemaRef('EventType') },
+  { name: 'x-service-delivery', in: 'header', required: true, description: 'The delivery attempt id', schema: { type: 'string' } },
+];
+
+function webhook(type: string, summary: string, payload: string): PathItem {
+  return {
+    post: {
+      operationId: `webhook.${type}`,
+      summary,
+      description:
+        'POSTed to every key of the business and mode that has a webhook_url. A 2xx within 10 seconds is success (redirects are not followed); otherwise retried after about 10 s, 30 s, 90 s, 270 s and 810 s (±10 % jitter), then marked failed and replayable.',
+      tags: ['Webhooks'],
+      security: [],
+      parameters: webhookHeaders,
+      requestBody: { required: true, content: json({ ...schemaRef(payload) }) },
+      responses: { '2XX': { description: 'Received; any other answer (or none within 10 s) is retried' } },
+    },
+  };
+}
+
+const webhooks: Record<string, PathItem> = {
+  'invoice.created': webhook('invoice.created', 'A new invoice was created', 'InvoiceEvent'),
+  'invoice.sent': webhook('invoice.sent', 'The invoice was sent (POST /invoices/{id}/send)', 'InvoiceEvent'),
+  'invoice.viewed': webhook('invoice.viewed', 'The client first opened the payment page', 'InvoiceEvent'),
+  'invoice.paid': webhook('invoice.paid', 'The invoice was fully paid', 'InvoiceEvent'),
+  'payment.received': webhook('payment.received', 'A payment was recorded', 'PaymentReceivedEvent'),
+  'contract.signed': webhook('contract.signed', 'Both parties have signed a contract', 'ContractSignedEvent'),
+};
+
+// ---------------------------------------------------------------------------------------------
+// The document
+
+export const openapiDocument: OpenApiDocument = {
+  openapi: '3.1.0',
+  jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+  info: {
+    title: 'Partner Invoicing API',
+    version: '1.0.0',
+    description: [
+      'Invoicing and payments for one business per API key. Every endpoint is served under `/api/v1/partner` and, identically, under `/api/v1`.',
+      '',
+      '- Authentication: `Authorization: Bearer svc_test_…` (test mode) or `svc_live_…` (live mode). Each record belongs to one business and one mode; another business\'s or mode\'s record is a 404. Every record carries `livemode`.',
+      '- Amounts are JSON numbers in major units with at most the currency\'s decimals; timestamps are ISO 8601 UTC; dates are `YYYY-MM-DD`.',
+      '- Lists: `{ data, meta: { current_page, per_page, total, last_page } }`, ordered by id; `page` ≥ 1, `per_page` default 20 (above 100 clamped to 100), `after` an id (keyset cursor) or an ISO 8601 date/timestamp (created after it).',
+      '- Idempotency: any POST may carry `Idempotency-Key` (1–255 characters), scoped to the credential and kept 24 hours; a retry with the same body replays the stored 2xx response with `Idempotent-Replayed: true`.',
+      '- Rate limit: 120 requests per minute per credential, fixed 60-second window.',
+      '- Unknown body fields are refused (422); unknown query parameters are ignored; an `{id}` that is not a positive integer is a 404; unknown paths are a 404 with the error body.',
+    ].join('\n'),
+  },
+  servers: [
+    {
+      url: '{base_url}/api/v1/partner',
+      description: 'The partner API',
+      variables: { base_url: { default: 'http://localhost:3000', description: 'The service\'s BASE_URL' } },
+    },
+    {
+      url: '{base_url}/api/v1',
+      description: 'The same API without the `partner` segment',
+      variables: { base_url: { default: 'http://localhost:3000', description: 'The service\'s BASE_URL' } },
+    },
+  ],
+  security: [{ apiKey: [] }],
+  tags: [
+    { name: 'Business', description: 'Key verification and the business profile' },
+    { name: 'Clients', description: 'The business\'s clients' },
+    { name: 'Invoices', description: 'Invoices, their delivery and payment' },
+    { name: 'Payments', description: 'Payment records' },
+    { name: 'Expenses', description: 'The business\'s expenses' },
+    { name: 'Contracts', description: 'Contracts and proposals for signature' },
+    { name: 'Webhooks', description: 'Signed events POSTed to a key\'s webhook_url' },
+    { name: 'Meta', description: 'This description' },
+  ],
+  paths,
+  webhooks,
+  components: {
+    securitySchemes: {
+      apiKey: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'svc_test_… | svc_live_… (40 base62 characters after the prefix)',
+        description: 'An API key (or OAuth access token). The requirement lists the scopes the operation accepts: any one of them suffices.',
+      },
+    },
+    schemas,
+    responses,
+    parameters: {
+      Id: { name: 'id', in: 'path', required: true, description: 'A record id; anything but a positive integer is a 404', schema: schemaRef('Id') },
+      Page: { name: 'page', in: 'query', required: false, description: 'Page number, from 1', schema: { type: 'integer', minimum: 1, default: 1 } },
+      PerPage: {
+        name: 'per_page',
+        in: 'query',
+        required: false,
+        description: 'Records per page: default 20, values above 100 are clamped to 100; not a whole number ≥ 1 is a 400',
+        schema: { type: 'integer', minimum: 1, default: 20 },
+      },
+      After: {
+        name: 'after',
+        in: 'query',
+        required: false,
+        description: 'An integer: records with a greater id (keyset cursor). An ISO 8601 date or timestamp: records created after it. Anything else is a 400.',
+        schema: {
+          anyOf: [
+            { type: 'integer', minimum: 0 },
+            { type: 'string', format: 'date' },
+            { type: 'string', format: 'date-time' },
+          ],
+        },
+      },
+      IdempotencyKey: {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: 'Makes the POST safe to retry: 1–255 characters, scoped to the credential, kept 24 hours. Same key and body: the stored response is replayed. Same key, other body: 422 `idempotency_key_reused`. Same key while the first request runs: 409 `idempotency_key_in_use`. Failed (non-2xx) requests store nothing.',
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      },
+    },
+    headers: headers_,
+  },
+};
