@@ -34,17 +34,28 @@ export function validateQuery<T>(schema: Joi.Schema<T>, input: unknown): T {
   return value as T;
 }
 
-/** A real calendar date `YYYY-MM-DD` (2026-02-30 is refused, not rolled over to March). */
-export const calendarDate = Joi.string()
-  .custom((value: string, helpers) => (isCalendarDate(value) ? value : helpers.error('any.invalid')))
-  .messages({ 'any.invalid': 'must be a calendar date YYYY-MM-DD' });
-
+/** `2026-02-28` is a date, `2026-02-30` is not: the digits must name a day of the Gregorian calendar. */
 export function isCalendarDate(value: string): boolean {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const match = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/.exec(value);
   if (!match) return false;
   const [year, month, day] = match.slice(1).map(Number);
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return day <= days;
+}
+
+/** A real calendar date `YYYY-MM-DD`: refused, never rolled over to the next month. */
+export const calendarDate = Joi.string()
+  .custom((value: string, helpers) => (isCalendarDate(value) ? value : helpers.error('any.invalid')))
+  .messages({ 'any.invalid': '{{#label}} must be a calendar date, YYYY-MM-DD' });
+
+/** Optional text up to `max` characters, trimmed; null or empty clears it. */
+export const optionalText = (max: number) => Joi.string().trim().max(max).allow(null, '');
+
+/** Empty optional text is stored as null. */
+export function blankToNull(value: string | null | undefined): string | null {
+  return value ? value : null;
 }
 
 /** The calendar date `days` after `date` (both `YYYY-MM-DD`, in UTC). */

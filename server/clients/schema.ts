@@ -1,6 +1,7 @@
 /** Client input: the specification's fields, with the limits the contract leaves to us. */
 import Joi from 'joi';
 import { listQuery, ListParams } from '../http/pagination';
+import { optionalText } from '../validation';
 
 export interface ClientInput {
   name: string;
@@ -13,8 +14,6 @@ export interface ClientInput {
 export interface ClientListParams extends ListParams {
   search?: string;
 }
-
-const optionalText = (max: number) => Joi.string().trim().max(max).allow(null, '');
 
 const fields = {
   name: Joi.string().trim().min(1).max(255),

@@ -4,6 +4,7 @@ import { Database } from '../db/database';
 import { isReferencedRowViolation, isUniqueViolation } from '../db/errors';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Page, paginate } from '../http/pagination';
+import { blankToNull } from '../validation';
 import { Client } from './model';
 import { ClientInput, ClientListParams } from './schema';
 
@@ -37,7 +38,6 @@ const DUPLICATE_EMAIL = { email: ['is already used by another client'] };
 
 /** Empty optional text is stored as null; derived columns follow the visible ones. */
 function columnsFor(merged: ClientInput): Partial<Client> {
-  const blankToNull = (v: string | null | undefined) => (v ? v : null);
   const company = blankToNull(merged.company);
   return {
     name: merged.name,

@@ -2,6 +2,7 @@
 import Joi from 'joi';
 import { listQuery, ListParams } from '../http/pagination';
 import { currencyField, moneyField } from '../money/amount';
+import { calendarDate, optionalText } from '../validation';
 
 export interface ExpenseInput {
   /** Major units; its decimals are checked against the currency by the service. */
@@ -20,28 +21,11 @@ export interface ExpenseListParams extends ListParams {
   date_to?: string;
 }
 
-/** `2026-02-28` is a date, `2026-02-30` is not: the digits must name a day of the Gregorian calendar. */
-export function isCalendarDate(value: string): boolean {
-  const match = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/.exec(value);
-  if (!match) return false;
-  const [year, month, day] = match.slice(1).map(Number);
-  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
-  return day <= days;
-}
-
-const calendarDate = Joi.string()
-  .custom((value: string, helpers) => (isCalendarDate(value) ? value : helpers.error('any.invalid')))
-  .messages({ 'any.invalid': '{{#label}} must be a calendar date, YYYY-MM-DD' });
-
 /** A lower-case slug as given (`travel`, `office-supplies`): other input is refused, never rewritten. */
 const category = Joi.string()
   .max(64)
   .pattern(/^[a-z0-9]+(?:[-_][a-z0-9]+)*$/)
   .messages({ 'string.pattern.base': '{{#label}} must be a lower-case slug such as "travel" or "office-supplies"' });
-
-const optionalText = (max: number) => Joi.string().trim().max(max).allow(null, '');
 
 const fields = {
   amount: moneyField.greater(0),

@@ -6,6 +6,7 @@ import { Database } from '../db/database';
 import { NotFound, ValidationFailed } from '../errors';
 import { Page, paginate } from '../http/pagination';
 import { collectMinor, toMajor } from '../money/amount';
+import { blankToNull } from '../validation';
 import { Expense } from './model';
 import { ExpenseInput, ExpenseListParams } from './schema';
 
@@ -44,7 +45,6 @@ function columnsFor(merged: ExpenseInput & { currency: string }): Partial<Expens
   const errors = new Map<string, string[]>();
   const amount = collectMinor(errors, 'amount', merged.amount, merged.currency);
   if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
-  const blankToNull = (v: string | null | undefined) => (v ? v : null);
   return {
     amount,
     currency: merged.currency,

@@ -2,7 +2,7 @@
 import Joi from 'joi';
 import { idFilter, listQuery, ListParams } from '../http/pagination';
 import { currencyField, MAX_QUANTITY, moneyField } from '../money/amount';
-import { calendarDate } from '../validation';
+import { calendarDate, optionalText } from '../validation';
 import { INVOICE_STATUSES, InvoiceStatus } from './model';
 
 export const MAX_ITEMS = 500;
@@ -42,7 +42,7 @@ const fields = {
   issue_date: calendarDate,
   due_date: calendarDate,
   items: Joi.array().items(item).min(1).max(MAX_ITEMS),
-  notes: Joi.string().trim().max(5000).allow(null, ''),
+  notes: optionalText(5000),
 };
 
 export const createInvoiceBody = Joi.object<InvoiceInput>({

@@ -18,7 +18,7 @@ import { PaymentService, PaymentView, toPaymentView } from '../payments/service'
 import { addDays, todayUtc } from '../validation';
 import { formatMoney, invoiceEmail } from './email';
 import { Invoice, InvoiceItem, InvoiceStatus } from './model';
-import { drawInvoiceNumber, lockInvoiceNumbering } from './numbering';
+import { drawInvoiceNumber } from './numbering';
 import { InvoiceChanges, InvoiceInput, InvoiceListParams, ItemInput } from './schema';
 
 export interface InvoiceItemView {
@@ -193,16 +193,14 @@ export class InvoiceService {
 
   /** A draft, with `invoice.created` in the same transaction. */
   async create(cred: Credential, input: InvoiceInput): Promise<InvoiceDetail> {
-    return this.db.transaction(async (trx) => (await this.insert(trx, cred, input)).invoice);
+    return this.db.transaction(async (trx) => (await this.insert(trx, cred, input, { issued: false })).invoice);
   }
 
-  /** A new invoice issued at once (quick-charge): created, numbered and `sent`, with its payment link. */
+  /** A new invoice issued at once (quick-charge): created numbered and `sent`, with its payment link. */
   async createIssued(cred: Credential, input: InvoiceInput): Promise<IssuedInvoice> {
     return this.db.transaction(async (trx) => {
-      await lockInvoiceNumbering(trx, cred);
-      const { row } = await this.insert(trx, cred, input);
-      await this.issue(trx, cred, row);
-      return { invoice: await this.detail(cred, row, trx), payment_url: this.paymentUrl(row) };
+      const { row, invoice } = await this.insert(trx, cred, input, { issued: true });
+      return { invoice, payment_url: this.paymentUrl(row) };
     });
   }
 
@@ -363,7 +361,17 @@ export class InvoiceService {
     return `${this.options.baseUrl}/pay/${row.payment_token}`;
   }
 
-  private async insert(trx: Knex.Transaction, cred: Credential, input: InvoiceInput): Promise<{ row: Invoice; invoice: InvoiceDetail }> {
+  /**
+   * Inserts the invoice, its items and `invoice.created`. An `issued` invoice draws its number
+   * before its first insert, so the business row's lock is taken before any foreign-key check
+   * shares it (taking it after would be a lock upgrade, which deadlocks two concurrent issuers).
+   */
+  private async insert(
+    trx: Knex.Transaction,
+    cred: Credential,
+    input: InvoiceInput,
+    { issued }: { issued: boolean },
+  ): Promise<{ row: Invoice; invoice: InvoiceDetail }> {
     const errors = new Map<string, string[]>();
     // A shared lock: a concurrent delete of the client waits for this invoice, then the foreign key refuses it.
     const client = await Client.scoped(cred, trx).findById(input.client_id).forShare();
@@ -378,8 +386,9 @@ export class InvoiceService {
     const row = await Invoice.query(trx).insert({
       ...Invoice.ownedBy(cred),
       client_id: input.client_id,
-      number: null,
-      status: 'draft',
+      ...(issued
+        ? { number: await drawInvoiceNumber(trx, cred), status: 'sent' as const, sent_at: new Date().toISOString() }
+        : { number: null, status: 'draft' as const }),
       currency,
       issue_date: issueDate,
       due_date: dueDate,
@@ -390,7 +399,7 @@ export class InvoiceService {
       payment_token: randomBytes(32).toString('base64url'),
     });
     await this.insertItems(trx, row.id, priced);
-    const invoice = await this.detail(cred, row, trx);
+    const invoice = await this.detail(cred, row, trx, { payments: [] });
     await recordEvent(trx, cred, 'invoice.created', { invoice });
     return { row, invoice };
   }
@@ -420,8 +429,12 @@ export class InvoiceService {
     return byInvoice;
   }
 
-  private async detail(cred: Tenancy, row: Invoice, conn: Knex = this.db.current): Promise<InvoiceDetail> {
-    const [items, payments] = await Promise.all([this.itemsOf([row.id], conn), this.payments.ofInvoice(cred, row.id, conn)]);
+  /** `known.payments`: a new invoice has none, so the query is spared. */
+  private async detail(cred: Tenancy, row: Invoice, conn: Knex = this.db.current, known: { payments?: PaymentView[] } = {}): Promise<InvoiceDetail> {
+    const [items, payments] = await Promise.all([
+      this.itemsOf([row.id], conn),
+      known.payments ?? this.payments.ofInvoice(cred, row.id, conn),
+    ]);
     return { ...toInvoiceView(row, items.get(row.id) ?? []), payments };
   }
 
