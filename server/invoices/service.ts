@@ -348,8 +348,8 @@ export class InvoiceService {
       const tenancy = { businessId: row.business_id, livemode: row.livemode };
       if (!row.viewed_at && (row.status === 'sent' || row.status === 'partial')) {
         const changes = { viewed_at: new Date().toISOString(), ...(row.status === 'sent' ? { status: 'viewed' as const } : {}) };
-        await Invoice.query(trx).findById(row.id).patch(changes);
-        Object.assign(row, changes, { updated_at: new Date().toISOString() });
+        // An instance patch updates `row` too, `updated_at` included.
+        await row.$query(trx).patch(changes);
         await recordEvent(trx, tenancy, 'invoice.viewed', { invoice: await this.detail(tenancy, row, trx) });
       }
       const business = await this.businesses.get(row.business_id);
@@ -406,9 +406,7 @@ export class InvoiceService {
 
   /** Draft → sent: draws the number. Mutates `row` so the caller sees the issued invoice. */
   private async issue(trx: Knex.Transaction, cred: Credential, row: Invoice): Promise<void> {
-    const changes = { status: 'sent' as const, number: await drawInvoiceNumber(trx, cred), sent_at: new Date().toISOString() };
-    await Invoice.query(trx).findById(row.id).patch(changes);
-    Object.assign(row, changes, { updated_at: new Date().toISOString() });
+    await row.$query(trx).patch({ status: 'sent', number: await drawInvoiceNumber(trx, cred), sent_at: new Date().toISOString() });
   }
 
   private checkDates(issueDate: string, dueDate: string, errors: Map<string, string[]>): void {
