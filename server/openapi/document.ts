@@ -302,9 +302,9 @@ const schemas: Record<string, Schema> = {
     unit_price: { ...money, description: 'Major units; may be negative (a discount line)' },
     amount: { ...money, description: 'quantity × unit_price, rounded half away from zero to the minor unit' },
   }),
-  Invoice: {
+  InvoiceFields: {
     type: 'object',
-    description: 'An invoice as lists return it. Responses about one invoice (and webhook events) are an InvoiceDetail, which adds `payments`.',
+    description: 'The fields every invoice carries (open: the base of Invoice and InvoiceDetail)',
     properties: {
       id: schemaRef('Id'),
       number: { type: ['string', 'null'], pattern: '^INV-[0-9]{6,}$', description: 'Per business and mode, assigned when the invoice leaves draft; null for drafts' },
@@ -331,12 +331,17 @@ const schemas: Record<string, Schema> = {
       'id', 'number', 'client_id', 'status', 'currency', 'issue_date', 'due_date', 'items', 'subtotal', 'total',
       'amount_paid', 'amount_due', 'notes', 'livemode', 'sent_at', 'viewed_at', 'paid_at', 'voided_at', 'created_at', 'updated_at',
     ],
+  },
+  Invoice: {
+    type: 'object',
+    description: 'An invoice as lists return it. Responses about one invoice (and webhook events) are an InvoiceDetail, which adds `payments`.',
+    allOf: [schemaRef('InvoiceFields')],
     unevaluatedProperties: false,
   },
   InvoiceDetail: {
     type: 'object',
     description: 'An invoice with its payment history (oldest first)',
-    allOf: [schemaRef('Invoice')],
+    allOf: [schemaRef('InvoiceFields')],
     properties: { payments: { type: 'array', items: schemaRef('Payment') } },
     required: ['payments'],
     unevaluatedProperties: false,

@@ -1,4 +1,17 @@
-/** A small HTTP client for the tests: real requests over the loopback, JSON in and out. */
+/**
+ * A small HTTP client for the tests: real requests over the loopback, JSON in and out.
+ *
+ * Every response to a path under /api/v1/partner or /api/v1 is checked against the OpenAPI
+ * document (server/openapi/document.ts): the status must be documented for the operation, the
+ * body must match its schema (JSON Schema 2020-12, validated by Ajv) and the documented required
+ * headers must be present and well-formed. A mismatch throws, so the test that made the call
+ * fails, naming the method, path, status and schema error. Requests are never validated: tests
+ * may send malformed ones on purpose, but the answers must still be documented.
+ */
+import Ajv2020, { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { Header, HttpMethod, HTTP_METHODS, OpenApiDocument, Operation, openapiDocument, Reference, Response, Schema } from '../../server/openapi/document';
+
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
@@ -13,6 +26,8 @@ export interface RequestOptions {
 }
 
 export const PARTNER_PREFIX = '/api/v1/partner';
+/** Longest first: /api/v1/partner/x is the partner prefix, not /api/v1 + /partner/x. */
+const API_PREFIXES = ['/api/v1/partner', '/api/v1'];
 
 export class Api {
   constructor(
@@ -54,6 +69,192 @@ export class Api {
     } catch {
       // not JSON: keep the text
     }
-    return { status: res.status, headers: res.headers, body: parsed as T, text };
+    const response: ApiResponse<T> = { status: res.status, headers: res.headers, body: parsed as T, text };
+    openApiValidator().check(method, url, response);
+    return response;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The OpenAPI response check
+
+export class OpenApiMismatch extends Error {
+  override name = 'OpenApiMismatch';
+}
+
+interface MatchedOperation {
+  template: string;
+  method: HttpMethod;
+  operation: Operation;
+}
+
+/** The API path of a URL below one of the prefixes (still percent-encoded), or null. */
+export function apiPathOf(url: string): string | null {
+  const { pathname } = new URL(url, 'http://localhost');
+  for (const prefix of API_PREFIXES) {
+    if (pathname === prefix) return '/';
+    if (pathname.startsWith(`${prefix}/`)) return pathname.slice(prefix.length);
+  }
+  return null;
+}
+
+const formatErrors = (errors: ErrorObject[] | null | undefined): string =>
+  (errors ?? [])
+    .slice(0, 8)
+    .map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`)
+    .join('; ');
+
+/** `#/components/schemas/Client` → `Client`: each component schema is registered in Ajv under its name. */
+function rewriteRefs<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(rewriteRefs) as T;
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      out[k] = k === '$ref' && typeof v === 'string' ? v.replace(/^#\/components\/schemas\//, 'urn:schema:') : rewriteRefs(v);
+    }
+    return out as T;
+  }
+  return value;
+}
+
+export class OpenApiValidator {
+  private readonly ajv: Ajv2020;
+  private readonly operations: (MatchedOperation & { pattern: RegExp })[] = [];
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(readonly document: OpenApiDocument) {
+    // Strict: an unknown keyword, a malformed schema or a keyword without its type is an error, not
+    // ignored. (strictRequired is off: `oneOf: [{ required: [a] }, { required: [b] }]` is the idiom.)
+    this.ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true, validateFormats: true });
+    addFormats(this.ajv);
+    this.ajv.addVocabulary(['example', 'discriminator', 'xml', 'externalDocs']);
+    for (const [name, schema] of Object.entries(document.components.schemas)) {
+      this.ajv.addSchema(rewriteRefs(schema), `urn:schema:${name}`);
+    }
+    for (const [template, item] of Object.entries(document.paths)) {
+      const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      for (const method of HTTP_METHODS) {
+        const operation = item[method];
+        if (operation) this.operations.push({ template, method, operation, pattern });
+      }
+    }
+  }
+
+  /** The operation serving `method` `apiPath` (a path below the prefix), if the document has one. */
+  match(method: string, apiPath: string): MatchedOperation | undefined {
+    const m = method.toLowerCase();
+    // Express routes are not strict about one trailing slash.
+    const path = apiPath.length > 1 ? apiPath.replace(/\/$/, '') : apiPath;
+    return this.operations.find((op) => op.method === m && op.pattern.test(path));
+  }
+
+  resolve<T>(value: T | Reference): T {
+    let current: unknown = value;
+    for (let depth = 0; current && typeof current === 'object' && '$ref' in current; depth += 1) {
+      if (depth > 10) throw new Error('OpenAPI: $ref loop');
+      const pointer = (current as Reference).$ref;
+      if (!pointer.startsWith('#/')) throw new Error(`OpenAPI: external $ref ${pointer}`);
+      current = pointer
+        .slice(2)
+        .split('/')
+        .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], this.document);
+      if (current === undefined) throw new Error(`OpenAPI: unresolved $ref ${pointer}`);
+    }
+    return current as T;
+  }
+
+  /** A compiled validator for a schema of the document (cached by `key`). */
+  compile(key: string, schema: Schema | Reference): ValidateFunction {
+    let validate = this.compiled.get(key);
+    if (!validate) {
+      validate = this.ajv.compile(rewriteRefs(schema));
+      this.compiled.set(key, validate);
+    }
+    return validate;
+  }
+
+  /** Compiles every response and header schema of every operation: a malformed schema throws. */
+  compileAll(): number {
+    for (const op of this.operations) {
+      for (const [status, ref] of Object.entries(op.operation.responses)) {
+        const response = this.resolve<Response>(ref);
+        for (const [type, media] of Object.entries(response.content ?? {})) this.compile(`${op.operation.operationId} ${status} ${type}`, media.schema);
+        for (const [name, header] of Object.entries(response.headers ?? {})) this.compile(`header ${name} ${JSON.stringify(header)}`, this.resolve<Header>(header).schema);
+      }
+    }
+    return this.compiled.size;
+  }
+
+  /** Throws an OpenApiMismatch unless the response is what the document says for the request. */
+  check(method: string, url: string, res: Pick<ApiResponse, 'status' | 'headers' | 'text'>): void {
+    const apiPath = apiPathOf(url);
+    if (apiPath === null) return;
+    const { pathname } = new URL(url, 'http://localhost');
+    const fail = (problem: string): never => {
+      const excerpt = res.text.length > 500 ? `${res.text.slice(0, 500)}…` : res.text;
+      throw new OpenApiMismatch(`OpenAPI mismatch: ${method} ${pathname} → ${res.status}: ${problem}\n  body: ${excerpt}`);
+    };
+
+    const matched = this.match(method, apiPath);
+    if (!matched) {
+      // A path or method no operation serves: only the 404 error body is acceptable.
+      if (res.status !== 404) fail(`no documented operation matches ${method} ${apiPath}, so only a 404 is acceptable`);
+      this.checkBody(this.resolve<Response>({ $ref: '#/components/responses/NotFound' }), 'unmatched 404', res, fail);
+      return;
+    }
+
+    const { operation } = matched;
+    const responses = operation.responses;
+    const documented = responses[String(res.status)] ?? responses[`${String(res.status)[0]}XX`] ?? responses.default;
+    if (!documented) {
+      fail(`status ${res.status} is not documented for ${operation.operationId} (${matched.method.toUpperCase()} ${matched.template}); documented: ${Object.keys(responses).join(', ')}`);
+    }
+    const response = this.resolve<Response>(documented!);
+    this.checkHeaders(response, res, fail);
+    this.checkBody(response, `${operation.operationId} ${res.status}`, res, fail);
+  }
+
+  private checkHeaders(response: Response, res: Pick<ApiResponse, 'headers'>, fail: (problem: string) => never): void {
+    for (const [name, ref] of Object.entries(response.headers ?? {})) {
+      const header = this.resolve<Header>(ref);
+      const value = res.headers.get(name);
+      if (value === null) {
+        if (header.required) fail(`required header ${name} is missing`);
+        continue;
+      }
+      const schema = header.schema;
+      const type = schema.type;
+      // Header values are text: an integer header is checked as the integer it spells.
+      const candidate = (type === 'integer' || type === 'number') && /^-?[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : value;
+      const validate = this.compile(`header ${name} ${JSON.stringify(ref)}`, schema);
+      if (!validate(candidate)) fail(`header ${name}: ${JSON.stringify(value)} ${formatErrors(validate.errors)}`);
+    }
+  }
+
+  private checkBody(response: Response, key: string, res: Pick<ApiResponse, 'headers' | 'text'>, fail: (problem: string) => never): void {
+    const content = response.content;
+    if (!content) {
+      if (res.text !== '') fail('the documented response has no body, but one came');
+      return;
+    }
+    const contentType = (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+    const media = content[contentType];
+    if (!media) fail(`content type ${JSON.stringify(contentType)} is not documented (documented: ${Object.keys(content).join(', ')})`);
+    let body: unknown;
+    try {
+      body = JSON.parse(res.text);
+    } catch {
+      fail('the body is not JSON');
+    }
+    const validate = this.compile(`${key} ${contentType}`, media!.schema);
+    if (!validate(body)) fail(`body does not match the schema: ${formatErrors(validate.errors)}`);
+  }
+}
+
+let shared: OpenApiValidator | undefined;
+
+/** One validator per test file (Jest gives each file its own module registry), built on first use. */
+export function openApiValidator(): OpenApiValidator {
+  shared ??= new OpenApiValidator(openapiDocument);
+  return shared;
 }

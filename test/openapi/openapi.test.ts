@@ -1,0 +1,190 @@
+import { spawnSync } from 'node:child_process';
+import pino from 'pino';
+import { API_PREFIXES, createApp } from '../../server/app';
+import { loadConfig } from '../../server/config';
+import { HTTP_METHODS, openapiDocument } from '../../server/openapi/document';
+import { useApp } from '../support/app';
+import { ApiResponse, OpenApiMismatch, OpenApiValidator } from '../support/http';
+
+const ctx = useApp();
+
+/** What the router stack of the real app serves, as `METHOD /path/{param}` below each API prefix. */
+function registeredRoutes(): Map<string, Set<string>> {
+  const config = loadConfig({ DATABASE_URL: ctx.app.databaseUrl, LOG_LEVEL: 'silent' });
+  const app = createApp({ config, db: ctx.app.db, services: ctx.app.server.services, logger: pino({ level: 'silent' }) });
+
+  interface Layer {
+    rawPath?: unknown;
+    route?: { path: unknown; methods: Record<string, boolean> };
+    handle: { stack?: Layer[] };
+  }
+  const byMount = new Map<string, Set<string>>();
+  const walk = (stack: Layer[], mount: string, prefix: string) => {
+    for (const layer of stack) {
+      if (layer.route) {
+        expect(typeof layer.route.path).toBe('string'); // a RegExp or array route could not be compared
+        const path = `${prefix}${String(layer.route.path)}`.replace(/:(\w+)/g, '{$1}');
+        for (const [method, on] of Object.entries(layer.route.methods)) {
+          if (on && method !== '_all') byMount.get(mount)!.add(`${method.toUpperCase()} ${path}`);
+        }
+      } else if (layer.handle.stack) {
+        const at = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
+        if (!byMount.has(mount || at)) byMount.set(mount || at, new Set());
+        walk(layer.handle.stack, mount || at, mount ? `${prefix}${at}` : '');
+      }
+    }
+  };
+  const router = (app as unknown as { router: { stack: Layer[] } }).router;
+  byMount.set('', new Set());
+  walk(router.stack, '', '');
+  return byMount;
+}
+
+function documentedRoutes(): Set<string> {
+  const routes = new Set<string>();
+  for (const [path, item] of Object.entries(openapiDocument.paths)) {
+    for (const method of HTTP_METHODS) if (item[method]) routes.add(`${method.toUpperCase()} ${path}`);
+  }
+  return routes;
+}
+
+describe('the served document', () => {
+  test.each(['/api/v1/partner/openapi.json', '/api/v1/openapi.json'])('when %s is fetched without a key, then it is the document as JSON', async (path) => {
+    const res = await ctx.app.api().get(path);
+
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('x-ratelimit-remaining')).toBeNull();
+    expect(res.body).toEqual(JSON.parse(JSON.stringify(openapiDocument)));
+  });
+
+  test('when fetched with a key, then it is served all the same', async () => {
+    const res = await ctx.t.api.get('/openapi.json');
+
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+  });
+});
+
+describe('the document itself', () => {
+  test('when checked by @seriousme/openapi-schema-validator, then it is a valid OpenAPI 3.1 document', () => {
+    // The validator is ESM-only and Jest runs CommonJS here: it runs in a child Node process.
+    const script = [
+      "import { Validator } from '@seriousme/openapi-schema-validator';",
+      "let input = ''; for await (const chunk of process.stdin) input += chunk;",
+      'const validator = new Validator();',
+      'const result = await validator.validate(JSON.parse(input));',
+      'process.stdout.write(JSON.stringify({ ...result, version: validator.version }));',
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: `${__dirname}/../..`,
+      input: JSON.stringify(openapiDocument),
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toBe('');
+
+    const result = JSON.parse(run.stdout) as { valid: boolean; errors?: unknown; version: string };
+
+    expect(result.errors).toBeUndefined();
+    expect(result).toEqual({ valid: true, version: '3.1' });
+  });
+
+  test('when every schema is compiled by Ajv (JSON Schema 2020-12, strict), then none is malformed', () => {
+    const validator = new OpenApiValidator(openapiDocument);
+
+    expect(validator.compileAll()).toBeGreaterThan(50);
+  });
+
+  test('when its references are followed, then each one resolves', () => {
+    const validator = new OpenApiValidator(openapiDocument);
+    const refs = JSON.stringify(openapiDocument).match(/"\$ref":"[^"]+"/g) ?? [];
+
+    for (const ref of new Set(refs)) expect(() => validator.resolve({ $ref: JSON.parse(`{${ref}}`).$ref })).not.toThrow();
+  });
+
+  test('when the operations are listed, then their ids are unique and every one documents its errors', () => {
+    const ids: string[] = [];
+    for (const item of Object.values(openapiDocument.paths)) {
+      for (const method of HTTP_METHODS) {
+        const op = item[method];
+        if (!op) continue;
+        ids.push(op.operationId);
+        const statuses = Object.keys(op.responses);
+        if (op.security?.length === 0) continue;
+        expect({ op: op.operationId, statuses }).toEqual({ op: op.operationId, statuses: expect.arrayContaining(['400', '401', '404', '429', '500']) });
+      }
+    }
+
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  test('when the webhooks are listed, then every event type of the contract is there', () => {
+    expect(Object.keys(openapiDocument.webhooks).sort()).toEqual(
+      ['contract.signed', 'invoice.created', 'invoice.paid', 'invoice.sent', 'invoice.viewed', 'payment.received'].sort(),
+    );
+  });
+});
+
+describe('the document and the app', () => {
+  test('when the routes of the app are compared with the document, then each route is documented and each documented path is served', () => {
+    const mounts = registeredRoutes();
+
+    // Routes outside the prefixes are the client's HTML pages (payment, signing), not the API.
+    expect([...mounts.get('')!].filter((route) => / \/api(\/|$)/.test(route))).toEqual([]);
+    // Both prefixes serve the same routes.
+    expect([...mounts.keys()].filter(Boolean).sort()).toEqual([...API_PREFIXES].sort());
+    const [partner, short] = API_PREFIXES.map((prefix) => [...mounts.get(prefix)!].sort());
+    expect(short).toEqual(partner);
+
+    expect(partner).toEqual([...documentedRoutes()].sort());
+  });
+});
+
+describe('the response check of the test client', () => {
+  const validator = new OpenApiValidator(openapiDocument);
+  const response = (status: number, body: unknown, headers: Record<string, string> = {}): ApiResponse => ({
+    status,
+    headers: new Headers({ 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'req-1', ...headers }),
+    body,
+    text: JSON.stringify(body),
+  });
+  const rate = { 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '119', 'x-ratelimit-reset': '1790000000', 'retry-after': '60' };
+  const url = (path: string) => `http://127.0.0.1:1/api/v1/partner${path}`;
+  const ping = { business: { id: 1, name: 'B', currency: 'USD' }, scopes: ['clients:read'], livemode: false };
+
+  test('when a response matches the document, then it passes', () => {
+    expect(() => validator.check('GET', url('/ping'), response(200, ping, rate))).not.toThrow();
+    expect(() => validator.check('GET', 'http://127.0.0.1:1/api/v1/ping', response(200, ping, rate))).not.toThrow();
+  });
+
+  test.each([
+    ['an undocumented field', response(200, { ...ping, extra: 1 }, rate), /ping → 200: body does not match the schema: \(root\) must NOT have additional properties/],
+    ['a missing field', response(200, { business: ping.business, scopes: [] }, rate), /must have required property 'livemode'/],
+    ['a wrong type', response(200, { ...ping, livemode: 'no' }, rate), /\/livemode must be boolean/],
+    ['an undocumented status', response(418, { error: 'teapot', message: 'x' }, rate), /status 418 is not documented for ping/],
+    ['a missing rate-limit header', response(200, ping, { 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '1', 'retry-after': '6' }), /required header X-RateLimit-Reset is missing/],
+    ['an unknown error code', response(404, { error: 'nope', message: 'x' }, rate), /allowed values/],
+    ['a body that is not JSON', { ...response(200, ping, rate), text: '<html>' }, /not JSON/],
+  ])('when a response has %s, then the check names method, path, status and the problem', (_case, res, problem) => {
+    let error: unknown;
+    try {
+      validator.check('GET', url('/ping'), res);
+    } catch (err) {
+      error = err;
+    }
+
+    expect(error).toBeInstanceOf(OpenApiMismatch);
+    expect((error as Error).message).toMatch(/^OpenAPI mismatch: GET \/api\/v1\/partner\/ping → \d+: /);
+    expect((error as Error).message).toMatch(problem);
+  });
+
+  test('when no operation matches, then only a 404 with the error body passes', () => {
+    expect(() => validator.check('GET', url('/nothing'), response(404, { error: 'not_found', message: 'Route GET /nothing not found' }))).not.toThrow();
+    expect(() => validator.check('PUT', url('/clients/1'), response(200, {}))).toThrow(/no documented operation matches PUT \/clients\/1/);
+    expect(() => validator.check('GET', url('/nothing'), response(404, { message: 'no code' }))).toThrow(/required property 'error'/);
+  });
+
+  test('when a path is outside the API, then it is not checked', () => {
+    expect(() => validator.check('GET', 'http://127.0.0.1:1/elsewhere', response(500, 'anything'))).not.toThrow();
+  });
+});
