@@ -4,6 +4,11 @@
  * `/api/v1/openapi.json`); the test suite validates every response it sees against it, so it
  * cannot drift from the code. Schemas are JSON Schema 2020-12 (nullable = `type: [T, 'null']`).
  */
+import { ALL_SCOPES } from '../auth/scopes';
+import { CONTRACT_STATUSES, CONTRACT_TYPES } from '../contracts/model';
+import { EVENT_TYPES } from '../events/outbox';
+import { INVOICE_STATUSES } from '../invoices/model';
+import { PAYMENT_STATUSES } from '../payments/model';
 
 /** A JSON Schema 2020-12 schema (the OpenAPI 3.1 base dialect). */
 export interface Schema {
@@ -113,22 +118,6 @@ const optionalText = (maxLength: number): Schema => ({
   description: 'Trimmed; an empty string is stored as null',
 });
 
-const INVOICE_STATUSES = ['draft', 'sent', 'viewed', 'partial', 'paid', 'void'];
-const PAYMENT_STATUSES = ['succeeded', 'pending', 'failed', 'refunded'];
-const CONTRACT_TYPES = ['contract', 'proposal'];
-const CONTRACT_STATUSES = ['pending', 'partially_signed', 'signed', 'declined'];
-const SCOPES = [
-  'invoices:read',
-  'invoices:write',
-  'contracts:read',
-  'contracts:write',
-  'clients:read',
-  'clients:write',
-  'payments:read',
-  'payments:write',
-  'expenses:read',
-  'expenses:write',
-];
 const ERROR_CODES = [
   'bad_request',
   'unauthorized',
@@ -213,7 +202,7 @@ const listOf = (item: string): Schema =>
 const schemas: Record<string, Schema> = {
   Id: { ...id, description: 'A record id: a positive integer' },
   Currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code (three upper-case letters, validated against the ISO list; input is case-insensitive)' },
-  Scope: { type: 'string', enum: SCOPES, description: 'A :write scope also grants the matching :read' },
+  Scope: { type: 'string', enum: [...ALL_SCOPES], description: 'A :write scope also grants the matching :read' },
 
   Error: {
     type: 'object',
@@ -291,7 +280,7 @@ const schemas: Record<string, Schema> = {
 
   InvoiceStatus: {
     type: 'string',
-    enum: INVOICE_STATUSES,
+    enum: [...INVOICE_STATUSES],
     description:
       'draft → sent (POST /send or initiate-payment) → viewed (payment page opened) → partial / paid (payments); draft, sent, viewed or partial → void (POST /void, not on paid invoices). Only a draft may be updated or deleted.',
   },
@@ -417,7 +406,7 @@ const schemas: Record<string, Schema> = {
     payment_url: { type: 'string', format: 'uri' },
   }),
 
-  PaymentStatus: { type: 'string', enum: PAYMENT_STATUSES },
+  PaymentStatus: { type: 'string', enum: [...PAYMENT_STATUSES] },
   Payment: object({
     id: schemaRef('Id'),
     invoice_id: schemaRef('Id'),
@@ -474,10 +463,10 @@ const schemas: Record<string, Schema> = {
     notes: optionalText(5000),
   }),
 
-  ContractType: { type: 'string', enum: CONTRACT_TYPES },
+  ContractType: { type: 'string', enum: [...CONTRACT_TYPES] },
   ContractStatus: {
     type: 'string',
-    enum: CONTRACT_STATUSES,
+    enum: [...CONTRACT_STATUSES],
     description: 'pending → partially_signed (one party signed) → signed (both; fires contract.signed), or declined',
   },
   Contract: object({
@@ -511,7 +500,7 @@ const schemas: Record<string, Schema> = {
 
   EventType: {
     type: 'string',
-    enum: ['invoice.created', 'invoice.sent', 'invoice.viewed', 'invoice.paid', 'payment.received', 'contract.signed'],
+    enum: [...EVENT_TYPES],
   },
   EventEnvelope: {
     type: 'object',
