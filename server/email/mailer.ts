@@ -21,10 +21,17 @@ export interface Mailer {
   close(): void;
 }
 
-/** The SMTP server refused or could not be reached: a bad gateway for the API client, with the cause on one line. */
+/**
+ * The SMTP server refused or could not be reached: a bad gateway for the API client. The cause
+ * (hosts, ports, the server's reply) goes to the server log, not to API clients.
+ */
 export class EmailFailed extends AppError {
+  /** The cause on one line. */
+  readonly reason: string;
+
   constructor(cause: unknown) {
-    super(502, 'email_failed', `The e-mail could not be sent: ${oneLine(cause)}`);
+    super(502, 'email_failed', 'The e-mail could not be sent: the mail server refused it or could not be reached. Nothing was changed; try again later.');
+    this.reason = oneLine(cause);
   }
 }
 

@@ -50,6 +50,8 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
     res.status(500).json({ error: 'server_error', message: `Something went wrong on our side (request ${String(req.id)})` });
     return;
   }
+  // A known failure on our side (e.g. the mail server): the client gets the code, the log gets the cause.
+  if (known.status >= 500) req.log?.error({ err: known }, 'request failed');
   res.status(known.status).json({
     error: known.code,
     message: known.message,

@@ -80,7 +80,7 @@ describe('createMailer with an SMTP server', () => {
     // Assert
     expect(err.status).toBe(502);
     expect(err.code).toBe('email_failed');
-    expect(err.message).toMatch(/^The e-mail could not be sent: .*535/);
+    expect(err.reason).toMatch(/535/);
   });
 
   test('when the client does not log in to a server that requires it, then sending fails with email_failed', async () => {
@@ -103,7 +103,7 @@ describe('createMailer with an SMTP server', () => {
     mailer.close();
     // Assert
     expect(err.status).toBe(502);
-    expect(err.message).toMatch(/^The e-mail could not be sent: .*550/);
+    expect(err.reason).toMatch(/550/);
     expect(smtp.messages).toHaveLength(before);
   });
 
@@ -118,7 +118,8 @@ describe('createMailer with an SMTP server', () => {
     // Assert
     expect(Date.now() - started).toBeLessThan(2000);
     expect(err.status).toBe(502);
-    expect(err.message).toBe(`The e-mail could not be sent: connect ECONNREFUSED 127.0.0.1:${port}`);
+    expect(err.reason).toBe(`connect ECONNREFUSED 127.0.0.1:${port}`);
+    expect(err.message).not.toContain(String(port));
   });
 });
 

@@ -61,6 +61,7 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
 
     expect(failed.status).toBe(502);
     expect(failed.body).toMatchObject({ error: 'email_failed', message: expect.stringContaining('could not be sent') });
+    expect(failed.text).not.toContain(String(smtp.port));
     expect((await live.api.get(`/invoices/${draft.id}`)).body.invoice).toMatchObject({ status: 'draft', number: null, sent_at: null });
     expect((await eventsOf(app, live.businessId)).map((e) => e.type)).toEqual(['invoice.created']);
     // The number drawn by the failed send was rolled back: the sequence has no gap.
