@@ -37,6 +37,6 @@ export function createServices(db: Database, config: ServiceConfig): Services {
     contracts: new ContractService(db, businesses, { baseUrl: config.baseUrl }),
     payments,
     invoices,
-    quickCharge: new QuickChargeService(db, clients, invoices),
+    quickCharge: new QuickChargeService(db, businesses, clients, invoices),
   };
 }

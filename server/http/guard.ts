@@ -8,7 +8,7 @@ import { Scope } from '../auth/scopes';
 import { Database } from '../db/database';
 import { KeyService } from '../keys/service';
 import { authenticate, requireScope } from './auth';
-import { requireJsonBody } from './validate';
+import { BODY_METHODS, requireJsonBody } from './validate';
 import { idempotency } from './idempotency';
 import { AuthFailureLimit, credentialRateLimit, RateLimitOptions } from './rate-limit';
 
@@ -16,10 +16,9 @@ export type Guard = (...acceptedScopes: Scope[]) => RequestHandler[];
 
 export function createGuard(deps: { db: Database; keys: KeyService; limits: RateLimitOptions }): Guard {
   const before = [authenticate(deps.keys, new AuthFailureLimit(deps.limits)), ...credentialRateLimit(deps.limits)];
-  const after = [
-    requireJsonBody,
-    express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }),
-    idempotency(deps.db),
-  ];
+  const parseJson = express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] });
+  // Only methods that take a body read one: a GET or DELETE with a body is answered as if it had none.
+  const parseBody: RequestHandler = (req, res, next) => (BODY_METHODS.includes(req.method) ? parseJson(req, res, next) : next());
+  const after = [requireJsonBody, parseBody, idempotency(deps.db)];
   return (...acceptedScopes) => [...before, ...(acceptedScopes.length ? [requireScope(...acceptedScopes)] : []), ...after];
 }

@@ -20,9 +20,11 @@ export function query(schema: Joi.ObjectSchema): RequestHandler {
   };
 }
 
+export const BODY_METHODS = ['POST', 'PATCH', 'PUT'];
+
 /** POST, PATCH and PUT bodies must be JSON: another content type is a 400, not silently ignored. */
 export const requireJsonBody: RequestHandler = (req, _res, next) => {
-  if (!['POST', 'PATCH', 'PUT'].includes(req.method)) return next();
+  if (!BODY_METHODS.includes(req.method)) return next();
   const length = req.get('content-length');
   const hasBody = req.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
   if (hasBody && !req.is(['application/json', 'application/*+json'])) {

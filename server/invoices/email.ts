@@ -8,8 +8,8 @@ export interface InvoiceEmailInput {
   clientEmail: string;
   /** 'INV-000001' */
   number: string;
-  /** Already formatted, e.g. '$1,234.50' (see formatMoney). */
-  total: string;
+  /** What is left to pay (the total until a first payment), already formatted, e.g. '$1,234.50' (see formatMoney). */
+  amountDue: string;
   /** 'YYYY-MM-DD' */
   dueDate: string;
   paymentUrl: string;
@@ -34,7 +34,7 @@ function invoiceText(input: InvoiceEmailInput, notes: string | null): string {
     '',
     `${input.businessName} has sent you invoice ${input.number}.`,
     '',
-    `Amount due: ${input.total}`,
+    `Amount due: ${input.amountDue}`,
     `Due date:   ${input.dueDate}`,
     '',
     'Pay this invoice online:',
@@ -59,7 +59,7 @@ function invoiceHtml(input: InvoiceEmailInput, notes: string | null): string {
 <p>${e(input.businessName)} has sent you invoice <strong>${e(input.number)}</strong>.</p>
 <table role="presentation" style="border-collapse:collapse;margin:16px 0">
 ${row('Invoice', input.number)}
-${row('Amount due', input.total)}
+${row('Amount due', input.amountDue)}
 ${row('Due date', input.dueDate)}
 </table>
 <p style="margin:24px 0"><a href="${e(input.paymentUrl)}" style="display:inline-block;padding:12px 24px;background:#1a56db;color:#fff;text-decoration:none;border-radius:4px;font-weight:bold">Pay this invoice</a></p>

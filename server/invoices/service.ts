@@ -260,7 +260,8 @@ export class InvoiceService {
           clientName: client.name,
           clientEmail: client.email,
           number: row.number ?? '',
-          total: formatMoney(row.total, row.currency),
+          // A reminder for a partly paid invoice asks for what is left.
+          amountDue: formatMoney(row.total - row.amount_paid, row.currency),
           dueDate: row.due_date,
           paymentUrl: this.paymentUrl(row),
           notes: row.notes ?? null,
@@ -340,13 +341,13 @@ export class InvoiceService {
    * keeps its status: views never move an invoice backwards). The 256-bit token is the capability,
    * so this is the one read not scoped by a credential; drafts are never shown.
    */
-  async openPaymentPage(token: string): Promise<{ invoice: InvoiceDetail; businessName: string } | null> {
+  async openPaymentPage(token: string, { markViewed }: { markViewed: boolean }): Promise<{ invoice: InvoiceDetail; businessName: string } | null> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
     return this.db.transaction(async (trx) => {
       const row = await Invoice.query(trx).where('payment_token', token).first().forUpdate();
       if (!row || row.status === 'draft') return null;
       const tenancy = { businessId: row.business_id, livemode: row.livemode };
-      if (!row.viewed_at && (row.status === 'sent' || row.status === 'partial')) {
+      if (markViewed && !row.viewed_at && (row.status === 'sent' || row.status === 'partial')) {
         const changes = { viewed_at: new Date().toISOString(), ...(row.status === 'sent' ? { status: 'viewed' as const } : {}) };
         // An instance patch updates `row` too, `updated_at` included.
         await row.$query(trx).patch(changes);

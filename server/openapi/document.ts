@@ -252,7 +252,7 @@ const schemas: Record<string, Schema> = {
   Client: object({
     id: schemaRef('Id'),
     name: text(255, 1),
-    email: { type: 'string', format: 'email', maxLength: 254, description: 'Unique per business and mode, ignoring case' },
+    email: { type: 'string', maxLength: 254, description: 'An e-mail address (internationalised addresses allowed), unique per business and mode, ignoring case' },
     phone: nullable(text(50)),
     company: nullable(text(255)),
     address: nullable(text(1000)),
@@ -263,7 +263,7 @@ const schemas: Record<string, Schema> = {
   ClientCreate: input(
     {
       name: text(255, 1),
-      email: { type: 'string', format: 'email', maxLength: 254 },
+      email: { type: 'string', maxLength: 254, description: 'An e-mail address (internationalised addresses allowed)' },
       phone: optionalText(50),
       company: optionalText(255),
       address: optionalText(1000),
@@ -272,7 +272,7 @@ const schemas: Record<string, Schema> = {
   ),
   ClientUpdate: input({
     name: text(255, 1),
-    email: { type: 'string', format: 'email', maxLength: 254 },
+    email: { type: 'string', maxLength: 254, description: 'An e-mail address (internationalised addresses allowed)' },
     phone: optionalText(50),
     company: optionalText(255),
     address: optionalText(1000),
@@ -378,7 +378,7 @@ const schemas: Record<string, Schema> = {
   SentInvoice: object({
     invoice: schemaRef('InvoiceDetail'),
     email: object({
-      to: { type: 'string', format: 'email' },
+      to: { type: 'string', description: 'The client\'s e-mail address' },
       status: {
         type: 'string',
         enum: ['sent', 'written', 'suppressed'],

@@ -18,7 +18,8 @@ const privatePage: RequestHandler = (_req, res, next) => {
 export function paymentPageRoutes(invoices: InvoiceService): Router {
   const r = Router();
   r.get('/pay/:token', privatePage, async (req, res) => {
-    const opened = await invoices.openPaymentPage(String(req.params.token));
+    // Link checkers and mail scanners send HEAD: only a real GET counts as the client's view.
+    const opened = await invoices.openPaymentPage(String(req.params.token), { markViewed: req.method === 'GET' });
     if (!opened) return void res.status(404).type('html').send(notFoundPage());
     res.type('html').send(paymentPage(opened.invoice, opened.businessName));
   });

@@ -20,7 +20,7 @@ function anInvoice(overrides: Partial<InvoiceEmailInput> = {}): InvoiceEmailInpu
     clientName: 'Jane Client',
     clientEmail: 'jane@example.com',
     number: 'INV-000001',
-    total: '$1,234.50',
+    amountDue: '$1,234.50',
     dueDate: '2026-12-31',
     paymentUrl: 'http://localhost:3000/pay/tok_123?x=1&y=2',
     notes: null,
@@ -164,7 +164,7 @@ describe('createMailer without an SMTP server', () => {
 });
 
 describe('invoiceEmail', () => {
-  test('when built, then both parts carry the number, the total, the due date and the payment link', () => {
+  test('when built, then both parts carry the number, the amount due, the due date and the payment link', () => {
     // Arrange
     const input = anInvoice();
     // Act

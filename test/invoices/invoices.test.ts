@@ -236,6 +236,15 @@ describe('DELETE /invoices/{id}', () => {
     expect((await ctx.t.api.get(`/invoices/${draft.id}`)).status).toBe(404);
   });
 
+  test('when a DELETE carries a large JSON body, then the body is ignored rather than refused', async () => {
+    const draft = await aDraft(ctx.t);
+
+    const res = await ctx.t.api.request('DELETE', `/invoices/${draft.id}`, { padding: 'x'.repeat(1_100_000) });
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: draft.id, deleted: true });
+  });
+
   test('when a sent invoice is deleted, then it is 422 invalid_state and kept', async () => {
     const draft = await aDraft(ctx.t);
     await ctx.t.api.post(`/invoices/${draft.id}/send`);

@@ -43,6 +43,16 @@ describe('GET /pay/{token}', () => {
     expect((await ctx.t.api.get(`/invoices/${invoice.id}`)).body.invoice.status).toBe('partial');
   });
 
+  test('when a link checker sends HEAD, then the invoice is not marked viewed', async () => {
+    const invoice = await aDraft(ctx.t);
+    const link = await linkOf(invoice.id);
+
+    const res = await fetch(link, { method: 'HEAD' });
+
+    expect(res.status).toBe(200);
+    expect((await ctx.t.api.get(`/invoices/${invoice.id}`)).body.invoice).toMatchObject({ status: 'sent', viewed_at: null });
+  });
+
   test('when the token is unknown or malformed, then it is a 404 page', async () => {
     for (const token of ['A'.repeat(43), 'short']) {
       const res = await fetch(`${ctx.app.url}/pay/${token}`);

@@ -39,6 +39,21 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
     }
   });
 
+  test('when a reminder goes out for a partly paid invoice, then it asks for what is left', async () => {
+    const live = await app.tenant({ mode: 'live' });
+    const draft = await aDraft(live);
+    await live.api.post(`/invoices/${draft.id}/send`);
+    await smtp.nextMessage();
+    // Arrange a live part-payment in the database: live payments arrive with a gateway, later.
+    await app.db.knex('invoices').where('id', draft.id).update({ amount_paid: 10000, status: 'partial' });
+
+    await live.api.post(`/invoices/${draft.id}/send`);
+
+    const reminder = await smtp.nextMessage();
+    expect(reminder.text).toContain('$50.00');
+    expect(reminder.text).not.toContain('$150.00');
+  });
+
   test('when a test key sends, then nothing reaches the SMTP server and the response says suppressed', async () => {
     const t = await app.tenant({ mode: 'test' });
     const draft = await aDraft(t);

@@ -35,6 +35,15 @@ describe('POST /quick-charge', () => {
     expect((await t.api.get('/clients')).body.meta.total).toBe(1);
   });
 
+  test('when the client e-mail is internationalised, then it is accepted and shown as given', async () => {
+    const t = await ctx.app.tenant();
+
+    const res = await t.api.post('/quick-charge', { amount: 1, client: { name: 'José', email: 'josé@exämple.com' } });
+
+    expect(res.status).toBe(201);
+    expect(res.body.client.email).toBe('josé@exämple.com');
+  });
+
   test('when given client_id, then that client is charged in the business currency', async () => {
     const t = await ctx.app.tenant({ currency: 'JPY' });
     const existing = (await t.api.post('/clients', aClient())).body.client;
@@ -52,7 +61,7 @@ describe('POST /quick-charge', () => {
     const res = await t.api.post('/quick-charge', { amount: 10.005, currency: 'USD', client: aClient() });
 
     expect(res.status).toBe(422);
-    expect(res.body.errors['items.0.unit_price']).toEqual([expect.any(String)]);
+    expect(res.body.errors).toEqual({ amount: [expect.any(String)] });
     expect((await t.api.get('/clients')).body.meta.total).toBe(0);
     expect((await t.api.get('/invoices')).body.meta.total).toBe(0);
     expect(await eventsOf(ctx.app, t.businessId)).toEqual([]);
