@@ -35,6 +35,8 @@ export function toClientView(row: Client): ClientView {
 }
 
 const DUPLICATE_EMAIL = { email: ['is already used by another client'] };
+/** The field error of a `client_id` that names no client of the caller's business and mode. */
+export const UNKNOWN_CLIENT_ID = 'does not name a client of this business';
 
 /** Empty optional text is stored as null; derived columns follow the visible ones. */
 function columnsFor(merged: ClientInput): Partial<Client> {
@@ -80,6 +82,12 @@ export class ClientService {
    * The client with this e-mail (ignoring case) in the caller's business and mode, or a new one.
    * A concurrent create of the same e-mail loses to the unique index and then reads the winner's row.
    */
+  /** The client with this e-mail (ignoring case) in the caller's business and mode, if there is one. */
+  async withEmail(cred: Credential, email: string): Promise<ClientView | undefined> {
+    const row = await this.findByEmail(cred, email);
+    return row && toClientView(row);
+  }
+
   async findOrCreate(cred: Credential, input: ClientInput): Promise<ClientView> {
     const existing = await this.findByEmail(cred, input.email);
     if (existing) return toClientView(existing);

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Credential } from '../auth/credential';
 import { BusinessService } from '../businesses/service';
 import { Client } from '../clients/model';
+import { UNKNOWN_CLIENT_ID } from '../clients/service';
 import { Database } from '../db/database';
 import { isMissingReferenceViolation } from '../db/errors';
 import { NotFound, ValidationFailed } from '../errors';
@@ -34,7 +35,7 @@ export function newSigningToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-const UNKNOWN_CLIENT = { client_id: ['does not name a client of this business'] };
+const UNKNOWN_CLIENT = { client_id: [UNKNOWN_CLIENT_ID] };
 
 export class ContractService {
   private readonly baseUrl: string;

@@ -7,6 +7,7 @@ import { Knex } from 'knex';
 import { Credential, Tenancy } from '../auth/credential';
 import { BusinessService } from '../businesses/service';
 import { Client } from '../clients/model';
+import { UNKNOWN_CLIENT_ID } from '../clients/service';
 import { Database } from '../db/database';
 import { Mailer } from '../email/mailer';
 import { AppError, InvalidState, NotFound, ValidationFailed } from '../errors';
@@ -376,7 +377,7 @@ export class InvoiceService {
     const errors = new Map<string, string[]>();
     // A shared lock: a concurrent delete of the client waits for this invoice, then the foreign key refuses it.
     const client = await Client.scoped(cred, trx).findById(input.client_id).forShare();
-    if (!client) errors.set('client_id', ['does not name a client of this business']);
+    if (!client) errors.set('client_id', [UNKNOWN_CLIENT_ID]);
     const currency = input.currency ?? (await this.businesses.ofCredential(cred)).currency;
     const { priced, total } = priceItems(input.items, currency, errors);
     const issueDate = input.issue_date ?? todayUtc();

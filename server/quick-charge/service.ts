@@ -1,9 +1,10 @@
 /** Quick-charge: an issued invoice and its payment link in one call, the client found by e-mail or created. */
+import { Knex } from 'knex';
 import { Credential } from '../auth/credential';
 import { BusinessService } from '../businesses/service';
-import { ClientService, ClientView } from '../clients/service';
+import { ClientService, ClientView, UNKNOWN_CLIENT_ID } from '../clients/service';
 import { Database } from '../db/database';
-import { ValidationFailed } from '../errors';
+import { NotFound, ValidationFailed } from '../errors';
 import { lockInvoiceNumbering } from '../invoices/numbering';
 import { InvoiceDetail, InvoiceService } from '../invoices/service';
 import { collectMinor } from '../money/amount';
@@ -28,16 +29,31 @@ export class QuickChargeService {
     if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
 
     return this.db.transaction(async (trx) => {
-      await lockInvoiceNumbering(trx, cred);
-      const clientId = input.client ? (await this.clients.findOrCreate(cred, input.client)).id : input.client_id!;
-      // The invoice checks that client_id names a client of the caller (422 otherwise).
+      const client = await this.clientOf(trx, cred, input);
       const issued = await this.invoices.createIssued(cred, {
-        client_id: clientId,
+        client_id: client.id,
         currency,
         due_date: input.due_date,
         items: [{ description: input.description ?? DEFAULT_DESCRIPTION, quantity: 1, unit_price: input.amount }],
       });
-      return { invoice: issued.invoice, client: await this.clients.get(cred, clientId), payment_url: issued.payment_url };
+      return { invoice: issued.invoice, client, payment_url: issued.payment_url };
     });
+  }
+
+  private async clientOf(trx: Knex.Transaction, cred: Credential, input: QuickChargeInput): Promise<ClientView> {
+    if (!input.client) {
+      try {
+        return await this.clients.get(cred, input.client_id!);
+      } catch (err) {
+        if (err instanceof NotFound) throw new ValidationFailed({ client_id: [UNKNOWN_CLIENT_ID] });
+        throw err;
+      }
+    }
+    const existing = await this.clients.withEmail(cred, input.client.email);
+    if (existing) return existing;
+    // Creating the client shares the business row's lock (its foreign key) before the invoice number
+    // needs that row exclusively: take it exclusively first (see lockInvoiceNumbering).
+    await lockInvoiceNumbering(trx, cred);
+    return this.clients.findOrCreate(cred, input.client);
   }
 }
