@@ -11,6 +11,7 @@ import * as createPayments from './20261121130300_create_payments';
 import * as createEvents from './20261121130400_create_events';
 import * as createExpenses from './20261121130500_create_expenses';
 import * as createContracts from './20261121130600_create_contracts';
+import * as createWebhookDeliveries from './20261122090000_create_webhook_deliveries';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -28,4 +29,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261121130400_create_events', ...createEvents },
   { name: '20261121130500_create_expenses', ...createExpenses },
   { name: '20261121130600_create_contracts', ...createContracts },
+  { name: '20261122090000_create_webhook_deliveries', ...createWebhookDeliveries },
 ];

@@ -16,6 +16,7 @@ import { invoiceRoutes } from './invoices/routes';
 import { paymentPageRoutes } from './pay/routes';
 import { paymentRoutes } from './payments/routes';
 import { quickChargeRoutes } from './quick-charge/routes';
+import { webhookRoutes } from './webhooks/routes';
 import { Services } from './services';
 
 export interface AppDeps {
@@ -48,6 +49,7 @@ export function createApp(deps: AppDeps): Express {
   api.use(invoiceRoutes(services.invoices, guard));
   api.use(quickChargeRoutes(services.quickCharge, guard));
   api.use(paymentRoutes(services.payments, guard));
+  api.use(webhookRoutes(services.webhooks, guard));
   api.use(expenseRoutes(services.expenses, guard));
   api.use(contractRoutes(services.contracts, guard));
 

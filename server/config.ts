@@ -27,6 +27,21 @@ const schema = Joi.object({
     .default(5000)
     .description('How long a looked-up API key is cached; a revocation takes effect within this time'),
   WEBHOOK_ALLOW_PRIVATE: Joi.boolean().default(false).description('Allow webhook URLs on private, loopback or link-local addresses'),
+  WEBHOOK_SWEEP_SECONDS: Joi.number()
+    .integer()
+    .min(1)
+    .max(59)
+    .default(5)
+    .description('How often each server process looks for webhook deliveries that are due (retries, and any first attempt it missed)'),
+  WEBHOOK_LEASE_SECONDS: Joi.number()
+    .integer()
+    .min(15)
+    .default(60)
+    .description('How long a claimed delivery stays with its process; if the process dies, another retries it after this'),
+  APP_SECRET_KEY: Joi.string()
+    .description(
+      'Optional: 32 bytes in base64 or hex (openssl rand -base64 32) that seal webhook secrets at rest; unset: generated once into ./data/app-secret.key. Production must set it, the same on every server',
+    ),
   TRUST_PROXY: Joi.string().default('loopback').description("Express 'trust proxy' setting, for client IPs behind a proxy"),
   SMTP_URL: Joi.string()
     .uri({ scheme: ['smtp', 'smtps'] })
@@ -49,6 +64,9 @@ export interface Config {
   authFailuresPerMinute: number;
   keyCacheTtlMs: number;
   webhookAllowPrivate: boolean;
+  webhookSweepSeconds: number;
+  webhookLeaseSeconds: number;
+  appSecretKey?: string;
   trustProxy: string;
   smtpUrl?: string;
   mailFrom: string;
@@ -74,6 +92,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailuresPerMinute: value.AUTH_FAILURES_PER_MINUTE,
     keyCacheTtlMs: value.KEY_CACHE_TTL_MS,
     webhookAllowPrivate: value.WEBHOOK_ALLOW_PRIVATE,
+    webhookSweepSeconds: value.WEBHOOK_SWEEP_SECONDS,
+    webhookLeaseSeconds: value.WEBHOOK_LEASE_SECONDS,
+    appSecretKey: value.APP_SECRET_KEY,
     trustProxy: value.TRUST_PROXY,
     smtpUrl: value.SMTP_URL,
     mailFrom: value.MAIL_FROM,

@@ -9,12 +9,15 @@ import { Database } from './db/database';
 import { pendingMigrations } from './db/migrate';
 import { startScheduler } from './scheduler';
 import { createServices, Services } from './services';
+import { Clock, systemClock } from './clock';
+import { WebhookWorker } from './webhooks/worker';
 
 export interface RunningServer {
   url: string;
   port: number;
   db: Database;
   services: Services;
+  webhooks: WebhookWorker;
   stop(): Promise<void>;
 }
 
@@ -50,7 +53,15 @@ async function connectRedis(url: string, logger: Logger): Promise<Redis> {
 
 export async function startServer(
   config: Config,
-  options: { host?: string; logger?: Logger; db?: Database; scheduler?: boolean } = {},
+  options: {
+    host?: string;
+    logger?: Logger;
+    db?: Database;
+    scheduler?: boolean;
+    clock?: Clock;
+    /** Tests shorten the contract's 10-second delivery timeout. */
+    webhookTimeoutMs?: number;
+  } = {},
 ): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config);
   const db = options.db ?? Database.open(config.databaseUrl);
@@ -62,7 +73,15 @@ export async function startServer(
     if (!options.db) await db.close();
     throw err;
   }
-  const services = createServices(db, config);
+  const clock = options.clock ?? systemClock;
+  const services = createServices(db, config, clock);
+  const webhooks = new WebhookWorker(db, services.keys, logger, {
+    allowPrivate: config.webhookAllowPrivate,
+    leaseSeconds: config.webhookLeaseSeconds,
+    clock,
+    timeoutMs: options.webhookTimeoutMs,
+  });
+  services.outbox.onDeliveriesDue(() => webhooks.nudge());
   const app = createApp({ config, db, services, logger, redis });
 
   const server: Server = await new Promise((resolve, reject) => {
@@ -70,6 +89,9 @@ export async function startServer(
     s.once('error', reject);
   });
   const scheduler = options.scheduler === false ? undefined : startScheduler(db, logger);
+  if (options.scheduler !== false) webhooks.start(config.webhookSweepSeconds);
+  // Deliveries committed while the process was down are due now.
+  webhooks.nudge();
   const port = (server.address() as AddressInfo).port;
 
   return {
@@ -77,8 +99,10 @@ export async function startServer(
     port,
     db,
     services,
+    webhooks,
     async stop() {
       scheduler?.stop();
+      await webhooks.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await redis?.quit();

@@ -4,12 +4,17 @@ import { ClientService } from './clients/service';
 import { Config } from './config';
 import { ContractService } from './contracts/service';
 import { Database } from './db/database';
+import { Clock, systemClock } from './clock';
 import { createMailer } from './email/mailer';
+import { Outbox } from './events/outbox';
 import { ExpenseService } from './expenses/service';
 import { InvoiceService } from './invoices/service';
+import { loadAppKey } from './keys/app-key';
+import { SecretBox } from './keys/secret-box';
 import { KeyService } from './keys/service';
 import { PaymentService } from './payments/service';
 import { QuickChargeService } from './quick-charge/service';
+import { WebhookService } from './webhooks/service';
 
 export interface Services {
   businesses: BusinessService;
@@ -20,23 +25,32 @@ export interface Services {
   payments: PaymentService;
   invoices: InvoiceService;
   quickCharge: QuickChargeService;
+  outbox: Outbox;
+  webhooks: WebhookService;
 }
 
-export type ServiceConfig = Pick<Config, 'webhookAllowPrivate' | 'keyCacheTtlMs' | 'baseUrl' | 'smtpUrl' | 'mailFrom' | 'mailOutboxDir'>;
+export type ServiceConfig = Pick<Config, 'webhookAllowPrivate' | 'keyCacheTtlMs' | 'baseUrl' | 'smtpUrl' | 'mailFrom' | 'mailOutboxDir' | 'appSecretKey'>;
 
-export function createServices(db: Database, config: ServiceConfig): Services {
+export function createServices(db: Database, config: ServiceConfig, clock: Clock = systemClock): Services {
+  const outbox = new Outbox(clock);
   const businesses = new BusinessService(db);
   const clients = new ClientService(db);
   const payments = new PaymentService(db);
-  const invoices = new InvoiceService(db, businesses, payments, createMailer(config), { baseUrl: config.baseUrl });
+  const invoices = new InvoiceService(db, businesses, payments, createMailer(config), outbox, { baseUrl: config.baseUrl });
   return {
     businesses,
-    keys: new KeyService(db, { webhookAllowPrivate: config.webhookAllowPrivate, cacheTtlMs: config.keyCacheTtlMs }),
+    keys: new KeyService(db, {
+      webhookAllowPrivate: config.webhookAllowPrivate,
+      cacheTtlMs: config.keyCacheTtlMs,
+      secretBox: new SecretBox(loadAppKey(config), 'webhook_secret'),
+    }),
     clients,
     expenses: new ExpenseService(db, businesses),
     contracts: new ContractService(db, businesses, { baseUrl: config.baseUrl }),
     payments,
     invoices,
     quickCharge: new QuickChargeService(db, businesses, clients, invoices),
+    outbox,
+    webhooks: new WebhookService(db, outbox, clock),
   };
 }

@@ -19,7 +19,7 @@ export class Database {
 
   /** The connection to query with: the request's open transaction if there is one, else the pool. */
   get current(): Knex {
-    return this.ambient.getStore() ?? this.knex;
+    return this.open() ?? this.knex;
   }
 
   /**
@@ -28,9 +28,18 @@ export class Database {
    * new transaction becomes the ambient one for every service `work` calls.
    */
   async transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    const open = this.ambient.getStore();
+    const open = this.open();
     if (open) return work(open);
     return this.knex.transaction((trx) => this.ambient.run(trx, () => work(trx)));
+  }
+
+  /**
+   * The ambient transaction, unless it has ended: work started after a commit (e.g. the webhook
+   * worker, nudged by it) still runs in the committed transaction's async context.
+   */
+  private open(): Knex.Transaction | undefined {
+    const trx = this.ambient.getStore();
+    return trx && !trx.isCompleted() ? trx : undefined;
   }
 
   /** Makes `trx` the transaction every `transaction()` and `current` joins within `fn`'s async context. */

@@ -1,12 +1,17 @@
 /**
- * The event outbox: every change the specification names an event for writes its event row in
- * the change's own transaction, so a committed change always has its event and a rolled-back one
- * never does. Delivery reads these rows later.
+ * The event outbox: every change the specification names an event for writes its event row, and
+ * one pending delivery per receiving key, in the change's own transaction. A committed change
+ * always has its event and deliveries; a rolled-back one never does. The delivery worker is told
+ * when such a transaction commits, and finds anything it missed on its next sweep.
  */
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import { Tenancy } from '../auth/credential';
+import { Clock } from '../clock';
 import { TenantModel } from '../db/base-model';
+import { toDbTime } from '../db/time';
+import { ApiKey } from '../keys/model';
+import { WebhookDelivery } from '../webhooks/model';
 
 export const EVENT_TYPES = [
   'invoice.created',
@@ -50,12 +55,56 @@ export function toEventPayload(row: Event): EventPayload {
   };
 }
 
-/** Records an event inside `trx`, the transaction of the change it reports. */
-export async function recordEvent(trx: Knex.Transaction, cred: Tenancy, type: EventType, data: Record<string, unknown>): Promise<Event> {
-  return Event.query(trx).insert({
-    ...Event.ownedBy(cred),
-    type,
-    idempotency_key: randomUUID(),
-    data: JSON.stringify(data),
-  });
+export class Outbox {
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly clock: Clock) {}
+
+  /** `listener` runs whenever deliveries have become due: a transaction that recorded events committed, or a replay. */
+  onDeliveriesDue(listener: () => void): void {
+    this.listeners.add(listener);
+  }
+
+  deliveriesDue(): void {
+    this.listeners.forEach((listener) => listener());
+  }
+
+  /** Records an event inside `trx`, the transaction of the change it reports, with its deliveries. */
+  async record(trx: Knex.Transaction, tenancy: Tenancy, type: EventType, data: Record<string, unknown>): Promise<Event> {
+    const event = await Event.query(trx).insert({
+      ...Event.ownedBy(tenancy),
+      type,
+      idempotency_key: randomUUID(),
+      data: JSON.stringify(data),
+    });
+    // Receivers: every key of the business and mode with a webhook URL; a revoked key receives nothing new.
+    const receivers = await ApiKey.query(trx)
+      .where({ business_id: tenancy.businessId, livemode: tenancy.livemode })
+      .whereNotNull('webhook_url')
+      .whereNull('revoked_at')
+      .select('id', 'webhook_url');
+    if (receivers.length) {
+      const now = toDbTime(this.clock.now());
+      // One multi-row INSERT; booleans as 1/0, which both drivers bind.
+      await trx(WebhookDelivery.tableName).insert(
+        receivers.map((key) => ({
+          business_id: tenancy.businessId,
+          livemode: tenancy.livemode ? 1 : 0,
+          event_id: event.id,
+          api_key_id: key.id,
+          url: key.webhook_url,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: now,
+          created_at: now,
+          updated_at: now,
+        })),
+      );
+      trx.executionPromise.then(
+        () => this.deliveriesDue(),
+        () => undefined,
+      );
+    }
+    return event;
+  }
 }

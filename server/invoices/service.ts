@@ -11,7 +11,7 @@ import { UNKNOWN_CLIENT_ID } from '../clients/service';
 import { Database } from '../db/database';
 import { Mailer } from '../email/mailer';
 import { AppError, InvalidState, NotFound, ValidationFailed } from '../errors';
-import { recordEvent } from '../events/outbox';
+import { Outbox } from '../events/outbox';
 import { Page, paginate } from '../http/pagination';
 import { collectMinor, fromQuantityUnits, lineAmount, MAX_MINOR_AMOUNT, toMajor, toQuantityUnits, AmountProblem } from '../money/amount';
 import { Payment } from '../payments/model';
@@ -164,6 +164,7 @@ export class InvoiceService {
     private readonly businesses: BusinessService,
     private readonly payments: PaymentService,
     private readonly mailer: Mailer,
+    private readonly outbox: Outbox,
     private readonly options: { baseUrl: string },
   ) {}
 
@@ -249,7 +250,7 @@ export class InvoiceService {
       if (row.status === 'paid' || row.status === 'void') throw new InvalidState(`A ${row.status} invoice cannot be sent`);
       if (row.status === 'draft') await this.issue(trx, cred, row);
       const invoice = await this.detail(cred, row, trx);
-      await recordEvent(trx, cred, 'invoice.sent', { invoice });
+      await this.outbox.record(trx, cred, 'invoice.sent', { invoice });
 
       const client = await Client.scoped(cred, trx).findById(row.client_id);
       if (!client) throw new NotFound('Client');
@@ -319,8 +320,8 @@ export class InvoiceService {
 
       const invoice = await this.detail(cred, await this.find(cred, row.id, trx), trx);
       const paymentView = toPaymentView(payment);
-      await recordEvent(trx, cred, 'payment.received', { payment: paymentView, invoice });
-      if (settled) await recordEvent(trx, cred, 'invoice.paid', { invoice });
+      await this.outbox.record(trx, cred, 'payment.received', { payment: paymentView, invoice });
+      if (settled) await this.outbox.record(trx, cred, 'invoice.paid', { invoice });
       return { payment: paymentView, invoice };
     });
   }
@@ -352,7 +353,7 @@ export class InvoiceService {
         const changes = { viewed_at: new Date().toISOString(), ...(row.status === 'sent' ? { status: 'viewed' as const } : {}) };
         // An instance patch updates `row` too, `updated_at` included.
         await row.$query(trx).patch(changes);
-        await recordEvent(trx, tenancy, 'invoice.viewed', { invoice: await this.detail(tenancy, row, trx) });
+        await this.outbox.record(trx, tenancy, 'invoice.viewed', { invoice: await this.detail(tenancy, row, trx) });
       }
       const business = await this.businesses.get(row.business_id);
       return { invoice: await this.detail(tenancy, row, trx), businessName: business.name };
@@ -402,7 +403,7 @@ export class InvoiceService {
     });
     await this.insertItems(trx, row.id, priced);
     const invoice = await this.detail(cred, row, trx, { payments: [] });
-    await recordEvent(trx, cred, 'invoice.created', { invoice });
+    await this.outbox.record(trx, cred, 'invoice.created', { invoice });
     return { row, invoice };
   }
 

@@ -8,6 +8,7 @@ import { Database } from '../db/database';
 import { NotFound, ValidationFailed } from '../errors';
 import { validateInput } from '../validation';
 import { ApiKey } from './model';
+import { SecretBox } from './secret-box';
 import { displayParts, generateKey, hashKey, looksLikeKey, Mode, randomBase62, sameHash } from './token';
 import { webhookUrlProblem } from './webhook-url';
 
@@ -47,7 +48,8 @@ const newKeySchema = Joi.object<NewKey>({
     .unique()
     .required(),
   webhookUrl: Joi.string().max(2048),
-  webhookSecret: Joi.string().min(16).max(255),
+  // Sealed, 150 bytes become 243 characters: within the column's 255.
+  webhookSecret: Joi.string().min(16).max(150, 'utf8'),
 });
 
 function toKeyView(row: ApiKey): KeyView {
@@ -82,7 +84,8 @@ export class KeyService {
 
   constructor(
     private readonly db: Database,
-    private readonly options: { webhookAllowPrivate: boolean; cacheTtlMs: number },
+    /** secretBox seals webhook secrets at rest (api_keys.webhook_secret holds only sealed values). */
+    private readonly options: { webhookAllowPrivate: boolean; cacheTtlMs: number; secretBox: SecretBox },
   ) {
     if (options.cacheTtlMs > 0) this.cache = new LRUCache({ max: 50_000, ttl: options.cacheTtlMs });
   }
@@ -140,12 +143,23 @@ export class KeyService {
         livemode: old.livemode,
         scopes: JSON.parse(old.scopes) as Scope[],
         webhookUrl: old.webhook_url,
-        webhookSecret: old.webhook_secret,
+        webhookSecret: this.openSecret(old.webhook_secret),
       });
       return { created: fresh, oldHash: old.key_hash };
     });
     this.cache?.delete(oldHash);
     return created;
+  }
+
+  /** The secret that signs deliveries to the key's webhook URL (kept after revocation, for pending deliveries). */
+  async webhookSecret(keyId: number): Promise<string | null> {
+    const row = await ApiKey.query(this.db.current).findById(keyId).select('webhook_secret');
+    return this.openSecret(row?.webhook_secret ?? null);
+  }
+
+  /** Throws SecretBoxError for a value not sealed under this application key (never falls back to clear text). */
+  private openSecret(sealed: string | null): string | null {
+    return sealed === null ? null : this.options.secretBox.open(sealed);
   }
 
   /** The credential a bearer token proves, or null for an unknown, malformed or revoked key. */
@@ -172,7 +186,7 @@ export class KeyService {
       ...displayParts(key),
       scopes: JSON.stringify(fields.scopes),
       webhook_url: fields.webhookUrl,
-      webhook_secret: fields.webhookSecret,
+      webhook_secret: fields.webhookSecret === null ? null : this.options.secretBox.seal(fields.webhookSecret),
       revoked_at: null,
     });
     return { ...toKeyView(row), key, webhook_secret: fields.webhookSecret };

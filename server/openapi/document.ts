@@ -7,6 +7,7 @@
 import { ALL_SCOPES } from '../auth/scopes';
 import { CONTRACT_STATUSES, CONTRACT_TYPES } from '../contracts/model';
 import { EVENT_TYPES } from '../events/outbox';
+import { DELIVERY_STATUSES } from '../webhooks/model';
 import { INVOICE_STATUSES } from '../invoices/model';
 import { PAYMENT_STATUSES } from '../payments/model';
 
@@ -422,6 +423,36 @@ const schemas: Record<string, Schema> = {
     created_at: dateTime,
   }),
 
+  DeliveryStatus: { type: 'string', enum: [...DELIVERY_STATUSES] },
+  WebhookDelivery: object({
+    id: schemaRef('Id'),
+    event_id: schemaRef('Id'),
+    event_type: schemaRef('EventType'),
+    idempotency_key: { type: 'string', format: 'uuid', description: 'The event\'s: the same on every attempt and replay' },
+    api_key_id: schemaRef('Id'),
+    url: { type: 'string', description: 'The key\'s webhook URL when the event happened' },
+    status: schemaRef('DeliveryStatus'),
+    attempts: { type: 'integer', minimum: 0 },
+    next_attempt_at: { ...nullable(dateTime), description: 'When a pending delivery is next tried' },
+    last_status_code: { type: ['integer', 'null'] },
+    last_error: { type: ['string', 'null'] },
+    delivered_at: nullable(dateTime),
+    livemode: { type: 'boolean' },
+    created_at: dateTime,
+  }),
+  WebhookAttempt: object({
+    attempt: { type: 'integer', minimum: 1 },
+    started_at: dateTime,
+    duration_ms: { type: 'integer', minimum: 0 },
+    status_code: { type: ['integer', 'null'] },
+    response_excerpt: { type: ['string', 'null'], description: 'The start of the response body, at most 2 KB' },
+    error: { type: ['string', 'null'] },
+  }),
+  WebhookDeliveryDetail: object({
+    delivery: schemaRef('WebhookDelivery'),
+    attempts: { type: 'array', items: schemaRef('WebhookAttempt') },
+  }),
+
   ExpenseCategory: {
     type: 'string',
     maxLength: 64,
@@ -554,6 +585,7 @@ const schemas: Record<string, Schema> = {
 schemas.ClientList = listOf('Client');
 schemas.InvoiceList = listOf('Invoice');
 schemas.PaymentList = listOf('Payment');
+schemas.WebhookDeliveryList = listOf('WebhookDelivery');
 schemas.ExpenseList = listOf('Expense');
 schemas.ContractList = listOf('Contract');
 
@@ -903,6 +935,43 @@ const paths: Record<string, PathItem> = {
         queryFilter('invoice_id', id, 'Only payments of this invoice'),
       ],
       ok: { status: 200, description: 'A page of payments', schema: schemaRef('PaymentList') },
+    }),
+  },
+
+  '/webhook-deliveries': {
+    get: operation('get', {
+      id: 'listWebhookDeliveries',
+      summary: 'The delivery log of the calling key\'s webhook URL',
+      tag: 'Webhooks',
+      scopes: [],
+      parameters: [
+        ...listParameters,
+        queryFilter('status', schemaRef('DeliveryStatus'), 'Only deliveries in this status'),
+        queryFilter('event', schemaRef('EventType'), 'Only deliveries of this event type'),
+      ],
+      ok: { status: 200, description: 'A page of deliveries', schema: schemaRef('WebhookDeliveryList') },
+    }),
+  },
+  '/webhook-deliveries/{id}': {
+    get: operation('get', {
+      id: 'getWebhookDelivery',
+      summary: 'One delivery with every attempt',
+      tag: 'Webhooks',
+      scopes: [],
+      parameters: [idParameter],
+      ok: { status: 200, description: 'The delivery and its attempts', schema: schemaRef('WebhookDeliveryDetail') },
+    }),
+  },
+  '/webhook-deliveries/{id}/replay': {
+    post: operation('post', {
+      id: 'replayWebhookDelivery',
+      summary: 'Send a delivery again',
+      description: 'With a fresh retry schedule; the payload and its `idempotency_key` are the event\'s own.',
+      tag: 'Webhooks',
+      scopes: [],
+      parameters: [idParameter],
+      body: { schema: schemaRef('NoFields'), required: false },
+      ok: { status: 200, description: 'The delivery, pending again', schema: wrapped('delivery', 'WebhookDelivery') },
     }),
   },
 

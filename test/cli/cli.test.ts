@@ -2,7 +2,7 @@ import { execFile, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startApp, TestApp } from '../support/app';
+import { startApp, TEST_APP_SECRET_KEY, TestApp } from '../support/app';
 
 const BIN = path.resolve(__dirname, '../../dist/bin/invoicing.js');
 const run = promisify(execFile);
@@ -18,7 +18,7 @@ let app: TestApp;
 async function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   try {
     const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH, DATABASE_URL: app.databaseUrl, ...env },
+      env: { PATH: process.env.PATH, DATABASE_URL: app.databaseUrl, APP_SECRET_KEY: TEST_APP_SECRET_KEY, ...env },
       timeout: 20_000,
     });
     return { code: 0, stdout, stderr };
@@ -187,7 +187,7 @@ describe('invoicing migrate', () => {
 /** Runs the CLI on a pseudo-terminal (util-linux `script`), typing `keystrokes` once it is waiting. */
 function onTerminal(args: string[], keystrokes: string): Promise<string> {
   const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
-  const child = spawn('script', ['-q', '-c', command, '/dev/null'], { env: { PATH: process.env.PATH, DATABASE_URL: app.databaseUrl } });
+  const child = spawn('script', ['-q', '-c', command, '/dev/null'], { env: { PATH: process.env.PATH, DATABASE_URL: app.databaseUrl, APP_SECRET_KEY: TEST_APP_SECRET_KEY } });
   let screen = '';
   child.stdout.on('data', (d) => (screen += d));
   setTimeout(() => child.stdin.write(keystrokes), 1500);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Database } from '../../server/db/database';
 import { pendingMigrations } from '../../server/db/migrate';
+import { TEST_APP_SECRET_KEY } from '../support/app';
 import { scratchDatabase, testDriver } from '../support/database';
 
 const BIN = path.resolve(__dirname, '../../dist/bin/invoicing.js');
@@ -9,7 +10,7 @@ const BIN = path.resolve(__dirname, '../../dist/bin/invoicing.js');
 /** Starts `invoicing serve --port 0` and resolves with its URL, or with its exit code if it stops first. */
 function serve(databaseUrl: string) {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
-    env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+    env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', APP_SECRET_KEY: TEST_APP_SECRET_KEY },
   });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));

@@ -1,5 +1,4 @@
 import { Credential } from '../../server/auth/credential';
-import { recordEvent } from '../../server/events/outbox';
 import { eventsOf, useApp } from '../support/app';
 
 const ctx = useApp();
@@ -13,7 +12,7 @@ describe('the event outbox', () => {
     const cred = credentialOf(ctx.t.businessId);
 
     const attempt = ctx.app.db.transaction(async (trx) => {
-      await recordEvent(trx, cred, 'invoice.created', { invoice: { id: 1 } });
+      await ctx.app.server.services.outbox.record(trx, cred, 'invoice.created', { invoice: { id: 1 } });
       throw new Error('the change failed after its first write');
     });
 
@@ -24,8 +23,8 @@ describe('the event outbox', () => {
   test('when the change commits, then its event is there with a fresh idempotency key', async () => {
     const cred = credentialOf(ctx.t.businessId);
 
-    await ctx.app.db.transaction((trx) => recordEvent(trx, cred, 'invoice.paid', { invoice: { id: 2 } }));
-    await ctx.app.db.transaction((trx) => recordEvent(trx, cred, 'invoice.paid', { invoice: { id: 2 } }));
+    await ctx.app.db.transaction((trx) => ctx.app.server.services.outbox.record(trx, cred, 'invoice.paid', { invoice: { id: 2 } }));
+    await ctx.app.db.transaction((trx) => ctx.app.server.services.outbox.record(trx, cred, 'invoice.paid', { invoice: { id: 2 } }));
 
     const events = await eventsOf(ctx.app, ctx.t.businessId);
     expect(events.map((e) => e.data)).toEqual([{ invoice: { id: 2 } }, { invoice: { id: 2 } }]);

@@ -1,6 +1,8 @@
 /** Starts the real app on an ephemeral port over a scratch database, and seeds businesses and keys. */
+import { randomBytes } from 'node:crypto';
 import pino, { Logger } from 'pino';
 import { Scope, ALL_SCOPES } from '../../server/auth/scopes';
+import { Clock } from '../../server/clock';
 import { Config, loadConfig } from '../../server/config';
 import { Database } from '../../server/db/database';
 import { RunningServer, startServer } from '../../server/server';
@@ -21,17 +23,27 @@ export interface TestApp {
   db: Database;
   api(key?: string): Api;
   /** A new business with one key (test mode and every scope unless told otherwise). */
-  tenant(options?: { mode?: 'test' | 'live'; scopes?: Scope[]; businessId?: number; currency?: string }): Promise<Tenant>;
+  tenant(options?: {
+    mode?: 'test' | 'live';
+    scopes?: Scope[];
+    businessId?: number;
+    currency?: string;
+    webhookUrl?: string;
+    webhookSecret?: string;
+  }): Promise<Tenant>;
   stop(): Promise<void>;
 }
 
+/** One application key per test file (apps restarted over the same database open its secrets); never ./data/app-secret.key. */
+export const TEST_APP_SECRET_KEY = randomBytes(32).toString('base64');
+
 export async function startApp(
   overrides: Partial<Config> = {},
-  options: { keepDatabase?: ScratchDatabase; logger?: Logger } = {},
+  options: { keepDatabase?: ScratchDatabase; logger?: Logger; clock?: Clock; webhookTimeoutMs?: number } = {},
 ): Promise<TestApp> {
   const scratch = options.keepDatabase ?? (await scratchDatabase());
   const config: Config = {
-    ...loadConfig({ DATABASE_URL: scratch.url, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: 'true' }),
+    ...loadConfig({ DATABASE_URL: scratch.url, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: 'true', APP_SECRET_KEY: TEST_APP_SECRET_KEY }),
     port: 0,
     ...overrides,
   };
@@ -39,7 +51,7 @@ export async function startApp(
   let server: RunningServer;
   try {
     await db.migrate();
-    server = await startServer(config, { host: '127.0.0.1', logger: options.logger ?? pino({ level: 'silent' }), db, scheduler: false });
+    server = await startServer(config, { host: '127.0.0.1', logger: options.logger ?? pino({ level: 'silent' }), db, scheduler: false, clock: options.clock, webhookTimeoutMs: options.webhookTimeoutMs });
   } catch (err) {
     await db.close();
     if (!options.keepDatabase) await scratch.drop();
@@ -51,9 +63,9 @@ export async function startApp(
     server,
     db,
     api: (key) => new Api(server.url, key),
-    async tenant({ mode = 'test', scopes = [...ALL_SCOPES], businessId, currency = 'USD' } = {}) {
+    async tenant({ mode = 'test', scopes = [...ALL_SCOPES], businessId, currency = 'USD', webhookUrl, webhookSecret } = {}) {
       const id = businessId ?? (await server.services.businesses.create({ name: 'Test Business', currency, country: 'US' })).id;
-      const created = await server.services.keys.create({ businessId: id, mode, scopes });
+      const created = await server.services.keys.create({ businessId: id, mode, scopes, webhookUrl, webhookSecret });
       return { businessId: id, key: created.key, keyId: created.id, api: new Api(server.url, created.key) };
     },
     async stop() {

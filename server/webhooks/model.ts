@@ -1,0 +1,35 @@
+import { BaseModel, TenantModel } from '../db/base-model';
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** One event to one receiving key: retried on the schedule until it succeeds or fails for good. */
+export class WebhookDelivery extends TenantModel {
+  static override tableName = 'webhook_deliveries';
+  static override timestampColumns = ['created_at', 'updated_at', 'next_attempt_at', 'delivered_at'];
+
+  event_id!: number;
+  api_key_id!: number;
+  url!: string;
+  status!: DeliveryStatus;
+  attempts!: number;
+  next_attempt_at!: string;
+  lease_id!: string | null;
+  last_status_code!: number | null;
+  last_error!: string | null;
+  delivered_at!: string | null;
+}
+
+/** Every attempt, kept for the delivery log. */
+export class WebhookAttempt extends BaseModel {
+  static override tableName = 'webhook_attempts';
+  static override timestampColumns = ['created_at', 'updated_at', 'started_at'];
+
+  delivery_id!: number;
+  attempt!: number;
+  started_at!: string;
+  duration_ms!: number;
+  status_code!: number | null;
+  response_excerpt!: string | null;
+  error!: string | null;
+}

@@ -1,0 +1,99 @@
+/**
+ * One HTTP attempt with got: the exact signed bytes, 10 seconds in all, no redirects followed, and
+ * the address checked where it is connected to (so DNS rebinding cannot reach a private network).
+ */
+import { lookup, LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
+import { isIP } from 'node:net';
+import { isPrivateAddress } from '../keys/webhook-url';
+
+/** The contract's delivery timeout: any 2xx within 10 seconds. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+export const EXCERPT_BYTES = 2048;
+
+export interface AttemptResult {
+  statusCode: number | null;
+  durationMs: number;
+  /** The start of the response body, at most 2 KB. */
+  excerpt: string | null;
+  error: string | null;
+}
+
+/** Any 2xx answered in full within the timeout; a 2xx whose body then stalls is retried (receivers deduplicate). */
+export function isSuccess(result: AttemptResult): boolean {
+  return result.error === null && result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** dns.lookup that refuses a name if any of its addresses is private (unless allowed). */
+function guardedLookup(allowPrivate: boolean) {
+  return (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback): void => {
+    lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const blocked = !allowPrivate && addresses.find((a) => isPrivateAddress(a.address));
+      if (blocked) {
+        const refusal: NodeJS.ErrnoException = new Error(`${hostname} resolves to the private address ${blocked.address}`);
+        refusal.code = 'EPRIVATEADDRESS';
+        return callback(refusal, []);
+      }
+      if ((options as LookupAllOptions).all) return callback(null, addresses);
+      callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
+}
+
+/** Node connects to an IP literal without a lookup, so literals are checked here. */
+function literalAddressProblem(url: string, allowPrivate: boolean): string | null {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (!allowPrivate && isIP(host) && isPrivateAddress(host)) return `${host} is a private address`;
+  return null;
+}
+
+export async function sendWebhook(
+  url: string,
+  body: Buffer,
+  headers: Record<string, string>,
+  options: { allowPrivate: boolean; timeoutMs?: number },
+): Promise<AttemptResult> {
+  const started = Date.now();
+  const refused = literalAddressProblem(url, options.allowPrivate);
+  if (refused) return { statusCode: null, durationMs: 0, excerpt: null, error: refused };
+  // got is ESM-only; this package is CommonJS (jest runs with --experimental-vm-modules for this import).
+  const { got } = await import('got');
+  return new Promise((resolve) => {
+    let statusCode: number | null = null;
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const finish = (error: string | null) =>
+      resolve({
+        statusCode,
+        durationMs: Date.now() - started,
+        excerpt: chunks.length ? Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8') : null,
+        error,
+      });
+    const stream = got.stream.post(url, {
+      body,
+      headers,
+      followRedirect: false,
+      throwHttpErrors: false,
+      retry: { limit: 0 },
+      timeout: { request: options.timeoutMs ?? DELIVERY_TIMEOUT_MS },
+      dnsLookup: guardedLookup(options.allowPrivate) as never,
+    });
+    stream.on('response', (response: { statusCode: number }) => {
+      statusCode = response.statusCode;
+    });
+    stream.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      received += chunk.length;
+      // Enough for the log: a receiver answering megabytes is not read to the end.
+      if (received >= EXCERPT_BYTES) stream.destroy();
+    });
+    stream.on('end', () => finish(null));
+    stream.on('close', () => finish(null));
+    stream.on('error', (err: Error) => {
+      const cause = (err as { cause?: Error }).cause;
+      finish((cause?.message ?? err.message).replace(/\s+/g, ' ').slice(0, 500));
+    });
+  });
+}

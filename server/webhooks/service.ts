@@ -1,0 +1,216 @@
+/** The delivery log and replays, for the partner API (a key's own deliveries) and the CLI. */
+import Joi from 'joi';
+import { Credential } from '../auth/credential';
+import { Database } from '../db/database';
+import { NotFound } from '../errors';
+import { Clock } from '../clock';
+import { toDbTime } from '../db/time';
+import { EVENT_TYPES, EventType, Outbox } from '../events/outbox';
+import { listQuery, ListParams, Page, paginate } from '../http/pagination';
+import { DELIVERY_STATUSES, DeliveryStatus, WebhookAttempt, WebhookDelivery } from './model';
+
+export interface DeliveryView {
+  id: number;
+  event_id: number;
+  event_type: EventType;
+  idempotency_key: string;
+  api_key_id: number;
+  url: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  livemode: boolean;
+  created_at: string;
+}
+
+export interface AttemptView {
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  status_code: number | null;
+  response_excerpt: string | null;
+  error: string | null;
+}
+
+export interface DeliveryListParams extends ListParams {
+  status?: DeliveryStatus;
+  event?: EventType;
+}
+
+export const listDeliveriesQuery = listQuery({
+  status: Joi.string().valid(...DELIVERY_STATUSES),
+  event: Joi.string().valid(...EVENT_TYPES),
+});
+
+/** The CLI's view of the whole log: any business, any key. */
+export interface DeliveryLogFilter {
+  businessId?: number;
+  keyId?: number;
+  status?: DeliveryStatus;
+  event?: EventType;
+  /** Deliveries created at or after this time. */
+  since?: Date;
+  /** Newest first; default 100, at most 1000. */
+  limit?: number;
+}
+
+export interface ReplayFilter {
+  businessId?: number;
+  keyId?: number;
+  /** Deliveries created at or after this time. */
+  since?: Date;
+}
+
+export const DEFAULT_LOG_LIMIT = 100;
+export const MAX_LOG_LIMIT = 1000;
+
+type DeliveryRow = WebhookDelivery & { event_type: EventType; idempotency_key: string };
+
+function toDeliveryView(row: DeliveryRow): DeliveryView {
+  return {
+    id: row.id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    idempotency_key: row.idempotency_key,
+    api_key_id: row.api_key_id,
+    url: row.url,
+    status: row.status,
+    attempts: row.attempts,
+    next_attempt_at: row.status === 'pending' ? row.next_attempt_at : null,
+    last_status_code: row.last_status_code ?? null,
+    last_error: row.last_error ?? null,
+    delivered_at: row.delivered_at ?? null,
+    livemode: row.livemode,
+    created_at: row.created_at,
+  };
+}
+
+function toAttemptView(row: WebhookAttempt): AttemptView {
+  return {
+    attempt: row.attempt,
+    started_at: row.started_at,
+    duration_ms: row.duration_ms,
+    status_code: row.status_code ?? null,
+    response_excerpt: row.response_excerpt ?? null,
+    error: row.error ?? null,
+  };
+}
+
+export class WebhookService {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: Outbox,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The deliveries to the calling key's webhook URL. */
+  list(cred: Credential, params: DeliveryListParams): Promise<Page<DeliveryView>> {
+    const query = this.deliveriesOf(cred);
+    if (params.status) query.where('webhook_deliveries.status', params.status);
+    if (params.event) query.where('events.type', params.event);
+    return paginate(query, WebhookDelivery.tableName, params, (row) => toDeliveryView(row as DeliveryRow));
+  }
+
+  async get(cred: Credential, id: number): Promise<{ delivery: DeliveryView; attempts: AttemptView[] }> {
+    const row = (await this.deliveriesOf(cred).findById(id)) as DeliveryRow | undefined;
+    if (!row) throw new NotFound('Webhook delivery');
+    const attempts = await WebhookAttempt.query(this.db.current).where('delivery_id', id).orderBy('id');
+    return { delivery: toDeliveryView(row), attempts: attempts.map(toAttemptView) };
+  }
+
+  /**
+   * Sends the delivery again with a fresh retry schedule; the payload, and so its idempotency_key,
+   * is the event's own. A delivery under way is left to finish.
+   */
+  async replay(cred: Credential, id: number): Promise<DeliveryView> {
+    const replayed = await WebhookDelivery.scoped(cred, this.db.current)
+      .where({ id, api_key_id: cred.id })
+      .whereNull('lease_id')
+      .patch({ status: 'pending', attempts: 0, next_attempt_at: this.clock.now().toISOString(), lease_id: null });
+    const { delivery } = await this.get(cred, id);
+    if (replayed) this.outbox.deliveriesDue();
+    return delivery;
+  }
+
+  /** Admin (CLI): the delivery log of every business and key, newest first. */
+  async log(filter: DeliveryLogFilter = {}): Promise<DeliveryView[]> {
+    const query = this.withEvents(WebhookDelivery.query(this.db.current));
+    if (filter.businessId !== undefined) query.where('webhook_deliveries.business_id', filter.businessId);
+    if (filter.keyId !== undefined) query.where('webhook_deliveries.api_key_id', filter.keyId);
+    if (filter.status) query.where('webhook_deliveries.status', filter.status);
+    if (filter.event) query.where('events.type', filter.event);
+    if (filter.since) query.where('webhook_deliveries.created_at', '>=', toDbTime(filter.since));
+    const limit = Math.min(Math.max(1, Math.floor(filter.limit ?? DEFAULT_LOG_LIMIT)), MAX_LOG_LIMIT);
+    const rows = await query.orderBy('webhook_deliveries.id', 'desc').limit(limit);
+    return rows.map((row) => toDeliveryView(row as DeliveryRow));
+  }
+
+  /** Admin (CLI): one delivery of any business, with its attempts. */
+  async find(id: number): Promise<{ delivery: DeliveryView; attempts: AttemptView[] }> {
+    const row = (await this.withEvents(WebhookDelivery.query(this.db.current)).findById(id)) as DeliveryRow | undefined;
+    if (!row) throw new NotFound('Webhook delivery');
+    const attempts = await WebhookAttempt.query(this.db.current).where('delivery_id', id).orderBy('id');
+    return { delivery: toDeliveryView(row), attempts: attempts.map(toAttemptView) };
+  }
+
+  /**
+   * Admin (CLI): makes one delivery of any business pending again, with a fresh retry schedule.
+   * `replayed` is false when the delivery was under way (claimed by a worker): it is left to finish.
+   */
+  async replayOne(id: number): Promise<{ delivery: DeliveryView; replayed: boolean }> {
+    const replayed = await WebhookDelivery.query(this.db.current).where({ id }).whereNull('lease_id').patch(this.replayPatch());
+    const { delivery } = await this.find(id);
+    if (replayed) this.outbox.deliveriesDue();
+    return { delivery, replayed: replayed > 0 };
+  }
+
+  /** Admin (CLI): makes every failed delivery that matches pending again; returns their ids. */
+  async replayFailed(filter: ReplayFilter = {}): Promise<number[]> {
+    const ids = await this.db.transaction(async (trx) => {
+      const query = WebhookDelivery.query(trx).where('status', 'failed').whereNull('lease_id').select('id').orderBy('id').forUpdate();
+      if (filter.businessId !== undefined) query.where('business_id', filter.businessId);
+      if (filter.keyId !== undefined) query.where('api_key_id', filter.keyId);
+      if (filter.since) query.where('created_at', '>=', toDbTime(filter.since));
+      const found = (await query).map((row) => row.id);
+      for (let i = 0; i < found.length; i += 500) {
+        await WebhookDelivery.query(trx)
+          .whereIn('id', found.slice(i, i + 500))
+          .where('status', 'failed')
+          .whereNull('lease_id')
+          .patch(this.replayPatch());
+      }
+      return found;
+    });
+    if (ids.length) this.outbox.deliveriesDue();
+    return ids;
+  }
+
+  /** Admin (CLI): how the given deliveries stand, for `replay --wait`. */
+  async progress(ids: number[]): Promise<{ id: number; status: DeliveryStatus; attempts: number; under_way: boolean }[]> {
+    const rows: WebhookDelivery[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      rows.push(...(await WebhookDelivery.query(this.db.current).whereIn('id', ids.slice(i, i + 500)).select('id', 'status', 'attempts', 'lease_id')));
+    }
+    return rows.map((row) => ({ id: row.id, status: row.status, attempts: row.attempts, under_way: row.lease_id !== null }));
+  }
+
+  private replayPatch() {
+    return { status: 'pending' as const, attempts: 0, next_attempt_at: this.clock.now().toISOString(), lease_id: null };
+  }
+
+  private withEvents<Q extends ReturnType<typeof WebhookDelivery.query>>(query: Q): Q {
+    return query
+      .join('events', 'events.id', 'webhook_deliveries.event_id')
+      .select('webhook_deliveries.*', 'events.type as event_type', 'events.idempotency_key') as Q;
+  }
+
+  private deliveriesOf(cred: Credential) {
+    return WebhookDelivery.scoped(cred, this.db.current)
+      .where('webhook_deliveries.api_key_id', cred.id)
+      .join('events', 'events.id', 'webhook_deliveries.event_id')
+      .select('webhook_deliveries.*', 'events.type as event_type', 'events.idempotency_key');
+  }
+}

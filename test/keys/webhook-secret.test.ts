@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError } from '../../server/config';
+import { loadAppKey } from '../../server/keys/app-key';
+import { SecretBox } from '../../server/keys/secret-box';
+import { startApp, TestApp, TEST_APP_SECRET_KEY } from '../support/app';
+
+const SECRET = 'whsec_0123456789abcdef';
+let app: TestApp;
+let businessId: number;
+
+beforeAll(async () => {
+  app = await startApp();
+  businessId = (await app.server.services.businesses.create({ name: 'Hooks Co', currency: 'USD', country: 'US' })).id;
+});
+afterAll(() => app?.stop());
+
+async function createKey(webhookSecret?: string) {
+  return app.server.services.keys.create({ businessId, mode: 'test', scopes: ['invoices:read'], webhookUrl: 'http://127.0.0.1:9/hook', webhookSecret });
+}
+
+async function storedSecret(id: number): Promise<string> {
+  const row = await app.db.knex('api_keys').where({ id }).first();
+  return row.webhook_secret;
+}
+
+describe('webhook secrets at rest', () => {
+  test('when a key is created with a webhook secret, then it is returned once in clear and the row holds only a sealed value', async () => {
+    const created = await createKey(SECRET);
+    const stored = await storedSecret(created.id);
+
+    expect(created.webhook_secret).toBe(SECRET);
+    expect(stored).toMatch(/^v1\./);
+    expect(stored).not.toContain(SECRET);
+    expect(stored).not.toContain('0123456789abcdef');
+    expect(new SecretBox(Buffer.from(TEST_APP_SECRET_KEY, 'base64'), 'webhook_secret').open(stored)).toBe(SECRET);
+    expect(await app.server.services.keys.webhookSecret(created.id)).toBe(SECRET);
+  });
+
+  test('when the secret is generated, then the clear one returned at creation is what webhookSecret gives back', async () => {
+    const created = await createKey();
+
+    expect(created.webhook_secret).toMatch(/^whsec_/);
+    expect(await storedSecret(created.id)).not.toContain(created.webhook_secret!);
+    expect(await app.server.services.keys.webhookSecret(created.id)).toBe(created.webhook_secret);
+  });
+
+  test('when a secret of the longest accepted size is sealed, then it fits the column and reads back', async () => {
+    const longest = `whsec_${'é'.repeat(72)}`; // 150 bytes in UTF-8
+
+    const created = await createKey(longest);
+
+    expect((await storedSecret(created.id)).length).toBeLessThanOrEqual(255);
+    expect(await app.server.services.keys.webhookSecret(created.id)).toBe(longest);
+    await expect(createKey(`${longest}x`)).rejects.toThrow();
+  });
+
+  test('when a key is rotated, then the new key signs with the same secret, sealed anew, and the old one still reads it', async () => {
+    const created = await createKey(SECRET);
+
+    const rotated = await app.server.services.keys.rotate(created.id);
+
+    expect(rotated.webhook_secret).toBe(SECRET);
+    expect(await app.server.services.keys.webhookSecret(rotated.id)).toBe(SECRET);
+    expect(await app.server.services.keys.webhookSecret(created.id)).toBe(SECRET);
+    expect(await storedSecret(rotated.id)).not.toContain(SECRET);
+    expect(await storedSecret(rotated.id)).not.toBe(await storedSecret(created.id));
+  });
+
+  test('when a key has no webhook, then it has no secret', async () => {
+    const created = await app.server.services.keys.create({ businessId, mode: 'test', scopes: ['invoices:read'] });
+
+    expect(await app.server.services.keys.webhookSecret(created.id)).toBeNull();
+  });
+
+  test('when a stored secret is in clear text or sealed under another key, then reading it fails instead of signing with it', async () => {
+    const clear = await createKey(SECRET);
+    await app.db.knex('api_keys').where({ id: clear.id }).update({ webhook_secret: SECRET });
+    const foreign = await createKey(SECRET);
+    await app.db.knex('api_keys').where({ id: foreign.id }).update({ webhook_secret: new SecretBox(randomBytes(32)).seal(SECRET) });
+
+    await expect(app.server.services.keys.webhookSecret(clear.id)).rejects.toThrow(/not in the v1/);
+    await expect(app.server.services.keys.webhookSecret(foreign.id)).rejects.toThrow(/another application key/);
+    await expect(app.server.services.keys.rotate(foreign.id)).rejects.toThrow(/another application key/);
+    expect((await app.server.services.keys.get(foreign.id)).revoked_at).toBeNull();
+  });
+});
+
+describe('loadAppKey', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'app-key-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('when no key is configured, then one is generated into a 0600 file on first run and reused after', () => {
+    const dataDir = path.join(dir, 'data');
+
+    const first = loadAppKey({}, dataDir);
+    const file = path.join(dataDir, 'app-secret.key');
+    const written = fs.readFileSync(file, 'utf8');
+    const second = loadAppKey({}, dataDir);
+
+    expect(first).toHaveLength(32);
+    expect(second.equals(first)).toBe(true);
+    expect(fs.readFileSync(file, 'utf8')).toBe(written);
+    if (process.platform !== 'win32') expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  test('when a key is configured, then it is used and no file is written', () => {
+    const key = randomBytes(32);
+
+    expect(loadAppKey({ appSecretKey: key.toString('base64') }, dir).equals(key)).toBe(true);
+    expect(loadAppKey({ appSecretKey: key.toString('hex') }, dir).equals(key)).toBe(true);
+    expect(loadAppKey({ appSecretKey: key.toString('base64url') }, dir).equals(key)).toBe(true);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  test.each([randomBytes(16).toString('base64'), randomBytes(33).toString('base64'), 'not a key at all', ''])(
+    'when the configured key is %j, then it is refused in one line naming APP_SECRET_KEY',
+    (value) => {
+      expect(() => loadAppKey({ appSecretKey: value }, dir)).toThrow(ConfigError);
+      expect(() => loadAppKey({ appSecretKey: value }, dir)).toThrow(/^APP_SECRET_KEY must be 32 bytes[^\n]*$/);
+    },
+  );
+
+  test('when the key file is damaged, then it is refused, not replaced', () => {
+    fs.writeFileSync(path.join(dir, 'app-secret.key'), 'short\n', { mode: 0o600 });
+
+    expect(() => loadAppKey({}, dir)).toThrow(/does not hold a 32-byte/);
+    expect(fs.readFileSync(path.join(dir, 'app-secret.key'), 'utf8')).toBe('short\n');
+  });
+});
