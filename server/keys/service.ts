@@ -10,7 +10,7 @@ import { validateInput } from '../validation';
 import { ApiKey } from './model';
 import { SecretBox } from './secret-box';
 import { displayParts, generateKey, hashKey, looksLikeKey, Mode, randomBase62, sameHash } from './token';
-import { webhookUrlProblem } from './webhook-url';
+import { resolvedAddressProblem, webhookUrlProblem } from './webhook-url';
 
 export interface NewKey {
   businessId: number;
@@ -93,7 +93,9 @@ export class KeyService {
   async create(input: NewKey): Promise<CreatedKey> {
     const valid = validateInput(newKeySchema, input);
     if (valid.webhookUrl) {
-      const problem = webhookUrlProblem(valid.webhookUrl, this.options.webhookAllowPrivate);
+      const problem =
+        webhookUrlProblem(valid.webhookUrl, this.options.webhookAllowPrivate) ??
+        (await resolvedAddressProblem(valid.webhookUrl, this.options.webhookAllowPrivate));
       if (problem) throw new ValidationFailed({ webhook_url: [problem] });
     }
     return this.db.transaction(async (trx) => {

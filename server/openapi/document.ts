@@ -1073,7 +1073,21 @@ const webhookHeaders: Parameter[] = [
     schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
   },
   { name: 'x-service-event', in: 'header', required: true, description: 'The event type', schema: schemaRef('EventType') },
-  { name: 'x-service-delivery', in: 'header', required: true, description: 'The delivery attempt id', schema: { type: 'string' } },
+  {
+    name: 'x-service-delivery',
+    in: 'header',
+    required: true,
+    description: 'The attempt: `<delivery id>-<attempt number>` (the delivery id is the one in the delivery log)',
+    schema: { type: 'string', pattern: '^[0-9]+-[0-9]+$' },
+  },
+  {
+    name: 'x-service-signature-v2',
+    in: 'header',
+    required: true,
+    description:
+      'An addition to the specification: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>." followed by the raw body>`, keyed with the same secret. Receivers that check it can refuse deliveries older than a few minutes (replays).',
+    schema: { type: 'string', pattern: '^t=[0-9]+,v1=[0-9a-f]{64}$' },
+  },
 ];
 
 function webhook(type: string, summary: string, payload: string): PathItem {

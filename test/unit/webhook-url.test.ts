@@ -1,4 +1,4 @@
-import { webhookUrlProblem } from '../../server/keys/webhook-url';
+import { resolvedAddressProblem, webhookUrlProblem } from '../../server/keys/webhook-url';
 
 describe('webhook URL rules', () => {
   test.each([
@@ -12,6 +12,9 @@ describe('webhook URL rules', () => {
     'http://[fd00::1]/hook',
     'http://[::ffff:10.0.0.1]/hook',
     'http://0.0.0.0/hook',
+    'http://100.64.0.1/hook',
+    'http://[fe80::1]/hook',
+    'http://240.0.0.1/hook',
   ])('when the URL is %s, then it is refused unless private addresses are allowed', (url) => {
     expect(webhookUrlProblem(url, false)).toMatch(/private/);
     expect(webhookUrlProblem(url, true)).toBeNull();
@@ -23,5 +26,14 @@ describe('webhook URL rules', () => {
 
   test('when the URL is public https, then it is accepted', () => {
     expect(webhookUrlProblem('https://hooks.example.com/in?x=1', false)).toBeNull();
+  });
+
+  test('when a host name resolves to a loopback address, then it is refused unless private addresses are allowed', async () => {
+    expect(await resolvedAddressProblem('http://localhost:8080/hook', false)).toMatch(/private address/);
+    expect(await resolvedAddressProblem('http://localhost:8080/hook', true)).toBeNull();
+  });
+
+  test('when a host name does not resolve, then it is accepted: the address is checked at each delivery', async () => {
+    expect(await resolvedAddressProblem('https://no-such-host.invalid/hook', false)).toBeNull();
   });
 });
