@@ -67,6 +67,16 @@ describe('webhook delivery', () => {
     expect(paid.body.data.payment).toMatchObject({ invoice_id: draft.id, status: 'succeeded' });
   });
 
+  test('when a change commits, then its first attempt goes at once, without waiting for a sweep', async () => {
+    const t = await receivingTenant();
+
+    await aDraft(t);
+
+    const deadline = Date.now() + 3000;
+    while (receiver.received.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(receiver.received.map((w) => w.body.type)).toEqual(['invoice.created']);
+  });
+
   test('when a byte of the body changes or another secret is used, then verification fails', async () => {
     const t = await receivingTenant();
     await aDraft(t);
