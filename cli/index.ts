@@ -5,7 +5,9 @@ import { AppError } from '../server/errors';
 import { businessCommand } from './commands/business';
 import { migrateCommand } from './commands/database';
 import { keysCommand } from './commands/keys';
+import { paymentsCommand } from './commands/payments';
 import { serveCommand } from './commands/serve';
+import { webhooksCommand } from './commands/webhooks';
 import { EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors';
 
 function environmentHelp(): string {
@@ -19,7 +21,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride()
     .addHelpText('after', environmentHelp);
-  for (const command of [migrateCommand(), serveCommand(), businessCommand(), keysCommand()]) {
+  for (const command of [migrateCommand(), serveCommand(), businessCommand(), keysCommand(), paymentsCommand(), webhooksCommand()]) {
     // Added commands do not inherit exitOverride: every level throws, and run() picks the exit code.
     command.exitOverride().commands.forEach((sub) => sub.exitOverride());
     program.addCommand(command);

@@ -1,0 +1,75 @@
+import { Command } from 'commander';
+import { Credential } from '../../server/auth/credential';
+import { AppError, NotFound } from '../../server/errors';
+import { Invoice } from '../../server/invoices/model';
+import { currencyExponent } from '../../server/money/currencies';
+import { output, withContext } from '../context';
+import { UsageError } from '../errors';
+import { ensureOptions } from '../prompt';
+import { positiveId } from './keys';
+
+interface SimulateOptions {
+  invoice?: string;
+  amount?: string;
+  json?: boolean;
+}
+
+/** A live-mode invoice: the CLI refuses to fake money on it. */
+export class LiveModeInvoice extends AppError {
+  constructor() {
+    super(403, 'test_mode_only', 'payments can be simulated only in test mode (this invoice is live)');
+  }
+}
+
+/** A decimal amount in major units, e.g. `12.50`; the currency's exponent is checked by the service. */
+export function parseAmount(value: string): number {
+  if (!/^\d{1,13}(\.\d{1,6})?$/.test(value.trim())) throw new UsageError('--amount must be a positive decimal amount, e.g. 12.50');
+  const amount = Number(value.trim());
+  if (!(amount > 0)) throw new UsageError('--amount must be greater than zero');
+  return amount;
+}
+
+/** Major units with the currency's decimals: `4 USD` shows as `4.00 USD`. */
+function money(amount: number, currency: string): string {
+  return `${amount.toFixed(currencyExponent(currency) ?? 2)} ${currency}`;
+}
+
+export function paymentsCommand(): Command {
+  const payments = new Command('payments').description('Test-mode payments');
+
+  payments
+    .command('simulate')
+    .description('Record a simulated payment on a test-mode invoice (of any business); fires payment.received and, when settled, invoice.paid')
+    .option('--invoice <id>', 'invoice id')
+    .option('--amount <amount>', 'amount in major units, e.g. 12.50 (default: the amount due)')
+    .option('--json', 'machine-readable output: { payment, invoice }')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ invoicing payments simulate --invoice 17
+  $ invoicing payments simulate --invoice 17 --amount 25.50 --json
+
+The running server delivers the events' webhooks.`,
+    )
+    .action(async (raw: SimulateOptions) => {
+      const opts = await ensureOptions(raw, [{ key: 'invoice', flag: '--invoice', message: 'Invoice id' }]);
+      const id = positiveId(String(opts.invoice).trim(), '--invoice');
+      const amount = opts.amount === undefined ? undefined : parseAmount(opts.amount);
+      const result = await withContext(async ({ db, services }) => {
+        const invoice = await Invoice.query(db.knex).findById(id);
+        if (!invoice) throw new NotFound('Invoice');
+        if (invoice.livemode) throw new LiveModeInvoice();
+        // The invoice's own tenancy, in test mode; no key is involved (id 0, no scopes).
+        const cred: Credential = { kind: 'api_key', id: 0, businessId: invoice.business_id, livemode: false, scopes: [], subject: 'cli' };
+        return services.invoices.simulatePayment(cred, id, amount);
+      });
+      const { payment, invoice } = result;
+      output(opts.json, result, () => [
+        `Recorded simulated payment ${payment.id} of ${money(payment.amount, payment.currency)} on invoice ${invoice.id}${invoice.number ? ` (${invoice.number})` : ''}`,
+        `Invoice status: ${invoice.status}; amount due: ${money(invoice.amount_due, invoice.currency)}`,
+      ]);
+    });
+
+  return payments;
+}

@@ -1,0 +1,227 @@
+import { Command } from 'commander';
+import { EVENT_TYPES, EventType } from '../../server/events/outbox';
+import { DELIVERY_STATUSES, DeliveryStatus } from '../../server/webhooks/model';
+import { DeliveryView, MAX_LOG_LIMIT, WebhookService } from '../../server/webhooks/service';
+import { output, withContext } from '../context';
+import { UsageError } from '../errors';
+import { positiveId } from './keys';
+
+interface LogsOptions {
+  business?: string;
+  key?: string;
+  event?: string;
+  status?: string;
+  since?: string;
+  limit?: string;
+  json?: boolean;
+}
+
+interface ReplayOptions {
+  failed?: boolean;
+  since?: string;
+  business?: string;
+  key?: string;
+  wait?: boolean;
+  timeout?: string;
+  json?: boolean;
+}
+
+/** An ISO 8601 date or date-time (`2026-11-22`, `2026-11-22T09:00:00Z`); a time without a zone is UTC. */
+export function parseSince(value: string, flag = '--since'): Date {
+  const match = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/.exec(value.trim());
+  const date = match ? new Date(`${match[1]}T${match[2] ?? '00:00:00'}${match[3] ?? 'Z'}`) : null;
+  if (!date || Number.isNaN(date.getTime())) throw new UsageError(`${flag} must be an ISO 8601 date or time, e.g. 2026-11-22 or 2026-11-22T09:00:00Z`);
+  return date;
+}
+
+function parseStatus(value: string): DeliveryStatus {
+  if (!(DELIVERY_STATUSES as readonly string[]).includes(value)) throw new UsageError(`--status must be one of: ${DELIVERY_STATUSES.join(', ')}`);
+  return value as DeliveryStatus;
+}
+
+function parseEvent(value: string): EventType {
+  if (!(EVENT_TYPES as readonly string[]).includes(value)) throw new UsageError(`--event must be one of: ${EVENT_TYPES.join(', ')}`);
+  return value as EventType;
+}
+
+function parseLimit(value: string): number {
+  const limit = positiveId(value, '--limit');
+  if (limit > MAX_LOG_LIMIT) throw new UsageError(`--limit must be at most ${MAX_LOG_LIMIT}`);
+  return limit;
+}
+
+/** Left-aligned columns, each as wide as its widest cell. */
+export function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+function shorten(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function lastOutcome(d: DeliveryView): string {
+  if (d.last_status_code !== null && d.last_error) return shorten(`${d.last_status_code} ${d.last_error}`, 60);
+  if (d.last_status_code !== null) return String(d.last_status_code);
+  return d.last_error ? shorten(d.last_error, 60) : '-';
+}
+
+function logLines(list: DeliveryView[]): string[] {
+  if (!list.length) return ['No webhook deliveries'];
+  return table(
+    ['ID', 'CREATED', 'EVENT', 'KEY', 'URL', 'STATUS', 'ATTEMPTS', 'LAST'],
+    list.map((d) => [
+      String(d.id),
+      d.created_at.replace('T', ' ').replace(/\.\d{3}Z$/, 'Z'),
+      d.event_type,
+      String(d.api_key_id),
+      shorten(d.url, 48),
+      d.status === 'pending' && d.attempts > 0 ? 'pending (retrying)' : d.status,
+      String(d.attempts),
+      lastOutcome(d),
+    ]),
+  );
+}
+
+interface WaitSummary {
+  succeeded: number;
+  failed: number;
+  /** The replayed attempt failed; the delivery is pending again on its retry schedule. */
+  retrying: number;
+  /** Not attempted yet when the wait ended. */
+  pending: number;
+  timed_out: boolean;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Polls until every replayed delivery has had its attempt (succeeded, failed for good, or failed
+ * and waiting for its next retry), or the timeout passes. The server process does the sending.
+ */
+async function waitFor(webhooks: WebhookService, ids: number[], timeoutMs: number, showProgress: boolean): Promise<WaitSummary> {
+  const deadline = Date.now() + timeoutMs;
+  let summary: WaitSummary;
+  for (;;) {
+    const rows = await webhooks.progress(ids);
+    summary = { succeeded: 0, failed: 0, retrying: 0, pending: 0, timed_out: false };
+    for (const row of rows) {
+      if (row.status === 'succeeded') summary.succeeded += 1;
+      else if (row.status === 'failed') summary.failed += 1;
+      else if (row.attempts > 0 && !row.under_way) summary.retrying += 1;
+      else summary.pending += 1;
+    }
+    if (showProgress) {
+      const done = ids.length - summary.pending;
+      process.stderr.write(`\r\x1b[2KWaiting for the server to deliver: ${done}/${ids.length} attempted (${summary.succeeded} delivered, ${summary.failed + summary.retrying} failed)`);
+    }
+    if (summary.pending === 0) break;
+    if (Date.now() >= deadline) {
+      summary.timed_out = true;
+      break;
+    }
+    await sleep(Math.min(500, Math.max(0, deadline - Date.now())));
+  }
+  if (showProgress) process.stderr.write('\r\x1b[2K');
+  return summary;
+}
+
+function summaryLines(s: WaitSummary): string[] {
+  return [
+    `Delivered: ${s.succeeded}, failed: ${s.failed + s.retrying}${s.retrying ? ` (${s.retrying} will be retried on the schedule)` : ''}`,
+    ...(s.timed_out ? [`${s.pending} not attempted yet: is \`invoicing serve\` running against this database?`] : []),
+  ];
+}
+
+export function webhooksCommand(): Command {
+  const webhooks = new Command('webhooks').description('Inspect and replay webhook deliveries (of every business)');
+
+  webhooks
+    .command('logs')
+    .description('List webhook deliveries, newest first')
+    .option('--business <id>', 'only this business')
+    .option('--key <id>', 'only deliveries to this key')
+    .option('--event <type>', `only this event type (${EVENT_TYPES.join(', ')})`)
+    .option('--status <status>', `only this status (${DELIVERY_STATUSES.join(', ')})`)
+    .option('--since <time>', 'only deliveries created at or after this ISO 8601 date or time')
+    .option('--limit <n>', `at most this many (default 100, at most ${MAX_LOG_LIMIT})`)
+    .option('--json', 'machine-readable output')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ invoicing webhooks logs --status failed
+  $ invoicing webhooks logs --key 3 --since 2026-11-22T09:00:00Z --json`,
+    )
+    .action(async (opts: LogsOptions) => {
+      const filter = {
+        businessId: opts.business === undefined ? undefined : positiveId(opts.business, '--business'),
+        keyId: opts.key === undefined ? undefined : positiveId(opts.key, '--key'),
+        event: opts.event === undefined ? undefined : parseEvent(opts.event),
+        status: opts.status === undefined ? undefined : parseStatus(opts.status),
+        since: opts.since === undefined ? undefined : parseSince(opts.since),
+        limit: opts.limit === undefined ? undefined : parseLimit(opts.limit),
+      };
+      const list = await withContext(({ services }) => services.webhooks.log(filter));
+      output(opts.json, list, () => logLines(list));
+    });
+
+  webhooks
+    .command('replay [delivery-id]')
+    .description('Send deliveries again: one by id, or every failed one (--failed); the running server delivers them')
+    .option('--failed', 'replay every failed delivery (narrowed by --since, --business, --key)')
+    .option('--since <time>', 'with --failed: only deliveries created at or after this ISO 8601 date or time')
+    .option('--business <id>', 'with --failed: only this business')
+    .option('--key <id>', 'with --failed: only deliveries to this key')
+    .option('--wait', 'wait until the server has attempted them, then print what happened')
+    .option('--timeout <seconds>', 'with --wait: give up waiting after this long (default 60)')
+    .option('--json', 'machine-readable output')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ invoicing webhooks replay 42
+  $ invoicing webhooks replay --failed --since 2026-11-22T09:00:00Z --wait`,
+    )
+    .action(async (rawId: string | undefined, opts: ReplayOptions) => {
+      if (rawId === undefined && !opts.failed) throw new UsageError('give a delivery id, or --failed to replay every failed delivery');
+      if (rawId !== undefined && opts.failed) throw new UsageError('give either a delivery id or --failed, not both');
+      if (rawId !== undefined && (opts.since !== undefined || opts.business !== undefined || opts.key !== undefined)) {
+        throw new UsageError('--since, --business and --key go with --failed, not with a delivery id');
+      }
+      if (opts.timeout !== undefined && !opts.wait) throw new UsageError('--timeout goes with --wait');
+      const id = rawId === undefined ? undefined : positiveId(rawId, 'delivery id');
+      const filter = {
+        businessId: opts.business === undefined ? undefined : positiveId(opts.business, '--business'),
+        keyId: opts.key === undefined ? undefined : positiveId(opts.key, '--key'),
+        since: opts.since === undefined ? undefined : parseSince(opts.since),
+      };
+      const timeoutMs = opts.timeout === undefined ? 60_000 : positiveId(opts.timeout, '--timeout') * 1000;
+
+      await withContext(async ({ services }) => {
+        let ids: number[];
+        const lines: string[] = [];
+        if (id !== undefined) {
+          const { delivery, replayed } = await services.webhooks.replayOne(id);
+          ids = replayed ? [id] : [];
+          lines.push(
+            replayed
+              ? `Queued delivery ${id} (${delivery.event_type} to ${delivery.url}) for the server to send again`
+              : `Delivery ${id} is being sent right now; it was left to finish`,
+          );
+        } else {
+          ids = await services.webhooks.replayFailed(filter);
+          lines.push(ids.length ? `Queued ${ids.length} failed deliver${ids.length === 1 ? 'y' : 'ies'} for the server to send again` : 'No failed deliveries to replay');
+        }
+        const waiting = Boolean(opts.wait && ids.length);
+        // People see what was queued before the wait; --json prints one document at the end.
+        if (!opts.json) output(false, null, () => lines);
+        const result = waiting ? await waitFor(services.webhooks, ids, timeoutMs, !opts.json && Boolean(process.stderr.isTTY)) : undefined;
+        if (opts.json) output(true, { queued: ids.length, ids, ...(result ? { result } : {}) }, () => []);
+        else if (result) output(false, null, () => summaryLines(result));
+      });
+    });
+
+  return webhooks;
+}
