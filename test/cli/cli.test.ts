@@ -1,31 +1,11 @@
-import { execFile, execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { promisify } from 'node:util';
+import { execFileSync, spawn } from 'node:child_process';
 import { startApp, TEST_APP_SECRET_KEY, TestApp } from '../support/app';
-
-const BIN = path.resolve(__dirname, '../../dist/bin/invoicing.js');
-const run = promisify(execFile);
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { BIN, CliResult, requireBuild, runCli } from '../support/cli';
 
 let app: TestApp;
 
-async function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH, DATABASE_URL: app.databaseUrl, APP_SECRET_KEY: TEST_APP_SECRET_KEY, ...env },
-      timeout: 20_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(app.databaseUrl, args, env, 20_000);
 }
 
 async function eventually(check: () => Promise<boolean>, withinMs: number): Promise<number> {
@@ -38,7 +18,7 @@ async function eventually(check: () => Promise<boolean>, withinMs: number): Prom
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(BIN)) throw new Error('dist/ is missing: `npm test` builds it first (npm run build)');
+  requireBuild();
   app = await startApp({ keyCacheTtlMs: 5000 });
 });
 afterAll(() => app.stop());

@@ -3,44 +3,16 @@
  * real binary (dist/, built by `npm test`'s pretest) against the scratch database of a running app.
  * The app's worker runs no schedule here: the test sweeps when it wants deliveries sent.
  */
-import { execFile } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { aDraft, eventsOf, startApp, Tenant, TestApp, TEST_APP_SECRET_KEY } from '../support/app';
+import { aDraft, eventsOf, startApp, Tenant, TestApp } from '../support/app';
+import { CliResult, requireBuild, runCli } from '../support/cli';
 import { Api } from '../support/http';
 import { startReceiver, TestReceiver } from '../support/receiver';
-
-const BIN = path.resolve(__dirname, '../../dist/bin/invoicing.js');
-const run = promisify(execFile);
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 let app: TestApp;
 let receiver: TestReceiver;
 
-async function cli(args: string[]): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
-      env: {
-        PATH: process.env.PATH,
-        DATABASE_URL: app.databaseUrl,
-        // The app's key, so the server can open the webhook secrets the CLI seals.
-        APP_SECRET_KEY: TEST_APP_SECRET_KEY,
-        WEBHOOK_ALLOW_PRIVATE: 'true',
-        LOG_LEVEL: 'silent',
-      },
-      timeout: 30_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+function cli(args: string[]): Promise<CliResult> {
+  return runCli(app.databaseUrl, args, { WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'silent' });
 }
 
 async function json(args: string[]): Promise<any> {
@@ -50,7 +22,7 @@ async function json(args: string[]): Promise<any> {
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(BIN)) throw new Error('dist/ is missing: `npm test` builds it first (npm run build)');
+  requireBuild();
   receiver = await startReceiver();
   app = await startApp();
 });

@@ -1,0 +1,36 @@
+/** Runs the compiled `invoicing` binary (dist/, built by `npm test`'s pretest) as a child process. */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { TEST_APP_SECRET_KEY } from './app';
+
+export const BIN = path.resolve(__dirname, '../../dist/bin/invoicing.js');
+const run = promisify(execFile);
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function requireBuild(): void {
+  if (!fs.existsSync(BIN)) throw new Error('dist/ is missing: `npm test` builds it first (npm run build)');
+}
+
+/**
+ * `invoicing <args>` against `databaseUrl`, with the test app's APP_SECRET_KEY so secrets the CLI
+ * seals open in the app and the other way round; `env` adds or overrides variables.
+ */
+export async function runCli(databaseUrl: string, args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<CliResult> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, APP_SECRET_KEY: TEST_APP_SECRET_KEY, ...env },
+      timeout: timeoutMs,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
