@@ -1,8 +1,9 @@
 /** Opens the configured database for one CLI command, with the same services the server uses. */
-import { loadConfig, Config } from '../server/config';
+import { ConfigError, loadConfig, Config } from '../server/config';
 import { Database } from '../server/db/database';
 import { prepareSchema } from '../server/server';
 import { createServices, Services } from '../server/services';
+import { CliFailure } from './errors';
 
 export interface CliContext {
   config: Config;
@@ -10,18 +11,69 @@ export interface CliContext {
   services: Services;
 }
 
+/** User names and passwords in URLs are not printed: `mysql://app:secret@db/x` → `mysql://***@db/x`. */
+export function redactUrls(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s"']+@/gi, '$1***@');
+}
+
+/** The settings, or a one-line failure naming the bad ones (without any password they hold). */
+export function cliConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliFailure(redactUrls(err.message));
+    throw err;
+  }
+}
+
+/** Why the database cannot be used, in one line a person can act on. */
+function databaseProblem(err: unknown, databaseUrl: string): string {
+  const e = err as { code?: string; message?: string };
+  const where = redactUrls(databaseUrl);
+  switch (e.code) {
+    case 'ECONNREFUSED':
+      return `cannot connect to the database at ${where}: connection refused (is the database server running?)`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot connect to the database at ${where}: host not found`;
+    case 'ETIMEDOUT':
+      return `cannot connect to the database at ${where}: timed out`;
+    case 'ER_ACCESS_DENIED_ERROR':
+    case 'ER_DBACCESS_DENIED_ERROR':
+      return `the database at ${where} refused the user name or password`;
+    case 'ER_BAD_DB_ERROR':
+      return `the database at ${where} does not exist (create it, then run \`invoicing migrate\`)`;
+    case 'SQLITE_CANTOPEN':
+      return `cannot open the SQLite file of ${where}`;
+    default:
+      return `cannot use the database at ${where}: ${redactUrls(e.message ?? String(err)).split('\n')[0]}`;
+  }
+}
+
+/** Opens the database and checks that it answers, so a bad DATABASE_URL is one clear line, not a stack. */
+export async function openDatabase(config: Config): Promise<Database> {
+  let db: Database;
+  try {
+    db = Database.open(config.databaseUrl, { quiet: true });
+  } catch (err) {
+    throw new CliFailure(databaseProblem(err, config.databaseUrl));
+  }
+  try {
+    await db.knex.raw('select 1');
+    return db;
+  } catch (err) {
+    await db.close();
+    throw new CliFailure(databaseProblem(err, config.databaseUrl));
+  }
+}
+
 export async function withContext<T>(work: (ctx: CliContext) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const db = Database.open(config.databaseUrl);
+  const config = cliConfig();
+  const db = await openDatabase(config);
   try {
     await prepareSchema(db);
     return await work({ config, db, services: createServices(db, config) });
   } finally {
     await db.close();
   }
-}
-
-/** Prints `value` as JSON with --json, or the human-readable lines otherwise. */
-export function output(json: boolean | undefined, value: unknown, human: () => string[]): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human().join('\n')}\n`);
 }

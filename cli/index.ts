@@ -8,7 +8,9 @@ import { keysCommand } from './commands/keys';
 import { paymentsCommand } from './commands/payments';
 import { serveCommand } from './commands/serve';
 import { webhooksCommand } from './commands/webhooks';
-import { EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors';
+import { redactUrls } from './context';
+import { CliFailure, EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors';
+import { initCommand } from './commands/init';
 
 function environmentHelp(): string {
   const rows = describeConfig().map(({ key, doc, default: value }) => `  ${key.padEnd(26)}${doc}${value === undefined ? '' : ` (default: ${String(value)})`}`);
@@ -21,9 +23,9 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride()
     .addHelpText('after', environmentHelp);
-  for (const command of [migrateCommand(), serveCommand(), businessCommand(), keysCommand(), paymentsCommand(), webhooksCommand()]) {
+  for (const command of [initCommand(), migrateCommand(), serveCommand(), businessCommand(), keysCommand(), paymentsCommand(), webhooksCommand()]) {
     // Added commands do not inherit exitOverride: every level throws, and run() picks the exit code.
-    command.exitOverride().commands.forEach((sub) => sub.exitOverride());
+    command.exitOverride().commands.forEach((sub: Command) => sub.exitOverride());
     program.addCommand(command);
   }
   return program;
@@ -48,11 +50,16 @@ export async function run(argv: string[]): Promise<number> {
       process.stderr.write(`error: ${err.message}\n`);
       return EXIT_USAGE;
     }
+    if (err instanceof CliFailure) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return EXIT_FAILURE;
+    }
     if (err instanceof AppError) {
       process.stderr.write(`error: ${describe(err)}\n`);
       return EXIT_FAILURE;
     }
-    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    // Anything else: its first line only, never a stack trace, and no password from a URL.
+    process.stderr.write(`error: ${redactUrls(err instanceof Error ? err.message : String(err)).split('\n')[0]}\n`);
     return EXIT_FAILURE;
   }
 }

@@ -8,7 +8,9 @@ export interface OptionSpec {
   key: string;
   flag: string;
   message: string;
-  choices?: string[];
+  /** A list to pick one from, or several with `multiple` (a checkbox list, answered as `a,b`). */
+  choices?: readonly string[];
+  multiple?: boolean;
 }
 
 export function isInteractive(): boolean {
@@ -20,6 +22,20 @@ async function inquirer() {
   return (await import('inquirer')).default;
 }
 
+function question(spec: OptionSpec) {
+  if (spec.choices && spec.multiple) {
+    return {
+      type: 'checkbox' as const,
+      name: spec.key,
+      message: spec.message,
+      choices: spec.choices.map((value) => ({ value })),
+      validate: (picked: readonly unknown[]) => picked.length > 0 || 'pick at least one (space selects, a selects all)',
+    };
+  }
+  if (spec.choices) return { type: 'select' as const, name: spec.key, message: spec.message, choices: [...spec.choices] };
+  return { type: 'input' as const, name: spec.key, message: spec.message, validate: (v: string) => v.trim() !== '' || 'required' };
+}
+
 /** Fills in every missing option by asking, or throws a UsageError naming them all. */
 export async function ensureOptions<T extends object>(options: T, specs: OptionSpec[]): Promise<T> {
   const values = options as Record<string, unknown>;
@@ -29,20 +45,25 @@ export async function ensureOptions<T extends object>(options: T, specs: OptionS
     throw new UsageError(`missing required option${missing.length > 1 ? 's' : ''}: ${missing.map((s) => s.flag).join(', ')}`);
   }
   const { prompt } = await inquirer();
-  const answers = await prompt(
-    missing.map((s) =>
-      s.choices
-        ? { type: 'select', name: s.key, message: s.message, choices: s.choices }
-        : { type: 'input', name: s.key, message: s.message, validate: (v: string) => v.trim() !== '' || 'required' },
-    ),
-  );
+  const answers: Record<string, unknown> = await prompt(missing.map(question));
+  for (const spec of missing) {
+    if (Array.isArray(answers[spec.key])) answers[spec.key] = (answers[spec.key] as string[]).join(',');
+  }
   return { ...options, ...answers } as T;
 }
 
+/** Asks one free-form question on a terminal; `fallback` answers it without one (and when left empty). */
+export async function ask(message: string, fallback = ''): Promise<string> {
+  if (!isInteractive()) return fallback;
+  const { prompt } = await inquirer();
+  const { answer } = await prompt([{ type: 'input', name: 'answer', message, default: fallback || undefined }]);
+  return String(answer ?? '').trim() || fallback;
+}
+
 /** True to go on: `--yes`, no terminal, or the user said yes. */
-export async function confirmed(message: string, yes: boolean | undefined): Promise<boolean> {
+export async function confirmed(message: string, yes: boolean | undefined, fallback = false): Promise<boolean> {
   if (yes || !isInteractive()) return true;
   const { prompt } = await inquirer();
-  const { ok } = await prompt([{ type: 'confirm', name: 'ok', message, default: false }]);
+  const { ok } = await prompt([{ type: 'confirm', name: 'ok', message, default: fallback }]);
   return Boolean(ok);
 }

@@ -12,6 +12,7 @@ import * as createEvents from './20261121130400_create_events';
 import * as createExpenses from './20261121130500_create_expenses';
 import * as createContracts from './20261121130600_create_contracts';
 import * as createWebhookDeliveries from './20261122090000_create_webhook_deliveries';
+import * as addKeyExpiry from './20261122100000_add_expires_at_to_api_keys';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -30,4 +31,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261121130500_create_expenses', ...createExpenses },
   { name: '20261121130600_create_contracts', ...createContracts },
   { name: '20261122090000_create_webhook_deliveries', ...createWebhookDeliveries },
+  { name: '20261122100000_add_expires_at_to_api_keys', ...addKeyExpiry },
 ];

@@ -5,7 +5,7 @@ export function isMysql(knex: Knex): boolean {
   return ['mysql', 'mysql2'].includes(String(knex.client.config.client));
 }
 
-export function timestampColumn(t: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder {
+export function timestampColumn(t: Knex.TableBuilder, name: string): Knex.ColumnBuilder {
   return t.datetime(name, { precision: 3 });
 }
 

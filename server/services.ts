@@ -39,11 +39,15 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   const invoices = new InvoiceService(db, businesses, payments, createMailer(config), outbox, { baseUrl: config.baseUrl });
   return {
     businesses,
-    keys: new KeyService(db, {
-      webhookAllowPrivate: config.webhookAllowPrivate,
-      cacheTtlMs: config.keyCacheTtlMs,
-      secretBox: new SecretBox(loadAppKey(config), 'webhook_secret'),
-    }),
+    keys: new KeyService(
+      db,
+      {
+        webhookAllowPrivate: config.webhookAllowPrivate,
+        cacheTtlMs: config.keyCacheTtlMs,
+        secretBox: new SecretBox(loadAppKey(config), 'webhook_secret'),
+      },
+      clock,
+    ),
     clients,
     expenses: new ExpenseService(db, businesses),
     contracts: new ContractService(db, businesses, { baseUrl: config.baseUrl }),

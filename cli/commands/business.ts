@@ -1,5 +1,9 @@
 import { Command } from 'commander';
-import { output, withContext } from '../context';
+import { BusinessChanges, BusinessView } from '../../server/businesses/service';
+import { withContext } from '../context';
+import { UsageError } from '../errors';
+import { positiveId } from '../options';
+import { examples, output, table } from '../output';
 import { ensureOptions } from '../prompt';
 
 interface CreateOptions {
@@ -10,8 +14,40 @@ interface CreateOptions {
   json?: boolean;
 }
 
+interface UpdateOptions {
+  name?: string;
+  currency?: string;
+  /** A code with --country, false with --no-country, undefined when neither is given. */
+  country?: string | false;
+  plan?: string;
+  json?: boolean;
+}
+
+function recordLines(b: BusinessView): string[] {
+  return [`id: ${b.id}`, `name: ${b.name}`, `currency: ${b.currency}`, `country: ${b.country ?? '-'}`, `plan: ${b.plan}`];
+}
+
+function listLines(list: BusinessView[]): string[] {
+  if (!list.length) return ['No businesses'];
+  return table(
+    ['ID', 'NAME', 'CURRENCY', 'COUNTRY', 'PLAN'],
+    list.map((b) => [String(b.id), b.name, b.currency, b.country ?? '-', b.plan]),
+  );
+}
+
+/** Only the options given: an option left out keeps its value. */
+function changesOf(opts: UpdateOptions): BusinessChanges {
+  const changes: BusinessChanges = {};
+  if (opts.name !== undefined) changes.name = opts.name;
+  if (opts.currency !== undefined) changes.currency = opts.currency;
+  if (opts.country !== undefined) changes.country = opts.country === false ? null : opts.country;
+  if (opts.plan !== undefined) changes.plan = opts.plan;
+  return changes;
+}
+
 export function businessCommand(): Command {
   const business = new Command('business').description('Manage businesses');
+
   business
     .command('create')
     .description('Create a business')
@@ -19,7 +55,11 @@ export function businessCommand(): Command {
     .option('--currency <code>', 'ISO 4217 currency, e.g. USD')
     .option('--country <cc>', 'ISO 3166-1 alpha-2 country, e.g. US')
     .option('--plan <plan>', 'plan name (default: free)')
-    .option('--json', 'machine-readable output')
+    .option('--json', 'machine-readable output: { id, name, currency, country, plan }')
+    .addHelpText(
+      'after',
+      examples('invoicing business create --name "Acme Ltd" --currency GBP --country GB', 'invoicing business create --name Shop --currency USD --plan pro --json'),
+    )
     .action(async (raw: CreateOptions) => {
       const opts = await ensureOptions(raw, [
         { key: 'name', flag: '--name', message: 'Business name' },
@@ -32,5 +72,48 @@ export function businessCommand(): Command {
         `Created business ${created.id}: ${created.name} (${created.currency}${created.country ? `, ${created.country}` : ''}, plan ${created.plan})`,
       ]);
     });
+
+  business
+    .command('list')
+    .description('List every business, oldest first')
+    .option('--json', 'machine-readable output: an array of business records')
+    .addHelpText('after', examples('invoicing business list', 'invoicing business list --json'))
+    .action(async (opts: { json?: boolean }) => {
+      const list = await withContext(({ services }) => services.businesses.list());
+      output(opts.json, list, () => listLines(list));
+    });
+
+  business
+    .command('show <id>')
+    .description('Show one business')
+    .option('--json', 'machine-readable output: the business record')
+    .addHelpText('after', examples('invoicing business show 3', 'invoicing business show 3 --json'))
+    .action(async (rawId: string, opts: { json?: boolean }) => {
+      const id = positiveId(rawId, 'business id');
+      const found = await withContext(({ services }) => services.businesses.get(id));
+      output(opts.json, found, () => [...recordLines(found), '', `Its keys: invoicing keys list --business ${found.id}`]);
+    });
+
+  business
+    .command('update <id>')
+    .description('Change a business: only the options given are changed')
+    .option('--name <name>', 'new name')
+    .option('--currency <code>', 'new ISO 4217 currency (existing invoices keep theirs)')
+    .option('--country <cc>', 'new ISO 3166-1 alpha-2 country')
+    .option('--no-country', 'remove the country')
+    .option('--plan <plan>', 'new plan name')
+    .option('--json', 'machine-readable output: the updated business record')
+    .addHelpText(
+      'after',
+      examples('invoicing business update 3 --name "Acme Group" --plan pro', 'invoicing business update 3 --currency EUR --country DE', 'invoicing business update 3 --no-country --json'),
+    )
+    .action(async (rawId: string, opts: UpdateOptions) => {
+      const id = positiveId(rawId, 'business id');
+      const changes = changesOf(opts);
+      if (Object.keys(changes).length === 0) throw new UsageError('nothing to change: give --name, --currency, --country, --no-country or --plan');
+      const updated = await withContext(({ services }) => services.businesses.update(id, changes));
+      output(opts.json, updated, () => [`Updated business ${updated.id}`, ...recordLines(updated)]);
+    });
+
   return business;
 }

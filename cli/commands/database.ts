@@ -1,20 +1,23 @@
 import { Command } from 'commander';
-import { loadConfig } from '../../server/config';
-import { Database } from '../../server/db/database';
 import { pendingMigrations } from '../../server/db/migrate';
-import { output } from '../context';
+import { cliConfig, openDatabase, redactUrls } from '../context';
+import { examples, output } from '../output';
 
 export function migrateCommand(): Command {
   return new Command('migrate')
     .description('Apply pending database migrations (DATABASE_URL)')
-    .option('--json', 'machine-readable output')
+    .option('--json', 'machine-readable output: { applied: [migration names] }')
+    .addHelpText('after', examples('invoicing migrate', 'DATABASE_URL=mysql://app:secret@127.0.0.1:3306/invoicing invoicing migrate --json'))
     .action(async (opts: { json?: boolean }) => {
-      const db = Database.open(loadConfig().databaseUrl);
+      const config = cliConfig();
+      const db = await openDatabase(config);
       try {
         const pending = await pendingMigrations(db.knex);
         await db.migrate();
         output(opts.json, { applied: pending }, () =>
-          pending.length ? pending.map((name) => `applied ${name}`) : ['The database is up to date'],
+          pending.length
+            ? [...pending.map((name) => `applied ${name}`), `${redactUrls(config.databaseUrl)} is up to date`]
+            : [`${redactUrls(config.databaseUrl)} is up to date`],
         );
       } finally {
         await db.close();

@@ -3,10 +3,11 @@ import { Credential } from '../../server/auth/credential';
 import { AppError, NotFound } from '../../server/errors';
 import { Invoice } from '../../server/invoices/model';
 import { currencyExponent } from '../../server/money/currencies';
-import { output, withContext } from '../context';
+import { withContext } from '../context';
+import { output } from '../output';
 import { UsageError } from '../errors';
 import { ensureOptions } from '../prompt';
-import { positiveId } from './keys';
+import { positiveId } from '../options';
 
 interface SimulateOptions {
   invoice?: string;

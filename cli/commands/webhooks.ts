@@ -2,9 +2,10 @@ import { Command } from 'commander';
 import { EVENT_TYPES, EventType } from '../../server/events/outbox';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../../server/webhooks/model';
 import { DeliveryView, MAX_LOG_LIMIT, WebhookService } from '../../server/webhooks/service';
-import { output, withContext } from '../context';
+import { withContext } from '../context';
+import { output, shorten, shortTime, table } from '../output';
 import { UsageError } from '../errors';
-import { positiveId } from './keys';
+import { positiveId } from '../options';
 
 interface LogsOptions {
   business?: string;
@@ -50,17 +51,6 @@ function parseLimit(value: string): number {
   return limit;
 }
 
-/** Left-aligned columns, each as wide as its widest cell. */
-export function table(header: string[], rows: string[][]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
-  return [line(header), ...rows.map(line)];
-}
-
-function shorten(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
 function lastOutcome(d: DeliveryView): string {
   if (d.last_status_code !== null && d.last_error) return shorten(`${d.last_status_code} ${d.last_error}`, 60);
   if (d.last_status_code !== null) return String(d.last_status_code);
@@ -73,7 +63,7 @@ function logLines(list: DeliveryView[]): string[] {
     ['ID', 'CREATED', 'EVENT', 'KEY', 'URL', 'STATUS', 'ATTEMPTS', 'LAST'],
     list.map((d) => [
       String(d.id),
-      d.created_at.replace('T', ' ').replace(/\.\d{3}Z$/, 'Z'),
+      shortTime(d.created_at),
       d.event_type,
       String(d.api_key_id),
       shorten(d.url, 48),
@@ -92,6 +82,12 @@ interface WaitSummary {
   /** Not attempted yet when the wait ended. */
   pending: number;
   timed_out: boolean;
+}
+
+/** `[########------------]`: how much of the replay the server has attempted. */
+function progressBar(done: number, total: number, width = 24): string {
+  const filled = total === 0 ? width : Math.round((done / total) * width);
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -114,7 +110,9 @@ async function waitFor(webhooks: WebhookService, ids: number[], timeoutMs: numbe
     }
     if (showProgress) {
       const done = ids.length - summary.pending;
-      process.stderr.write(`\r\x1b[2KWaiting for the server to deliver: ${done}/${ids.length} attempted (${summary.succeeded} delivered, ${summary.failed + summary.retrying} failed)`);
+      process.stderr.write(
+        `\r\x1b[2K${progressBar(done, ids.length)} ${done}/${ids.length} attempted (${summary.succeeded} delivered, ${summary.failed + summary.retrying} failed)`,
+      );
     }
     if (summary.pending === 0) break;
     if (Date.now() >= deadline) {
@@ -152,7 +150,10 @@ export function webhooksCommand(): Command {
       `
 Examples:
   $ invoicing webhooks logs --status failed
-  $ invoicing webhooks logs --key 3 --since 2026-11-22T09:00:00Z --json`,
+  $ invoicing webhooks logs --key 3 --event invoice.paid --since 2026-11-22T09:00:00Z --json
+
+--json prints an array of { id, event_id, event_type, idempotency_key, api_key_id, url, status,
+attempts, next_attempt_at, last_status_code, last_error, delivered_at, livemode, created_at }.`,
     )
     .action(async (opts: LogsOptions) => {
       const filter = {

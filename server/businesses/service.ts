@@ -4,6 +4,7 @@ import { Credential } from '../auth/credential';
 import { Database } from '../db/database';
 import { NotFound } from '../errors';
 import { isCurrency } from '../money/currencies';
+import { isCountry } from './countries';
 import { validateInput } from '../validation';
 import { Business } from './model';
 
@@ -22,19 +23,37 @@ export interface BusinessView {
   plan: string;
 }
 
-export const newBusinessSchema = Joi.object<NewBusiness>({
-  name: Joi.string().trim().min(1).max(255).required(),
+/** Changes to a business; `country: null` removes it. */
+export interface BusinessChanges {
+  name?: string;
+  currency?: string;
+  country?: string | null;
+  plan?: string;
+}
+
+const fields = {
+  name: Joi.string().trim().min(1).max(255),
   currency: Joi.string()
     .uppercase()
     .custom((value: string, helpers) => (isCurrency(value) ? value : helpers.error('any.invalid')))
-    .required()
     .messages({ 'any.invalid': 'currency must be an ISO 4217 code such as USD' }),
   country: Joi.string()
     .uppercase()
-    .pattern(/^[A-Z]{2}$/)
-    .messages({ 'string.pattern.base': 'country must be an ISO 3166-1 alpha-2 code such as US' }),
-  plan: Joi.string().trim().min(1).max(50).default('free'),
+    .custom((value: string, helpers) => (isCountry(value) ? value : helpers.error('any.invalid')))
+    .messages({ 'any.invalid': 'country must be an ISO 3166-1 alpha-2 code such as US' }),
+  plan: Joi.string().trim().min(1).max(50),
+};
+
+export const newBusinessSchema = Joi.object<NewBusiness>({
+  name: fields.name.required(),
+  currency: fields.currency.required(),
+  country: fields.country,
+  plan: fields.plan.default('free'),
 });
+
+const businessChangesSchema = Joi.object<BusinessChanges>({ ...fields, country: fields.country.allow(null) })
+  .or('name', 'currency', 'country', 'plan')
+  .messages({ 'object.missing': 'nothing to change: give a name, currency, country or plan' });
 
 export function toBusinessView(row: Business): BusinessView {
   return { id: row.id, name: row.name, currency: row.currency, country: row.country ?? null, plan: row.plan };
@@ -53,6 +72,21 @@ export class BusinessService {
     const row = await Business.query(this.db.current).findById(id);
     if (!row) throw new NotFound('Business');
     return toBusinessView(row);
+  }
+
+  /** Every business, oldest first (the CLI's `business list`). */
+  async list(): Promise<BusinessView[]> {
+    const rows = await Business.query(this.db.current).orderBy('id');
+    return rows.map(toBusinessView);
+  }
+
+  /** Existing invoices keep their own currency; a new currency applies to what is created next. */
+  async update(id: number, changes: BusinessChanges): Promise<BusinessView> {
+    const valid = validateInput(businessChangesSchema, changes);
+    return this.db.transaction(async (trx) => {
+      if (!(await Business.query(trx).findById(id).forUpdate())) throw new NotFound('Business');
+      return toBusinessView(await Business.query(trx).patchAndFetchById(id, valid));
+    });
   }
 
   /** The caller's own business: `GET /business` and `GET /ping`. */

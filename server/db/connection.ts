@@ -31,9 +31,12 @@ export function mysqlConnection(databaseUrl: string): Knex.MySql2ConnectionConfi
   };
 }
 
-export function createKnex(databaseUrl: string): Knex {
+/** `quiet`: knex's own console warnings are dropped; the caller reports connection errors itself (the CLI). */
+export function createKnex(databaseUrl: string, options: { quiet?: boolean } = {}): Knex {
+  const log = options.quiet ? { log: { warn() {}, error() {}, debug() {}, deprecate() {} } } : {};
   if (dialectOf(databaseUrl) === 'mysql') {
     return knexFactory({
+      ...log,
       client: 'mysql2',
       connection: mysqlConnection(databaseUrl),
       pool: {
@@ -48,6 +51,7 @@ export function createKnex(databaseUrl: string): Knex {
   const filename = sqliteFilename(databaseUrl);
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   return knexFactory({
+    ...log,
     client: 'better-sqlite3',
     connection: { filename },
     useNullAsDefault: true,

@@ -12,9 +12,9 @@ export class Database {
     readonly dialect: Dialect,
   ) {}
 
-  static open(databaseUrl: string): Database {
+  static open(databaseUrl: string, options: { quiet?: boolean } = {}): Database {
     // No global Model.knex(): every query names its connection, so none can reach the wrong database.
-    return new Database(createKnex(databaseUrl), dialectOf(databaseUrl));
+    return new Database(createKnex(databaseUrl, options), dialectOf(databaseUrl));
   }
 
   /** The connection to query with: the request's open transaction if there is one, else the pool. */

@@ -77,11 +77,13 @@ export class Outbox {
       idempotency_key: randomUUID(),
       data: JSON.stringify(data),
     });
-    // Receivers: every key of the business and mode with a webhook URL; a revoked key receives nothing new.
+    // Receivers: every key of the business and mode with a webhook URL. A revoked key receives nothing
+    // new, nor does one rotated out with a grace period: its replacement, same URL and secret, does.
     const receivers = await ApiKey.query(trx)
       .where({ business_id: tenancy.businessId, livemode: tenancy.livemode })
       .whereNotNull('webhook_url')
       .whereNull('revoked_at')
+      .whereNull('expires_at')
       .select('id', 'webhook_url');
     if (receivers.length) {
       const now = toDbTime(this.clock.now());

@@ -5,7 +5,9 @@ import { Credential } from '../auth/credential';
 import { ALL_SCOPES, Scope } from '../auth/scopes';
 import { Business } from '../businesses/model';
 import { Database } from '../db/database';
-import { NotFound, ValidationFailed } from '../errors';
+import { InvalidState, NotFound, ValidationFailed } from '../errors';
+import { WebhookDelivery } from '../webhooks/model';
+import { Clock, systemClock } from '../clock';
 import { validateInput } from '../validation';
 import { ApiKey } from './model';
 import { SecretBox } from './secret-box';
@@ -20,6 +22,23 @@ export interface NewKey {
   webhookSecret?: string;
 }
 
+/** Changes to an existing key; `webhookUrl: null` removes its webhook. */
+export interface KeyChanges {
+  scopes?: Scope[];
+  webhookUrl?: string | null;
+  webhookSecret?: string;
+  /** Replace the signing secret with a newly generated one. */
+  generateWebhookSecret?: boolean;
+}
+
+/** How long the old key of a rotation keeps working: at once (`0`) up to 30 days. */
+export const MAX_ROTATION_GRACE_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * `active`; `expiring`: rotated, working until `expires_at`; `expired`: past it; `revoked`.
+ */
+export type KeyStatus = 'active' | 'expiring' | 'expired' | 'revoked';
+
 export interface KeyView {
   id: number;
   business_id: number;
@@ -29,8 +48,16 @@ export interface KeyView {
   prefix: string;
   last4: string;
   webhook_url: string | null;
+  webhook_secret_set: boolean;
+  status: KeyStatus;
   created_at: string;
   revoked_at: string | null;
+  expires_at: string | null;
+}
+
+/** A key that `update` changed: a generated webhook secret is shown this once. */
+export interface UpdatedKey extends KeyView {
+  webhook_secret?: string;
 }
 
 /** A new key: the only time its value (and a generated webhook secret) is ever returned. */
@@ -48,11 +75,38 @@ const newKeySchema = Joi.object<NewKey>({
     .unique()
     .required(),
   webhookUrl: Joi.string().max(2048),
-  // Sealed, 150 bytes become 243 characters: within the column's 255.
-  webhookSecret: Joi.string().min(16).max(150, 'utf8'),
+  webhookSecret: webhookSecretSchema(),
 });
 
-function toKeyView(row: ApiKey): KeyView {
+const keyChangesSchema = Joi.object<KeyChanges>({
+  scopes: Joi.array()
+    .items(Joi.string().valid(...ALL_SCOPES))
+    .min(1)
+    .unique(),
+  webhookUrl: Joi.string().max(2048).allow(null),
+  webhookSecret: webhookSecretSchema(),
+  generateWebhookSecret: Joi.boolean(),
+})
+  .oxor('webhookSecret', 'generateWebhookSecret')
+  .or('scopes', 'webhookUrl', 'webhookSecret', 'generateWebhookSecret')
+  .messages({ 'object.missing': 'nothing to change: give scopes, a webhook URL or a webhook secret' });
+
+function webhookSecretSchema(): Joi.StringSchema {
+  // Sealed, 150 bytes become 243 characters: within the column's 255.
+  return Joi.string().min(16).max(150, 'utf8');
+}
+
+function keyStatus(row: ApiKey, now: Date): KeyStatus {
+  if (row.revoked_at) return 'revoked';
+  if (!row.expires_at) return 'active';
+  return Date.parse(row.expires_at) > now.getTime() ? 'expiring' : 'expired';
+}
+
+function generateWebhookSecret(): string {
+  return `whsec_${randomBase62(32)}`;
+}
+
+function toKeyView(row: ApiKey, now: Date): KeyView {
   return {
     id: row.id,
     business_id: row.business_id,
@@ -62,8 +116,11 @@ function toKeyView(row: ApiKey): KeyView {
     prefix: row.prefix,
     last4: row.last4,
     webhook_url: row.webhook_url,
+    webhook_secret_set: row.webhook_secret !== null,
+    status: keyStatus(row, now),
     created_at: row.created_at,
     revoked_at: row.revoked_at,
+    expires_at: row.expires_at,
   };
 }
 
@@ -78,26 +135,25 @@ function toCredential(row: ApiKey): Credential {
   };
 }
 
+/** What the cache remembers for a key hash: its credential and expiry, or `false` for no working key. */
+type CachedKey = { credential: Credential; expiresAt: number | null } | false;
+
 export class KeyService {
-  /** Hash → credential, or false for a hash that matches no live key. Entries live at most KEY_CACHE_TTL_MS. */
-  private readonly cache?: LRUCache<string, Credential | false>;
+  /** Hash → credential, or false for a hash that matches no working key. Entries live at most KEY_CACHE_TTL_MS. */
+  private readonly cache?: LRUCache<string, CachedKey>;
 
   constructor(
     private readonly db: Database,
     /** secretBox seals webhook secrets at rest (api_keys.webhook_secret holds only sealed values). */
     private readonly options: { webhookAllowPrivate: boolean; cacheTtlMs: number; secretBox: SecretBox },
+    private readonly clock: Clock = systemClock,
   ) {
     if (options.cacheTtlMs > 0) this.cache = new LRUCache({ max: 50_000, ttl: options.cacheTtlMs });
   }
 
   async create(input: NewKey): Promise<CreatedKey> {
     const valid = validateInput(newKeySchema, input);
-    if (valid.webhookUrl) {
-      const problem =
-        webhookUrlProblem(valid.webhookUrl, this.options.webhookAllowPrivate) ??
-        (await resolvedAddressProblem(valid.webhookUrl, this.options.webhookAllowPrivate));
-      if (problem) throw new ValidationFailed({ webhook_url: [problem] });
-    }
+    if (valid.webhookUrl) await this.checkWebhookUrl(valid.webhookUrl);
     return this.db.transaction(async (trx) => {
       if (!(await Business.query(trx).findById(valid.businessId))) throw new NotFound('Business');
       return this.insertKey(trx, {
@@ -105,7 +161,7 @@ export class KeyService {
         livemode: valid.mode === 'live',
         scopes: valid.scopes,
         webhookUrl: valid.webhookUrl ?? null,
-        webhookSecret: valid.webhookSecret ?? (valid.webhookUrl ? `whsec_${randomBase62(32)}` : null),
+        webhookSecret: valid.webhookSecret ?? (valid.webhookUrl ? generateWebhookSecret() : null),
       });
     });
   }
@@ -113,13 +169,42 @@ export class KeyService {
   async list(businessId: number): Promise<KeyView[]> {
     if (!(await Business.query(this.db.current).findById(businessId))) throw new NotFound('Business');
     const rows = await ApiKey.query(this.db.current).where({ business_id: businessId }).orderBy('id');
-    return rows.map(toKeyView);
+    const now = this.clock.now();
+    return rows.map((row) => toKeyView(row, now));
   }
 
   async get(id: number): Promise<KeyView> {
     const row = await ApiKey.query(this.db.current).findById(id);
     if (!row) throw new NotFound('API key');
-    return toKeyView(row);
+    return toKeyView(row, this.clock.now());
+  }
+
+  /**
+   * Changes scopes, webhook URL or signing secret of a working key. Pending deliveries of the key
+   * follow a new URL (a fixed address gets the retries). A URL on a key without a secret gets a
+   * generated one, returned this once, as does `generateWebhookSecret`.
+   */
+  async update(id: number, changes: KeyChanges): Promise<UpdatedKey> {
+    const valid = validateInput(keyChangesSchema, changes);
+    if (valid.webhookUrl) await this.checkWebhookUrl(valid.webhookUrl);
+    const { row, newSecret } = await this.db.transaction(async (trx) => {
+      const key = await ApiKey.query(trx).findById(id).forUpdate();
+      if (!key) throw new NotFound('API key');
+      this.assertWorking(key, 'create a new key instead');
+      const patch: Partial<ApiKey> = {};
+      if (valid.scopes) patch.scopes = JSON.stringify(valid.scopes);
+      if (valid.webhookUrl !== undefined) patch.webhook_url = valid.webhookUrl;
+      let secret = valid.webhookSecret;
+      if (valid.generateWebhookSecret || (valid.webhookUrl && key.webhook_secret === null && !secret)) secret = generateWebhookSecret();
+      if (secret) patch.webhook_secret = this.options.secretBox.seal(secret);
+      const updated = await ApiKey.query(trx).patchAndFetchById(id, patch);
+      if (valid.webhookUrl) {
+        await WebhookDelivery.query(trx).where({ api_key_id: id, status: 'pending' }).patch({ url: valid.webhookUrl });
+      }
+      return { row: updated, newSecret: secret !== undefined && secret !== valid.webhookSecret ? secret : undefined };
+    });
+    this.cache?.delete(row.key_hash);
+    return { ...toKeyView(row, this.clock.now()), ...(newSecret ? { webhook_secret: newSecret } : {}) };
   }
 
   /** Revokes the key; revoking a revoked key changes nothing. Other processes see it within the cache TTL. */
@@ -127,30 +212,39 @@ export class KeyService {
     const row = await this.db.transaction(async (trx) => {
       const key = await ApiKey.query(trx).findById(id).forUpdate();
       if (!key) throw new NotFound('API key');
-      return key.revoked_at ? key : ApiKey.query(trx).patchAndFetchById(id, { revoked_at: new Date().toISOString() });
+      return key.revoked_at ? key : ApiKey.query(trx).patchAndFetchById(id, { revoked_at: this.clock.now().toISOString() });
     });
     this.cache?.delete(row.key_hash);
-    return toKeyView(row);
+    return toKeyView(row, this.clock.now());
   }
 
-  /** Issues a new key with the same business, mode, scopes and webhook, and revokes the old one, atomically. */
-  async rotate(id: number): Promise<CreatedKey> {
-    const { created, oldHash } = await this.db.transaction(async (trx) => {
-      const old = await ApiKey.query(trx).findById(id).forUpdate();
-      if (!old) throw new NotFound('API key');
-      if (old.revoked_at) throw new ValidationFailed({ id: ['is revoked; create a new key instead'] });
-      await ApiKey.query(trx).findById(id).patch({ revoked_at: new Date().toISOString() });
+  /**
+   * Issues a new key with the same business, mode, scopes and webhook, atomically with ending the
+   * old one: revoked at once (`graceMs` 0), or expiring after `graceMs`. From then on the new key
+   * receives the webhook deliveries, so an event is not delivered twice during the grace period.
+   */
+  async rotate(id: number, graceMs = 0): Promise<CreatedKey & { replaces: KeyView }> {
+    if (!Number.isInteger(graceMs) || graceMs < 0 || graceMs > MAX_ROTATION_GRACE_MS) {
+      throw new ValidationFailed({ expire_in: ['must be between 0 and 30 days'] });
+    }
+    const { created, old } = await this.db.transaction(async (trx) => {
+      const key = await ApiKey.query(trx).findById(id).forUpdate();
+      if (!key) throw new NotFound('API key');
+      this.assertWorking(key, 'rotate its replacement or create a new key');
+      const now = this.clock.now();
+      const ending = graceMs === 0 ? { revoked_at: now.toISOString() } : { expires_at: new Date(now.getTime() + graceMs).toISOString() };
+      const ended = await ApiKey.query(trx).patchAndFetchById(id, ending);
       const fresh = await this.insertKey(trx, {
-        businessId: old.business_id,
-        livemode: old.livemode,
-        scopes: JSON.parse(old.scopes) as Scope[],
-        webhookUrl: old.webhook_url,
-        webhookSecret: this.openSecret(old.webhook_secret),
+        businessId: key.business_id,
+        livemode: key.livemode,
+        scopes: JSON.parse(key.scopes) as Scope[],
+        webhookUrl: key.webhook_url,
+        webhookSecret: this.openSecret(key.webhook_secret),
       });
-      return { created: fresh, oldHash: old.key_hash };
+      return { created: fresh, old: ended };
     });
-    this.cache?.delete(oldHash);
-    return created;
+    this.cache?.delete(old.key_hash);
+    return { ...created, replaces: toKeyView(old, this.clock.now()) };
   }
 
   /** The secret that signs deliveries to the key's webhook URL (kept after revocation, for pending deliveries). */
@@ -164,16 +258,34 @@ export class KeyService {
     return sealed === null ? null : this.options.secretBox.open(sealed);
   }
 
-  /** The credential a bearer token proves, or null for an unknown, malformed or revoked key. */
+  /** The credential a bearer token proves, or null for an unknown, malformed, revoked or expired key. */
   async authenticate(token: string): Promise<Credential | null> {
     if (!looksLikeKey(token)) return null;
     const hash = hashKey(token);
-    const cached = this.cache?.get(hash);
-    if (cached !== undefined) return cached || null;
-    const row = await ApiKey.query(this.db.current).findOne({ key_hash: hash });
-    const credential = row && !row.revoked_at && sameHash(row.key_hash, hash) ? toCredential(row) : null;
-    this.cache?.set(hash, credential ?? false);
-    return credential;
+    let entry = this.cache?.get(hash);
+    if (entry === undefined) {
+      const row = await ApiKey.query(this.db.current).findOne({ key_hash: hash });
+      const working = row && !row.revoked_at && sameHash(row.key_hash, hash);
+      entry = working ? { credential: toCredential(row), expiresAt: row.expires_at ? Date.parse(row.expires_at) : null } : false;
+      this.cache?.set(hash, entry);
+    }
+    // The expiry is checked on every request, so a cached key stops exactly at the end of its grace period.
+    if (!entry || (entry.expiresAt !== null && entry.expiresAt <= this.clock.now().getTime())) return null;
+    return entry.credential;
+  }
+
+  private async checkWebhookUrl(url: string): Promise<void> {
+    const problem =
+      webhookUrlProblem(url, this.options.webhookAllowPrivate) ?? (await resolvedAddressProblem(url, this.options.webhookAllowPrivate));
+    if (problem) throw new ValidationFailed({ webhook_url: [problem] });
+  }
+
+  /** Revoked, expired and expiring keys are not changed: their replacement is. */
+  private assertWorking(key: ApiKey, instead: string): void {
+    const status = keyStatus(key, this.clock.now());
+    if (status === 'active') return;
+    const how = status === 'expiring' ? `is being rotated out (it expires at ${key.expires_at})` : `is ${status}`;
+    throw new InvalidState(`API key ${key.id} ${how}; ${instead}`);
   }
 
   private async insertKey(
@@ -190,7 +302,8 @@ export class KeyService {
       webhook_url: fields.webhookUrl,
       webhook_secret: fields.webhookSecret === null ? null : this.options.secretBox.seal(fields.webhookSecret),
       revoked_at: null,
+      expires_at: null,
     });
-    return { ...toKeyView(row), key, webhook_secret: fields.webhookSecret };
+    return { ...toKeyView(row, this.clock.now()), key, webhook_secret: fields.webhookSecret };
   }
 }
