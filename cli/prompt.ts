@@ -29,6 +29,7 @@ function question(spec: OptionSpec) {
       name: spec.key,
       message: spec.message,
       choices: spec.choices.map((value) => ({ value })),
+      pageSize: spec.choices.length,
       validate: (picked: readonly unknown[]) => picked.length > 0 || 'pick at least one (space selects, a selects all)',
     };
   }
@@ -52,11 +53,17 @@ export async function ensureOptions<T extends object>(options: T, specs: OptionS
   return { ...options, ...answers } as T;
 }
 
-/** Asks one free-form question on a terminal; `fallback` answers it without one (and when left empty). */
-export async function ask(message: string, fallback = ''): Promise<string> {
+/**
+ * Asks one free-form question on a terminal; `fallback` answers it without one (and when left empty).
+ * A `secret` answer is masked on the screen.
+ */
+export async function ask(message: string, fallback = '', options: { secret?: boolean } = {}): Promise<string> {
   if (!isInteractive()) return fallback;
   const { prompt } = await inquirer();
-  const { answer } = await prompt([{ type: 'input', name: 'answer', message, default: fallback || undefined }]);
+  const question = options.secret
+    ? { type: 'password' as const, name: 'answer', message, mask: '*' }
+    : { type: 'input' as const, name: 'answer', message, default: fallback || undefined };
+  const { answer } = await prompt([question]);
   return String(answer ?? '').trim() || fallback;
 }
 

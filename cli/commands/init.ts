@@ -1,0 +1,107 @@
+/** `invoicing init`: the guided first run, from an empty database to a test key and a working curl call. */
+import { Command } from 'commander';
+import { ALL_SCOPES } from '../../server/auth/scopes';
+import { newBusinessSchema } from '../../server/businesses/service';
+import { pendingMigrations } from '../../server/db/migrate';
+import { createServices } from '../../server/services';
+import { validateInput } from '../../server/validation';
+import { cliConfig, openDatabase, redactUrls } from '../context';
+import { parseScopes } from '../options';
+import { createdJson } from './keys';
+import { examples, output, paint } from '../output';
+import { ask, ensureOptions, isInteractive, OptionSpec } from '../prompt';
+
+interface InitOptions {
+  name?: string;
+  currency?: string;
+  country?: string;
+  scopes?: string;
+  webhookUrl?: string;
+  webhookSecret?: string;
+  json?: boolean;
+}
+
+const NAME: OptionSpec = { key: 'name', flag: '--name', message: 'Business name' };
+const CURRENCY: OptionSpec = { key: 'currency', flag: '--currency', message: 'Currency (ISO 4217, e.g. USD)' };
+const SCOPES: OptionSpec = {
+  key: 'scopes',
+  flag: '--scopes',
+  message: 'Scopes of the test key',
+  choices: ALL_SCOPES,
+  multiple: true,
+};
+
+export function initCommand(): Command {
+  return new Command('init')
+    .description('Guided first run: migrate the database, create a business and a test key, and show a first API call')
+    .option('--name <name>', 'business name')
+    .option('--currency <code>', 'ISO 4217 currency, e.g. USD')
+    .option('--country <cc>', 'ISO 3166-1 alpha-2 country, e.g. US')
+    .option('--scopes <list>', `scopes of the test key: comma-separated, or "all" (${ALL_SCOPES.join(', ')})`)
+    .option('--webhook-url <url>', 'address that receives signed events')
+    .option('--webhook-secret <secret>', 'secret that signs events (generated when a URL is given without one)')
+    .option('--json', 'machine-readable output')
+    .addHelpText('after', examples('invoicing init', 'invoicing init --name "Acme" --currency USD --scopes all --json'))
+    .action(init);
+}
+
+async function init(raw: InitOptions): Promise<void> {
+  // Usage errors come before any change to the database; without a terminal, one error names every missing flag.
+  if (!isInteractive()) await ensureOptions(raw, [NAME, CURRENCY, SCOPES]);
+  const flagScopes = raw.scopes === undefined ? undefined : parseScopes(raw.scopes);
+
+  const config = cliConfig();
+  // Opened before any question, so a database that is down is reported before a person answers anything.
+  const db = await openDatabase(config);
+  try {
+    const applied = await pendingMigrations(db.knex);
+    await db.migrate();
+    const services = createServices(db, config);
+
+    // On a terminal the questions follow the order of a form; without one, ask() answers '' and nothing optional is asked.
+    const named = await ensureOptions(raw, [NAME, CURRENCY]);
+    const country = raw.country ?? ((await ask('Country (ISO 3166-1 alpha-2, e.g. US; empty for none)')) || undefined);
+    // Checked now so that a typo in the currency is reported before the remaining questions, not after them.
+    const business = validateInput(newBusinessSchema, { name: named.name, currency: named.currency, country });
+    const scopes = flagScopes ?? parseScopes((await ensureOptions(raw, [SCOPES])).scopes!);
+    const webhookUrl = raw.webhookUrl ?? ((await ask('Webhook URL that receives signed events (empty for none)')) || undefined);
+    const webhookSecret =
+      raw.webhookSecret ?? (webhookUrl ? (await ask('Webhook signing secret (empty to generate a strong one)', '', { secret: true })) || undefined : undefined);
+
+    // One transaction: the services join it, so a refused key (a private webhook URL, a short secret) rolls the business back.
+    const { business: b, key } = await db.transaction(async () => {
+      const made = await services.businesses.create(business);
+      return { business: made, key: await services.keys.create({ businessId: made.id, mode: 'test', scopes, webhookUrl, webhookSecret }) };
+    });
+
+    const pingUrl = `${config.baseUrl}/api/v1/partner/ping`;
+    const curl = `curl -H "Authorization: Bearer ${key.key}" ${pingUrl}`;
+    /**
+     * --json, stable: { business: { id, name, currency, country, plan },
+     *   key: { id, key, business_id, mode, scopes, webhook_url, webhook_secret? },
+     *   migrations_applied: string[], ping: { url, curl } }.
+     * The key shape is `keys create --json`'s; webhook_secret is present only when the key has one.
+     */
+    const json = {
+      business: b,
+      key: createdJson(key),
+      migrations_applied: applied,
+      ping: { url: pingUrl, curl },
+    };
+    output(raw.json, json, () => [
+      `Database: ${redactUrls(config.databaseUrl)} (${applied.length ? `applied ${applied.length} migration${applied.length > 1 ? 's' : ''}` : 'already up to date'})`,
+      `Created business ${b.id}: ${b.name} (${b.currency}${b.country ? `, ${b.country}` : ''}, plan ${b.plan})`,
+      `Created test key ${key.id} (scopes: ${key.scopes.join(', ')})`,
+      '',
+      `Key, shown only this once: ${paint('bold', key.key)}`,
+      ...(key.webhook_url ? [`Webhook URL: ${key.webhook_url}`] : []),
+      ...(key.webhook_secret ? [`Webhook signing secret: ${paint('bold', key.webhook_secret)}`] : []),
+      '',
+      `Start the API with: ${paint('bold', 'invoicing serve')}`,
+      'Then check the key:',
+      `  ${curl}`,
+    ]);
+  } finally {
+    await db.close();
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * What every command shares: help with examples, exit codes for usage errors, and one clear line
+ * (never a stack trace, never a password) when the database cannot be used.
+ */
+import { Command } from 'commander';
+import { buildProgram } from '../../cli';
+import { requireBuild, runCli } from '../support/cli';
+
+beforeAll(requireBuild);
+
+/** Every runnable command, as its words: `['keys', 'create']`, `['migrate']`… */
+function commandPaths(command: Command, prefix: string[] = []): string[][] {
+  if (command.commands.length === 0) return [prefix];
+  return command.commands.flatMap((sub) => commandPaths(sub, [...prefix, sub.name()]));
+}
+
+const noDatabase = 'sqlite::memory:';
+const DOWN = 'mysql://root:hunter2@127.0.0.1:3399/invoicing';
+
+describe('help', () => {
+  const paths = commandPaths(buildProgram());
+
+  test('the program has every command the contract and the issue name', () => {
+    expect(paths.map((p) => p.join(' '))).toEqual(
+      expect.arrayContaining([
+        'init',
+        'migrate',
+        'serve',
+        'business create',
+        'business list',
+        'business show',
+        'business update',
+        'keys create',
+        'keys list',
+        'keys show',
+        'keys update',
+        'keys revoke',
+        'keys rotate',
+        'payments simulate',
+        'webhooks logs',
+        'webhooks replay',
+      ]),
+    );
+  });
+
+  test.each(paths.map((p) => [p.join(' '), p]))('when `invoicing %s --help` is run, then it shows examples and exits 0', async (_name, path) => {
+    const res = await runCli(noDatabase, [...(path as string[]), '--help']);
+
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^Usage: invoicing /);
+    expect(res.stdout).toMatch(/\nExamples:\n {2}\$ invoicing /);
+  });
+});
+
+describe('usage errors', () => {
+  test.each([
+    ['an unknown command', ['refund']],
+    ['an unknown option', ['business', 'list', '--colour']],
+    ['a missing argument', ['keys', 'show']],
+  ])('when given %s, then it exits 2 with a one-line error', async (_case, args) => {
+    const res = await runCli(noDatabase, args);
+
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/^error: /);
+  });
+});
+
+describe('a database that cannot be used', () => {
+  test.each([['migrate'], ['business', 'list'], ['keys', 'list', '--business', '1'], ['webhooks', 'logs'], ['serve', '--port', '0']])(
+    'when the database is down, then `invoicing %s` exits 1 with one line naming it',
+    async (...args) => {
+      const res = await runCli(DOWN, args);
+
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe('error: cannot connect to the database at mysql://***@127.0.0.1:3399/invoicing: connection refused (is the database server running?)\n');
+      expect(res.stdout).toBe('');
+    },
+  );
+
+  test('when DATABASE_URL is not a supported URL, then it says so in one line without the password', async () => {
+    const res = await runCli('postgres://app:hunter2@db.example.com/invoicing', ['business', 'list']);
+
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^error: Invalid configuration: "DATABASE_URL" .*\n$/);
+    expect(res.stderr).not.toContain('hunter2');
+  });
+
+  test('when the host does not exist, then it says the host was not found', async () => {
+    const res = await runCli('mysql://root@no-such-host.invalid:3306/invoicing', ['business', 'list']);
+
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe('error: cannot connect to the database at mysql://***@no-such-host.invalid:3306/invoicing: host not found\n');
+  });
+
+  test('when the SQLite file cannot be opened, then it names the file', async () => {
+    // A regular file stands where the directory should be.
+    const res = await runCli('sqlite:/etc/hostname/x.sqlite3', ['business', 'list']);
+
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toMatch(/^error: .*\/etc\/hostname\/x\.sqlite3/);
+  });
+
+  const mysql = process.env.TEST_DB === 'mysql' ? new URL(process.env.TEST_MYSQL_URL!) : null;
+  (mysql ? test : test.skip)('when the database does not exist, then it says so and what to do', async () => {
+    const res = await runCli(`mysql://${mysql!.username}@${mysql!.host}/no_such_database_here`, ['business', 'list']);
+
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^error: the database at .*no_such_database_here does not exist \(create it, then run `invoicing migrate`\)\n$/);
+  });
+
+  (mysql ? test : test.skip)('when the password is wrong, then it says the database refused it, without showing it', async () => {
+    const res = await runCli(`mysql://no_such_user:hunter2@${mysql!.host}/test`, ['business', 'list']);
+
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^error: the database at mysql:\/\/\*\*\*@.* refused the user name or password\n$/);
+  });
+});
