@@ -7,6 +7,7 @@ import { aDraft, eventsOf, startApp, Tenant, TestApp } from '../support/app';
 import { CliResult, requireBuild, runCli } from '../support/cli';
 import { Api } from '../support/http';
 import { startReceiver, TestReceiver } from '../support/receiver';
+import { hasScript, plain, Terminal } from '../support/terminal';
 
 let app: TestApp;
 let receiver: TestReceiver;
@@ -278,6 +279,31 @@ describe('invoicing webhooks replay', () => {
     });
     expect(receiver.received.length).toBe(before + 1);
     expect((await app.db.knex('webhook_deliveries').where('id', row.id).first()).status).toBe('succeeded');
+  });
+
+  (hasScript ? test : test.skip)('when a replay is waited for on a terminal, then a progress bar shows until every delivery is attempted', async () => {
+    const shop = await aShop();
+    await anIssuedInvoice(shop.tenant.api);
+    await anIssuedInvoice(shop.tenant.api);
+    await settle();
+    const rows = await deliveriesOf(shop.businessId);
+    for (const row of rows) await markFailed(Number(row.id));
+
+    const terminal = new Terminal(app.databaseUrl, ['webhooks', 'replay', '--failed', '--business', String(shop.businessId), '--wait', '--timeout', '20'], {
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      LOG_LEVEL: 'silent',
+    });
+    const exited = terminal.exitCode();
+    let done = false;
+    void exited.then(() => (done = true));
+    while (!done) {
+      await settle();
+      await new Promise((r) => setTimeout(r, 200));
+    }
+
+    expect(await exited).toBe(0);
+    expect(plain(terminal.screen)).toMatch(new RegExp(`\\[[#-]{24}\\] \\d+/${rows.length} attempted`));
+    expect(plain(terminal.screen)).toContain(`Delivered: ${rows.length}, failed: 0`);
   });
 
   test('when --wait is given and the receiver still fails, then the summary says it will be retried', async () => {
