@@ -8,6 +8,7 @@ import { keysCommand } from './commands/keys';
 import { paymentsCommand } from './commands/payments';
 import { serveCommand } from './commands/serve';
 import { webhooksCommand } from './commands/webhooks';
+import { wooCommand } from './commands/woo';
 import { redactUrls } from './context';
 import { CliFailure, EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors';
 import { initCommand } from './commands/init';
@@ -23,7 +24,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride()
     .addHelpText('after', environmentHelp);
-  for (const command of [initCommand(), migrateCommand(), serveCommand(), businessCommand(), keysCommand(), paymentsCommand(), webhooksCommand()]) {
+  for (const command of [initCommand(), migrateCommand(), serveCommand(), businessCommand(), keysCommand(), paymentsCommand(), webhooksCommand(), wooCommand()]) {
     // Added commands do not inherit exitOverride: every level throws, and run() picks the exit code.
     command.exitOverride().commands.forEach((sub: Command) => sub.exitOverride());
     program.addCommand(command);

@@ -1,0 +1,220 @@
+/** `invoicing woo …`: connect a WooCommerce store, run the bridge, backfill, and see how it is doing. */
+import { randomBytes } from 'node:crypto';
+import { Command } from 'commander';
+import pino from 'pino';
+import { sha256 } from '../../plugin/woocommerce/bridge';
+import { BridgeConfig, BridgeConfigError, DEFAULT_CONFIG_FILE, readBridgeConfig, writeBridgeConfig } from '../../plugin/woocommerce/config';
+import { invoiceIdOf } from '../../plugin/woocommerce/order';
+import { PartnerApi, PartnerError, PartnerUnavailable } from '../../plugin/woocommerce/partner';
+import { Bridge } from '../../plugin/woocommerce/runner';
+import { StoreError, WooStore } from '../../plugin/woocommerce/store';
+import { cliConfig } from '../context';
+import { CliFailure, UsageError } from '../errors';
+import { parseSince } from './webhooks';
+import { examples, output, shortTime, table } from '../output';
+import { ensureOptions } from '../prompt';
+
+interface ConnectOptions {
+  storeUrl?: string;
+  consumerKey?: string;
+  consumerSecret?: string;
+  apiKey?: string;
+  apiUrl?: string;
+  bridgeUrl?: string;
+  config: string;
+  json?: boolean;
+}
+
+/** What the bridge's key must hold: it creates clients and invoices, and sends them. */
+const REQUIRED_SCOPES = ['invoices:write', 'clients:write'];
+const WEBHOOK_TOPIC = 'order.updated';
+
+function loadBridgeConfig(file: string): BridgeConfig {
+  try {
+    return readBridgeConfig(file);
+  } catch (err) {
+    if (err instanceof BridgeConfigError) throw new CliFailure(err.message);
+    throw err;
+  }
+}
+
+/** Store and API failures as one line naming which end failed. */
+async function step<T>(what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof StoreError || err instanceof PartnerError || err instanceof PartnerUnavailable) throw new CliFailure(`${what}: ${err.message}`);
+    throw err;
+  }
+}
+
+function urlOption(value: string, flag: string): string {
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return value.replace(/\/+$/, '');
+  } catch {
+    // fall through to the usage error
+  }
+  throw new UsageError(`${flag} must be an http(s) URL`);
+}
+
+async function connect(raw: ConnectOptions): Promise<void> {
+  const opts = await ensureOptions(raw, [
+    { key: 'storeUrl', flag: '--store-url', message: 'Store URL (https://shop.example.com)' },
+    { key: 'consumerKey', flag: '--consumer-key', message: 'WooCommerce consumer key (ck_…)' },
+    { key: 'consumerSecret', flag: '--consumer-secret', message: 'WooCommerce consumer secret (cs_…)' },
+    { key: 'apiKey', flag: '--api-key', message: 'Partner API key (svc_live_… or svc_test_…)' },
+    { key: 'bridgeUrl', flag: '--bridge-url', message: 'Public URL of this bridge, which the store calls' },
+  ]);
+  const storeUrl = urlOption(opts.storeUrl!, '--store-url');
+  const bridgeUrl = urlOption(opts.bridgeUrl!, '--bridge-url');
+  const apiUrl = opts.apiUrl ? urlOption(opts.apiUrl, '--api-url') : `${cliConfig().baseUrl}/api/v1/partner`;
+
+  const partner = new PartnerApi({ apiUrl, apiKey: opts.apiKey!, retries: 1 });
+  const ping = await step(`the partner API at ${apiUrl}`, () => partner.ping());
+  const missing = REQUIRED_SCOPES.filter((scope) => !ping.scopes.includes(scope));
+  if (missing.length) throw new CliFailure(`the partner API key lacks ${missing.join(' and ')}: create one with --scopes ${REQUIRED_SCOPES.join(',')}`);
+
+  const store = new WooStore({ storeUrl, consumerKey: opts.consumerKey!, consumerSecret: opts.consumerSecret! });
+  await step(`the store at ${storeUrl}`, () => store.systemStatus());
+  const secret = randomBytes(32).toString('base64url');
+  const webhook = await step(`registering the webhook at ${storeUrl}`, () =>
+    store.createWebhook({ name: 'Invoicing: invoice completed orders', topic: WEBHOOK_TOPIC, delivery_url: `${bridgeUrl}/woocommerce/webhook`, secret }),
+  );
+  const config: BridgeConfig = {
+    store_url: storeUrl,
+    consumer_key: opts.consumerKey!,
+    consumer_secret: opts.consumerSecret!,
+    api_url: apiUrl,
+    api_key: opts.apiKey!,
+    bridge_url: bridgeUrl,
+    store_id: sha256(storeUrl).slice(0, 12),
+    webhook_id: webhook.id,
+    webhook_secret: secret,
+    connected_at: new Date().toISOString(),
+  };
+  writeBridgeConfig(opts.config, config);
+  const summary = {
+    config_file: opts.config,
+    store_url: storeUrl,
+    api_url: apiUrl,
+    business: ping.business,
+    livemode: ping.livemode,
+    webhook: { id: webhook.id, topic: webhook.topic, status: webhook.status, delivery_url: webhook.delivery_url },
+  };
+  output(opts.json, summary, () => [
+    `Connected ${storeUrl} to business ${ping.business.id} (${ping.business.name}, ${ping.livemode ? 'live' : 'test'} mode)`,
+    `Webhook ${webhook.id} (${webhook.topic}) delivers to ${webhook.delivery_url}`,
+    `Configuration saved to ${opts.config} (readable only by you)`,
+    `Next: invoicing woo serve --config ${opts.config}`,
+  ]);
+}
+
+function bridgeLogger(level: string) {
+  return pino({ level }, pino.destination(2));
+}
+
+export function wooCommand(): Command {
+  const woo = new Command('woo').description('The WooCommerce bridge: every completed order becomes one sent invoice');
+  const configOption = ['--config <file>', 'configuration file', DEFAULT_CONFIG_FILE] as const;
+
+  woo
+    .command('connect')
+    .description('Check the store and the partner API, register the store webhook, and save the configuration')
+    .option('--store-url <url>', 'the WooCommerce site, e.g. https://shop.example.com')
+    .option('--consumer-key <key>', 'WooCommerce REST API consumer key (read/write)')
+    .option('--consumer-secret <secret>', 'WooCommerce REST API consumer secret')
+    .option('--api-key <key>', `partner API key with ${REQUIRED_SCOPES.join(' and ')}`)
+    .option('--api-url <url>', 'partner API address (default: BASE_URL/api/v1/partner)')
+    .option('--bridge-url <url>', 'public address of `invoicing woo serve`, which the store calls')
+    .option(...configOption)
+    .option('--json', 'machine-readable output: { config_file, store_url, api_url, business, livemode, webhook }')
+    .addHelpText(
+      'after',
+      examples(
+        'invoicing woo connect --store-url https://shop.example.com --consumer-key ck_… --consumer-secret cs_… --api-key svc_live_… --bridge-url https://bridge.example.com',
+      ),
+    )
+    .action(connect);
+
+  woo
+    .command('serve')
+    .description('Receive the store webhook and poll for missed completed orders')
+    .option('--port <n>', 'port to listen on', '3100')
+    .option('--poll <cron>', 'when to poll for missed orders (cron expression)', '*/5 * * * *')
+    .option(...configOption)
+    .addHelpText('after', examples('invoicing woo serve', 'invoicing woo serve --port 8080 --poll "*/2 * * * *"'))
+    .action(async (opts: { port: string; poll: string; config: string }) => {
+      if (!/^\d{1,5}$/.test(opts.port) || Number(opts.port) > 65535) throw new UsageError('--port must be a port number');
+      const config = loadBridgeConfig(opts.config);
+      const logger = pino({ level: cliConfig().logLevel });
+      const bridge = new Bridge(config, logger, { saveConfig: (next) => writeBridgeConfig(opts.config, next) });
+      let running;
+      try {
+        running = await bridge.start(Number(opts.port), opts.poll);
+      } catch (err) {
+        throw new CliFailure(`cannot start the bridge: ${(err as Error).message}`);
+      }
+      logger.info({ port: running.port, store: config.store_url }, `WooCommerce bridge listening on port ${running.port}`);
+      const shutdown = () => void running.stop().then(() => process.exit(0));
+      process.once('SIGINT', shutdown);
+      process.once('SIGTERM', shutdown);
+    });
+
+  woo
+    .command('backfill')
+    .description('Invoice every completed order changed since a date that has no invoice yet')
+    .option('--since <date>', 'ISO 8601 date or time')
+    .option(...configOption)
+    .option('--json', 'machine-readable output: { checked, invoiced, failed }')
+    .addHelpText('after', examples('invoicing woo backfill --since 2026-11-01', 'invoicing woo backfill --since 2026-11-21T00:00:00Z --json'))
+    .action(async (raw: { since?: string; config: string; json?: boolean }) => {
+      const opts = await ensureOptions(raw, [{ key: 'since', flag: '--since', message: 'Since (ISO 8601 date)' }]);
+      const since = parseSince(opts.since!);
+      const bridge = new Bridge(loadBridgeConfig(opts.config), bridgeLogger('warn'));
+      const result = await step('backfill', () => bridge.invoiceCompletedSince(since));
+      output(opts.json, { checked: result.checked, invoiced: result.invoiced, failed: result.failed }, () => [
+        `Checked ${result.checked} completed order(s): ${result.invoiced} invoiced now, ${result.failed} failed (see the log above)`,
+      ]);
+      if (result.failed) throw new CliFailure(`${result.failed} order(s) could not be invoiced; run the backfill again later`);
+    });
+
+  woo
+    .command('status')
+    .description('Show the connection, the store webhook and the latest orders with their invoices')
+    .option(...configOption)
+    .option('--json', 'machine-readable output: { store_url, api_url, partner, webhook, orders: [{ id, number, status, modified, invoice_id }] }')
+    .addHelpText('after', examples('invoicing woo status', 'invoicing woo status --json'))
+    .action(async (opts: { config: string; json?: boolean }) => {
+      const config = loadBridgeConfig(opts.config);
+      const store = new WooStore({ storeUrl: config.store_url, consumerKey: config.consumer_key, consumerSecret: config.consumer_secret });
+      const partner = new PartnerApi({ apiUrl: config.api_url, apiKey: config.api_key, retries: 0 });
+      const failure = (err: unknown) => ({ error: (err as Error).message });
+      const [ping, webhook, orders] = await Promise.all([
+        partner.ping().then((p) => ({ ok: true as const, business_id: p.business.id, livemode: p.livemode }), failure),
+        store.webhook(config.webhook_id).then((w) => ({ id: w.id, status: w.status, topic: w.topic, delivery_url: w.delivery_url }), failure),
+        store.recentOrders(10).then(
+          (list) => list.map((o) => ({ id: o.id, number: o.number, status: o.status, modified: o.date_modified_gmt ?? null, invoice_id: invoiceIdOf(o) })),
+          failure,
+        ),
+      ]);
+      const status = { store_url: config.store_url, api_url: config.api_url, poll_cursor: config.poll_cursor ?? null, partner: ping, webhook, orders };
+      output(opts.json, status, () => [
+        `Store:       ${config.store_url}`,
+        `Partner API: ${config.api_url} — ${'error' in ping ? `unreachable: ${ping.error}` : `ok (business ${ping.business_id}, ${ping.livemode ? 'live' : 'test'})`}`,
+        `Webhook:     ${'error' in webhook ? `unknown: ${webhook.error}` : `${webhook.id} ${webhook.status} → ${webhook.delivery_url}`}`,
+        `Last poll:   ${shortTime(config.poll_cursor ?? null)}`,
+        '',
+        ...('error' in orders
+          ? [`Orders: cannot read them: ${orders.error}`]
+          : orders.length
+            ? table(
+                ['ORDER', 'STATUS', 'MODIFIED', 'INVOICE'],
+                orders.map((o) => [`#${o.number}`, o.status, shortTime(o.modified), o.invoice_id ? String(o.invoice_id) : o.status === 'completed' ? 'not yet' : '-']),
+              )
+            : ['No orders']),
+      ]);
+    });
+
+  return woo;
+}

@@ -1,0 +1,61 @@
+/**
+ * The bridge's configuration file (default ./data/woocommerce.json): both ends' credentials and the
+ * webhook secret, so it is written with mode 0600, atomically (a temporary file renamed over it).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Joi from 'joi';
+
+export const DEFAULT_CONFIG_FILE = './data/woocommerce.json';
+
+export interface BridgeConfig {
+  store_url: string;
+  consumer_key: string;
+  consumer_secret: string;
+  api_url: string;
+  api_key: string;
+  bridge_url: string;
+  /** A short hash of the store URL: part of idempotency keys and invoice markers. */
+  store_id: string;
+  webhook_id: number;
+  webhook_secret: string;
+  connected_at: string;
+  /** Completed orders modified after this time are polled next (moved on after each clean poll). */
+  poll_cursor?: string;
+}
+
+const schema = Joi.object<BridgeConfig>({
+  store_url: Joi.string().uri({ scheme: ['http', 'https'] }).required(),
+  consumer_key: Joi.string().required(),
+  consumer_secret: Joi.string().required(),
+  api_url: Joi.string().uri({ scheme: ['http', 'https'] }).required(),
+  api_key: Joi.string().required(),
+  bridge_url: Joi.string().uri({ scheme: ['http', 'https'] }).required(),
+  store_id: Joi.string().hex().required(),
+  webhook_id: Joi.number().integer().positive().required(),
+  webhook_secret: Joi.string().required(),
+  connected_at: Joi.string().isoDate().required(),
+  poll_cursor: Joi.string().isoDate(),
+}).unknown(true);
+
+export class BridgeConfigError extends Error {}
+
+export function readBridgeConfig(file: string): BridgeConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new BridgeConfigError(missing ? `${file} does not exist: run \`invoicing woo connect\` first` : `${file} is not valid JSON`);
+  }
+  const { value, error } = schema.validate(raw, { abortEarly: false });
+  if (error) throw new BridgeConfigError(`${file}: ${error.details.map((d) => d.message).join('; ')}`);
+  return value;
+}
+
+export function writeBridgeConfig(file: string, config: BridgeConfig): void {
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  fs.renameSync(temporary, file);
+}

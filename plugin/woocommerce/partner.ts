@@ -1,0 +1,144 @@
+/**
+ * The bridge's client of the partner API, over HTTP with its own key. POSTs carry an Idempotency-Key,
+ * so every call is safe to retry: 429 waits for Retry-After, a 409 (the same key still running), 5xx
+ * and network errors back off exponentially. What still fails is thrown for the caller to log; the
+ * order stays un-invoiced and the poll tries it again.
+ */
+import type { Got, Method } from 'got';
+
+export interface PartnerOptions {
+  apiUrl: string;
+  apiKey: string;
+  /** Retries after the first attempt. */
+  retries?: number;
+  /** First backoff; doubled on each retry up to maxDelayMs. */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  timeoutMs?: number;
+}
+
+/** The API answered with an error that a retry will not fix (or retries ran out). */
+export class PartnerError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly body: unknown,
+  ) {
+    super(`partner API ${status} ${code}: ${message}`);
+  }
+}
+
+/** The API could not be reached at all. */
+export class PartnerUnavailable extends Error {}
+
+export interface Client {
+  id: number;
+  email: string;
+}
+
+export interface Invoice {
+  id: number;
+  number: string | null;
+  status: string;
+  client_id: number;
+  total: number;
+  amount_paid: number;
+  currency: string;
+  notes: string | null;
+}
+
+interface ListOf<T> {
+  data: T[];
+  has_more?: boolean;
+}
+
+export class PartnerApi {
+  private client?: Promise<Got>;
+
+  constructor(private readonly options: PartnerOptions) {}
+
+  ping(): Promise<{ business: { id: number; name: string }; livemode: boolean; scopes: string[] }> {
+    return this.call('GET', 'ping');
+  }
+
+  /** The client with this e-mail (ignoring case), or null. */
+  async findClientByEmail(email: string): Promise<Client | null> {
+    const page = await this.call<ListOf<Client>>('GET', 'clients', { searchParams: { search: email, per_page: 100 } });
+    return page.data.find((c) => c.email.toLowerCase() === email.toLowerCase()) ?? null;
+  }
+
+  createClient(body: object, idempotencyKey: string): Promise<Client> {
+    return this.call('POST', 'clients', { json: body, idempotencyKey });
+  }
+
+  invoicesOf(clientId: number): Promise<ListOf<Invoice>> {
+    return this.call('GET', 'invoices', { searchParams: { client_id: clientId, per_page: 100 } });
+  }
+
+  getInvoice(id: number): Promise<Invoice> {
+    return this.call('GET', `invoices/${id}`);
+  }
+
+  createInvoice(body: object, idempotencyKey: string): Promise<Invoice> {
+    return this.call('POST', 'invoices', { json: body, idempotencyKey });
+  }
+
+  sendInvoice(id: number, idempotencyKey: string): Promise<Invoice> {
+    return this.call('POST', `invoices/${id}/send`, { idempotencyKey });
+  }
+
+  voidInvoice(id: number, idempotencyKey: string): Promise<Invoice> {
+    return this.call('POST', `invoices/${id}/void`, { idempotencyKey });
+  }
+
+  private async call<T>(
+    method: Method,
+    path: string,
+    request: { json?: object; idempotencyKey?: string; searchParams?: Record<string, string | number> } = {},
+  ): Promise<T> {
+    const got = await this.got();
+    let res;
+    try {
+      res = await got(path, {
+        method,
+        json: request.json,
+        searchParams: request.searchParams,
+        headers: request.idempotencyKey ? { 'idempotency-key': request.idempotencyKey } : {},
+      });
+    } catch (err) {
+      throw new PartnerUnavailable(`partner API unreachable: ${(err as Error).message}`);
+    }
+    const body = res.body as { error?: string; message?: string } | undefined;
+    if (res.statusCode >= 200 && res.statusCode < 300) return body as T;
+    throw new PartnerError(res.statusCode, body?.error ?? 'error', body?.message ?? res.statusMessage ?? '', body);
+  }
+
+  private got(): Promise<Got> {
+    const { apiUrl, apiKey, retries = 5, baseDelayMs = 500, maxDelayMs = 30_000, timeoutMs = 15_000 } = this.options;
+    // got is an ES module: loaded once, with import().
+    this.client ??= import('got').then(({ got }) =>
+      got.extend({
+        prefixUrl: apiUrl.replace(/\/+$/, ''),
+        headers: { authorization: `Bearer ${apiKey}`, 'user-agent': 'invoicing-woocommerce-bridge' },
+        responseType: 'json',
+        throwHttpErrors: false,
+        timeout: { request: timeoutMs },
+        retry: {
+          limit: retries,
+          // Every POST carries an Idempotency-Key, so it is as safe to repeat as a GET.
+          methods: ['GET', 'POST', 'PUT'],
+          statusCodes: [408, 409, 429, 500, 502, 503, 504],
+          maxRetryAfter: 120_000,
+          calculateDelay: ({ attemptCount, error, retryAfter, computedValue }) => {
+            if (computedValue === 0) return 0;
+            // Our server sends Retry-After on every answer (its rate-limit window); only a 429 means "wait that long".
+            if (error.response?.statusCode === 429 && retryAfter) return retryAfter;
+            return Math.min(baseDelayMs * 2 ** (attemptCount - 1), maxDelayMs) * (0.9 + Math.random() * 0.2);
+          },
+        },
+      }),
+    );
+    return this.client;
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * `invoicing woo serve`: the receiver for WooCommerce's deliveries, plus a node-cron poll that picks up
+ * what deliveries missed (WooCommerce does not retry, and disables a webhook after repeated failures).
+ */
+import { AddressInfo } from 'node:net';
+import { Server } from 'node:http';
+import cron from 'node-cron';
+import { Logger } from 'pino';
+import { OrderBridge } from './bridge';
+import { BridgeConfig } from './config';
+import { invoiceIdOf } from './order';
+import { PartnerApi, PartnerOptions } from './partner';
+import { createReceiver } from './receiver';
+import { StoreOptions, WooStore } from './store';
+
+/** Orders modified just before the cursor are looked at again: clocks and commits are not exact. */
+const POLL_OVERLAP_MS = 5 * 60_000;
+
+export interface PollResult {
+  checked: number;
+  invoiced: number;
+  failed: number;
+  webhook_reenabled: boolean;
+}
+
+export class Bridge {
+  readonly store: WooStore;
+  readonly partner: PartnerApi;
+  readonly orders: OrderBridge;
+
+  constructor(
+    private config: BridgeConfig,
+    private readonly logger: Logger,
+    options: { store?: Partial<StoreOptions>; partner?: Partial<PartnerOptions>; saveConfig?: (config: BridgeConfig) => void } = {},
+  ) {
+    this.store = new WooStore({ storeUrl: config.store_url, consumerKey: config.consumer_key, consumerSecret: config.consumer_secret, ...options.store });
+    this.partner = new PartnerApi({ apiUrl: config.api_url, apiKey: config.api_key, ...options.partner });
+    this.orders = new OrderBridge(this.store, this.partner, config.store_id, logger);
+    this.saveConfig = options.saveConfig ?? (() => undefined);
+  }
+
+  private readonly saveConfig: (config: BridgeConfig) => void;
+
+  /** Every completed order changed since `since` that has no invoice yet is invoiced (backfill and poll). */
+  async invoiceCompletedSince(since: Date): Promise<PollResult> {
+    const result: PollResult = { checked: 0, invoiced: 0, failed: 0, webhook_reenabled: false };
+    for (let page = 1; ; page += 1) {
+      const orders = await this.store.completedOrders(since, page);
+      for (const order of orders) {
+        result.checked += 1;
+        if (invoiceIdOf(order)) continue;
+        try {
+          if ((await this.orders.handle(order.id)).action === 'invoiced') result.invoiced += 1;
+        } catch {
+          result.failed += 1; // logged by the bridge with the order id
+        }
+      }
+      if (orders.length < 100) return result;
+    }
+  }
+
+  /** One poll: missed completed orders, then the webhook turned back on if WooCommerce disabled it. */
+  async poll(now = new Date()): Promise<PollResult> {
+    const since = new Date(Date.parse(this.config.poll_cursor ?? this.config.connected_at) - POLL_OVERLAP_MS);
+    const result = await this.invoiceCompletedSince(since);
+    const webhook = await this.store.webhook(this.config.webhook_id);
+    if (webhook.status !== 'active') {
+      await this.store.enableWebhook(this.config.webhook_id);
+      this.logger.warn({ webhook_id: webhook.id, status: webhook.status }, 'the store had disabled the webhook; it is enabled again');
+      result.webhook_reenabled = true;
+    }
+    // The cursor moves only past a clean poll, so a failed order is looked at again next time.
+    if (result.failed === 0) {
+      this.config = { ...this.config, poll_cursor: now.toISOString() };
+      this.saveConfig(this.config);
+    }
+    return result;
+  }
+
+  /** Listens for deliveries and polls on `pollSchedule` (a cron expression). */
+  async start(port: number, pollSchedule: string, host = '0.0.0.0'): Promise<{ port: number; stop: () => Promise<void> }> {
+    const app = createReceiver({
+      secret: this.config.webhook_secret,
+      logger: this.logger,
+      onOrder: (id) => void this.orders.handle(id).catch(() => undefined),
+    });
+    const server: Server = await new Promise((resolve, reject) => {
+      const s = app.listen(port, host, () => resolve(s));
+      s.once('error', reject);
+    });
+    let polling = false;
+    const task = cron.schedule(pollSchedule, async () => {
+      if (polling) return; // a slow poll is not overlapped by the next one
+      polling = true;
+      try {
+        const result = await this.poll();
+        this.logger.info(result, 'poll done');
+      } catch (err) {
+        this.logger.error({ err }, 'poll failed; it runs again on schedule');
+      } finally {
+        polling = false;
+      }
+    });
+    return {
+      port: (server.address() as AddressInfo).port,
+      stop: async () => {
+        await task.stop();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+      },
+    };
+  }
+}

@@ -1,0 +1,113 @@
+/** The shop, through WooCommerce's own REST client (OAuth 1.0a over http, Basic over https). */
+import https from 'node:https';
+import WooCommerceRestApi from '@woocommerce/woocommerce-rest-api';
+import { INVOICE_META_KEY, WooOrder } from './order';
+
+export interface StoreOptions {
+  storeUrl: string;
+  consumerKey: string;
+  consumerSecret: string;
+  timeoutMs?: number;
+  /** Extra certificate authority (PEM) to trust for an https store, e.g. a self-signed one. */
+  ca?: string;
+}
+
+export interface WooWebhook {
+  id: number;
+  name: string;
+  status: string;
+  topic: string;
+  delivery_url: string;
+}
+
+/** The store refused or could not be reached; `status` is 0 when there was no answer. */
+export class StoreError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Under ESM the package's default export arrives wrapped once more; take the class either way. */
+const RestApi: typeof WooCommerceRestApi =
+  (WooCommerceRestApi as unknown as { default?: typeof WooCommerceRestApi }).default ?? WooCommerceRestApi;
+
+export class WooStore {
+  private readonly api: WooCommerceRestApi;
+
+  constructor(options: StoreOptions) {
+    this.api = new RestApi({
+      url: options.storeUrl,
+      consumerKey: options.consumerKey,
+      consumerSecret: options.consumerSecret,
+      version: 'wc/v3',
+      timeout: options.timeoutMs ?? 15_000,
+      ...(options.ca ? { axiosConfig: { httpsAgent: new https.Agent({ ca: options.ca }) } } : {}),
+    });
+  }
+
+  systemStatus(): Promise<{ environment?: { site_url?: string }; settings?: { currency?: string } }> {
+    return this.call(() => this.api.get('system_status'));
+  }
+
+  order(id: number): Promise<WooOrder> {
+    return this.call(() => this.api.get(`orders/${id}`));
+  }
+
+  /** One page of completed orders modified after `since` (UTC), oldest change first. */
+  completedOrders(since: Date, page: number): Promise<WooOrder[]> {
+    return this.call(() =>
+      this.api.get('orders', {
+        status: 'completed',
+        modified_after: since.toISOString(),
+        dates_are_gmt: true,
+        orderby: 'modified',
+        order: 'asc',
+        per_page: 100,
+        page,
+      }),
+    );
+  }
+
+  /** The most recently changed orders, any status (for `woo status`). */
+  recentOrders(count: number): Promise<WooOrder[]> {
+    return this.call(() => this.api.get('orders', { orderby: 'modified', order: 'desc', per_page: count }));
+  }
+
+  /** Records the invoice on the order (the exactly-once mark). WooCommerce fires order.updated for it. */
+  markInvoiced(orderId: number, invoiceId: number): Promise<WooOrder> {
+    return this.call(() => this.api.put(`orders/${orderId}`, { meta_data: [{ key: INVOICE_META_KEY, value: String(invoiceId) }] }));
+  }
+
+  addNote(orderId: number, note: string): Promise<unknown> {
+    return this.call(() => this.api.post(`orders/${orderId}/notes`, { note }));
+  }
+
+  createWebhook(input: { name: string; topic: string; delivery_url: string; secret: string }): Promise<WooWebhook> {
+    return this.call(() => this.api.post('webhooks', { ...input, status: 'active' }));
+  }
+
+  webhook(id: number): Promise<WooWebhook> {
+    return this.call(() => this.api.get(`webhooks/${id}`));
+  }
+
+  /** WooCommerce disables a webhook after repeated failed deliveries; this turns it back on. */
+  enableWebhook(id: number): Promise<WooWebhook> {
+    return this.call(() => this.api.put(`webhooks/${id}`, { status: 'active' }));
+  }
+
+  private async call<T>(request: () => Promise<{ data: T }>): Promise<T> {
+    try {
+      return (await request()).data;
+    } catch (err) {
+      const e = err as { response?: { status: number; data?: { code?: string; message?: string } }; message?: string };
+      if (e.response) {
+        const body = e.response.data;
+        throw new StoreError(e.response.status, `store answered ${e.response.status}${body?.code ? ` ${body.code}` : ''}: ${body?.message ?? ''}`.trim());
+      }
+      throw new StoreError(0, `store unreachable: ${e.message ?? String(err)}`);
+    }
+  }
+}
