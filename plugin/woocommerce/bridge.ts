@@ -47,6 +47,11 @@ export class OrderBridge {
     return next;
   }
 
+  /** Resolves when no order is being processed (for shutdown and tests). */
+  async idle(): Promise<void> {
+    while (this.running.size) await Promise.allSettled([...this.running.values()]);
+  }
+
   private async process(orderId: number): Promise<Outcome> {
     const log = this.logger.child({ order_id: orderId });
     try {

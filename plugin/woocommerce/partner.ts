@@ -68,28 +68,28 @@ export class PartnerApi {
     return page.data.find((c) => c.email.toLowerCase() === email.toLowerCase()) ?? null;
   }
 
-  createClient(body: object, idempotencyKey: string): Promise<Client> {
-    return this.call('POST', 'clients', { json: body, idempotencyKey });
+  async createClient(body: object, idempotencyKey: string): Promise<Client> {
+    return (await this.call<{ client: Client }>('POST', 'clients', { json: body, idempotencyKey })).client;
   }
 
   invoicesOf(clientId: number): Promise<ListOf<Invoice>> {
     return this.call('GET', 'invoices', { searchParams: { client_id: clientId, per_page: 100 } });
   }
 
-  getInvoice(id: number): Promise<Invoice> {
-    return this.call('GET', `invoices/${id}`);
+  async getInvoice(id: number): Promise<Invoice> {
+    return (await this.call<{ invoice: Invoice }>('GET', `invoices/${id}`)).invoice;
   }
 
-  createInvoice(body: object, idempotencyKey: string): Promise<Invoice> {
-    return this.call('POST', 'invoices', { json: body, idempotencyKey });
+  async createInvoice(body: object, idempotencyKey: string): Promise<Invoice> {
+    return (await this.call<{ invoice: Invoice }>('POST', 'invoices', { json: body, idempotencyKey })).invoice;
   }
 
-  sendInvoice(id: number, idempotencyKey: string): Promise<Invoice> {
-    return this.call('POST', `invoices/${id}/send`, { idempotencyKey });
+  async sendInvoice(id: number, idempotencyKey: string): Promise<Invoice> {
+    return (await this.call<{ invoice: Invoice }>('POST', `invoices/${id}/send`, { idempotencyKey })).invoice;
   }
 
-  voidInvoice(id: number, idempotencyKey: string): Promise<Invoice> {
-    return this.call('POST', `invoices/${id}/void`, { idempotencyKey });
+  async voidInvoice(id: number, idempotencyKey: string): Promise<Invoice> {
+    return (await this.call<{ invoice: Invoice }>('POST', `invoices/${id}/void`, { idempotencyKey })).invoice;
   }
 
   private async call<T>(

@@ -1,4 +1,5 @@
 /** The shop, through WooCommerce's own REST client (OAuth 1.0a over http, Basic over https). */
+import http from 'node:http';
 import https from 'node:https';
 import WooCommerceRestApi from '@woocommerce/woocommerce-rest-api';
 import { INVOICE_META_KEY, WooOrder } from './order';
@@ -44,7 +45,8 @@ export class WooStore {
       consumerSecret: options.consumerSecret,
       version: 'wc/v3',
       timeout: options.timeoutMs ?? 15_000,
-      ...(options.ca ? { axiosConfig: { httpsAgent: new https.Agent({ ca: options.ca }) } } : {}),
+      // No keep-alive: a connection idle across a store restart would fail the next request for nothing.
+      axiosConfig: { httpAgent: new http.Agent({ keepAlive: false }), httpsAgent: new https.Agent({ keepAlive: false, ca: options.ca }) },
     });
   }
 

@@ -19,6 +19,8 @@ export interface TestProxy {
   requests: { method: string; path: string; status: number }[];
   /** The next `times` requests matching method and path prefix get `status` instead of the app's answer. */
   fail(method: string, pathPrefix: string, times: number, status: number, headers?: Record<string, string>, body?: unknown): void;
+  /** Forgets every fault not yet used up: the API is healthy again. */
+  recover(): void;
   stop(): Promise<void>;
 }
 
@@ -54,6 +56,9 @@ export async function startProxy(target: string): Promise<TestProxy> {
     requests,
     fail(method, pathPrefix, times, status, headers = {}, body = { error: status === 429 ? 'rate_limited' : 'server_error', message: 'injected by the test proxy' }) {
       faults.push({ matches: (m, p) => m === method && p.startsWith(pathPrefix), remaining: times, status, headers, body });
+    },
+    recover() {
+      faults.length = 0;
     },
     async stop() {
       server.closeAllConnections();
