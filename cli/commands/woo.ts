@@ -38,6 +38,16 @@ function loadBridgeConfig(file: string): BridgeConfig {
   }
 }
 
+/** The configuration this file held for the same store, if any. */
+function previousConfig(file: string, storeUrl: string): BridgeConfig | null {
+  try {
+    const config = readBridgeConfig(file);
+    return config.store_url === storeUrl ? config : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Store and API failures as one line naming which end failed. */
 async function step<T>(what: string, work: () => Promise<T>): Promise<T> {
   try {
@@ -93,7 +103,10 @@ async function connect(raw: ConnectOptions): Promise<void> {
     webhook_secret: secret,
     connected_at: new Date().toISOString(),
   };
+  const previous = previousConfig(opts.config, storeUrl);
   writeBridgeConfig(opts.config, config);
+  // Connecting again replaces the webhook: the old one, signed with the old secret, would only be refused.
+  if (previous && previous.webhook_id !== webhook.id) await store.deleteWebhook(previous.webhook_id).catch(() => undefined);
   const summary = {
     config_file: opts.config,
     store_url: storeUrl,

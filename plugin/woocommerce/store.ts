@@ -95,6 +95,10 @@ export class WooStore {
     return this.call(() => this.api.get(`webhooks/${id}`));
   }
 
+  deleteWebhook(id: number): Promise<unknown> {
+    return this.call(() => this.api.delete(`webhooks/${id}`, { force: true }));
+  }
+
   /** WooCommerce disables a webhook after repeated failed deliveries; this turns it back on. */
   enableWebhook(id: number): Promise<WooWebhook> {
     return this.call(() => this.api.put(`webhooks/${id}`, { status: 'active' }));
