@@ -83,7 +83,9 @@ export class OrderBridge {
       throw err;
     }
     const client = await this.clientFor(draft.client);
-    const invoice = (await this.existingInvoice(order, client.id)) ?? (await this.partner.createInvoice(
+    // A client created just now has no invoices to look through.
+    const earlier = client.created ? null : await this.existingInvoice(order, client.id);
+    const invoice = earlier ?? (await this.partner.createInvoice(
       { client_id: client.id, currency: draft.currency, ...(draft.issue_date ? { issue_date: draft.issue_date } : {}), items: draft.items, notes: draft.notes },
       this.key(order, 'invoice'),
     ));
@@ -100,16 +102,17 @@ export class OrderBridge {
     return data.find((invoice) => invoice.status !== 'void' && (invoice.notes ?? '').includes(marker)) ?? null;
   }
 
-  private async clientFor(input: { email: string }): Promise<{ id: number }> {
+  private async clientFor(input: { email: string }): Promise<{ id: number; created: boolean }> {
     const found = await this.partner.findClientByEmail(input.email);
-    if (found) return found;
+    if (found) return { id: found.id, created: false };
     try {
-      return await this.partner.createClient(input, `woo-${this.storeId}-client-${sha256(input.email.toLowerCase()).slice(0, 32)}`);
+      const created = await this.partner.createClient(input, `woo-${this.storeId}-client-${sha256(input.email.toLowerCase()).slice(0, 32)}`);
+      return { id: created.id, created: true };
     } catch (err) {
       // Another order of the same buyer created the client a moment ago (its e-mail is unique).
       const raced = err instanceof PartnerError && err.status === 422 && (err.body as { errors?: Record<string, unknown> })?.errors?.email;
       const again = raced ? await this.partner.findClientByEmail(input.email) : null;
-      if (again) return again;
+      if (again) return { id: again.id, created: false };
       throw err;
     }
   }

@@ -6,7 +6,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AddressInfo, createServer } from 'node:net';
 import WooCommerceRestApi from '@woocommerce/woocommerce-rest-api';
 import pino from 'pino';
 import { BridgeConfig, readBridgeConfig, writeBridgeConfig } from '../../plugin/woocommerce/config';
@@ -14,6 +13,7 @@ import { signatureOf } from '../../plugin/woocommerce/receiver';
 import { Bridge } from '../../plugin/woocommerce/runner';
 import { startApp, Tenant, TestApp } from '../support/app';
 import { requireBuild, runCli } from '../support/cli';
+import { freePort } from '../support/net';
 import { startProxy, TestProxy } from '../support/proxy';
 import { companyOnlyOrder, guestJpyOrder, registeredEurOrder, startWooStore, WooStore } from '../support/woocommerce';
 
@@ -26,14 +26,6 @@ let running: { port: number; stop: () => Promise<void> };
 let configFile: string;
 let config: BridgeConfig;
 let connectOutput: any;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   requireBuild();

@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AddressInfo, createServer } from 'node:net';
 import { startApp, Tenant, TestApp, TEST_APP_SECRET_KEY } from '../support/app';
 import { BIN, requireBuild, runCli } from '../support/cli';
+import { freePort } from '../support/net';
 import { companyOnlyOrder, startWooStore, WooStore } from '../support/woocommerce';
 
 let app: TestApp;
@@ -17,14 +17,6 @@ let store: WooStore;
 let tenant: Tenant;
 let dir: string;
 let env: Record<string, string>;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function eventually(check: () => Promise<boolean> | boolean, withinMs = 15_000): Promise<void> {
   const deadline = Date.now() + withinMs;
