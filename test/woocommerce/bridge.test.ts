@@ -156,6 +156,8 @@ describe('receiving deliveries', () => {
     expect(invoice.notes).toContain(`WooCommerce order #${order.number}`);
     expect(metaOf(order.id)).toBe(String(row.id));
     expect(store.notes(order.id).filter((n) => n.note.startsWith('Invoice '))).toHaveLength(1);
+    // The meta write and the note each fired order.updated again: they found the meta and did nothing.
+    expect(store.deliveries.filter((d) => d.kind !== 'ping' && JSON.parse(d.body).id === order.id).length).toBeGreaterThanOrEqual(2);
     const { client } = (await tenant.api.get(`/clients/${invoice.client_id}`)).body;
     expect(client).toMatchObject({ name: 'Claire Martin', email: 'claire.martin@example.fr' });
   });
@@ -172,6 +174,20 @@ describe('receiving deliveries', () => {
     const invoices = await invoicesOfOrder(order.id);
     expect(invoices).toHaveLength(1);
     expect((await invoiceView(invoices[0].id)).total).toBe(353.97);
+    expect(store.notes(order.id).filter((n) => n.note.startsWith('Invoice '))).toHaveLength(1);
+  });
+
+  test('when the same signed delivery arrives five times in a row, then one invoice is made', async () => {
+    store.setWebhooksPaused(true);
+    const order = store.updateOrder(store.addOrder(companyOnlyOrder()).id, { status: 'completed' });
+    store.setWebhooksPaused(false);
+
+    for (let i = 0; i < 5; i += 1) {
+      expect((await deliver(order)).status).toBe(202);
+      await quiet();
+    }
+
+    expect(await invoicesOfOrder(order.id)).toHaveLength(1);
     expect(store.notes(order.id).filter((n) => n.note.startsWith('Invoice '))).toHaveLength(1);
   });
 
