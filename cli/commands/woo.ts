@@ -1,9 +1,9 @@
 /** `invoicing woo …`: connect a WooCommerce store, run the bridge, backfill, and see how it is doing. */
 import { randomBytes } from 'node:crypto';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import pino from 'pino';
 import { sha256 } from '../../plugin/woocommerce/bridge';
-import { BridgeConfig, BridgeConfigError, DEFAULT_CONFIG_FILE, readBridgeConfig, writeBridgeConfig } from '../../plugin/woocommerce/config';
+import { BridgeConfig, BridgeConfigError, DEFAULT_CONFIG_FILE, readBridgeConfig, savePollCursor, writeBridgeConfig } from '../../plugin/woocommerce/config';
 import { invoiceIdOf } from '../../plugin/woocommerce/order';
 import { PartnerApi, PartnerError, PartnerUnavailable } from '../../plugin/woocommerce/partner';
 import { Bridge } from '../../plugin/woocommerce/runner';
@@ -61,7 +61,8 @@ async function step<T>(what: string, work: () => Promise<T>): Promise<T> {
 function urlOption(value: string, flag: string): string {
   try {
     const url = new URL(value);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return value.replace(/\/+$/, '');
+    // Normalised (lower-case host, no trailing slash), so one store always has one identity.
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.href.replace(/\/+$/, '');
   } catch {
     // fall through to the usage error
   }
@@ -92,6 +93,8 @@ async function connect(raw: ConnectOptions): Promise<void> {
   const webhook = await step(`registering the webhook at ${storeUrl}`, () =>
     store.createWebhook({ name: 'Invoicing: invoice completed orders', topic: WEBHOOK_TOPIC, delivery_url: `${bridgeUrl}/woocommerce/webhook`, secret }),
   );
+  // Connecting the same store again keeps its identity (idempotency keys, invoice markers) and poll cursor.
+  const previous = previousConfig(opts.config, storeUrl);
   const config: BridgeConfig = {
     store_url: storeUrl,
     consumer_key: opts.consumerKey!,
@@ -99,12 +102,12 @@ async function connect(raw: ConnectOptions): Promise<void> {
     api_url: apiUrl,
     api_key: opts.apiKey!,
     bridge_url: bridgeUrl,
-    store_id: sha256(storeUrl).slice(0, 12),
+    store_id: previous?.store_id ?? sha256(storeUrl).slice(0, 12),
     webhook_id: webhook.id,
     webhook_secret: secret,
-    connected_at: new Date().toISOString(),
+    connected_at: previous?.connected_at ?? new Date().toISOString(),
+    ...(previous?.poll_cursor ? { poll_cursor: previous.poll_cursor } : {}),
   };
-  const previous = previousConfig(opts.config, storeUrl);
   writeBridgeConfig(opts.config, config);
   // Connecting again replaces the webhook: the old one, signed with the old secret, would only be refused.
   if (previous && previous.webhook_id !== webhook.id) await store.deleteWebhook(previous.webhook_id).catch(() => undefined);
@@ -136,9 +139,10 @@ export function wooCommand(): Command {
     .command('connect')
     .description('Check the store and the partner API, register the store webhook, and save the configuration')
     .option('--store-url <url>', 'the WooCommerce site, e.g. https://shop.example.com')
-    .option('--consumer-key <key>', 'WooCommerce REST API consumer key (read/write)')
-    .option('--consumer-secret <secret>', 'WooCommerce REST API consumer secret')
-    .option('--api-key <key>', `partner API key with ${REQUIRED_SCOPES.join(' and ')}`)
+    // Secrets may come from the environment, out of `ps` and shell history.
+    .addOption(new Option('--consumer-key <key>', 'WooCommerce REST API consumer key (read/write)').env('WOO_CONSUMER_KEY'))
+    .addOption(new Option('--consumer-secret <secret>', 'WooCommerce REST API consumer secret').env('WOO_CONSUMER_SECRET'))
+    .addOption(new Option('--api-key <key>', `partner API key with ${REQUIRED_SCOPES.join(' and ')}`).env('INVOICING_API_KEY'))
     .option('--api-url <url>', 'partner API address (default: BASE_URL/api/v1/partner)')
     .option('--bridge-url <url>', 'public address of `invoicing woo serve`, which the store calls')
     .option(...configOption)
@@ -162,7 +166,7 @@ export function wooCommand(): Command {
       if (!/^\d{1,5}$/.test(opts.port) || Number(opts.port) > 65535) throw new UsageError('--port must be a port number');
       const config = loadBridgeConfig(opts.config);
       const logger = pino({ level: cliConfig().logLevel });
-      const bridge = new Bridge(config, logger, { saveConfig: (next) => writeBridgeConfig(opts.config, next) });
+      const bridge = new Bridge(config, logger, { saveCursor: (cursor) => savePollCursor(opts.config, cursor) });
       let running;
       try {
         running = await bridge.start(Number(opts.port), opts.poll);

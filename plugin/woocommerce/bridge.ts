@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Logger } from 'pino';
+import { toMajor, toMinor } from '../../server/money/amount';
 import { currencyExponent } from '../../server/money/currencies';
 import { orderMarker, OrderRefused, orderToInvoice, parseMoney } from './mapping';
 import { invoiceIdOf, WooOrder } from './order';
@@ -17,6 +18,9 @@ export type Outcome =
   | { action: 'voided'; invoice_id: number }
   | { action: 'skipped'; reason: string }
   | { action: 'refused'; reason: string };
+
+/** API answers that no retry changes: the bridge's request itself is refused. */
+const PERMANENT = [400, 404, 422];
 
 /** Statuses after which an unpaid invoice is voided. */
 const CANCELLED = ['cancelled', 'refunded'];
@@ -54,22 +58,28 @@ export class OrderBridge {
 
   private async process(orderId: number): Promise<Outcome> {
     const log = this.logger.child({ order_id: orderId });
+    let outcome: Outcome;
     try {
-      const order = await this.store.order(orderId);
-      const outcome = await this.reconcile(order);
-      if (outcome.action === 'refused') log.warn({ reason: outcome.reason }, 'order not invoiced');
-      else if (outcome.action !== 'skipped') log.info(outcome, `order ${outcome.action}`);
-      return outcome;
+      outcome = await this.reconcile(await this.store.order(orderId), log);
     } catch (err) {
-      log.error({ err }, 'order processing failed; the next poll tries again');
-      throw err;
+      if (!(err instanceof PartnerError && PERMANENT.includes(err.status))) {
+        log.error({ err }, 'order processing failed; the next poll tries again');
+        throw err;
+      }
+      // The API refused the request itself (a field it does not accept): retrying cannot change that.
+      outcome = { action: 'refused', reason: err.message };
     }
+    if (outcome.action === 'refused') log.warn({ reason: outcome.reason }, 'order not invoiced');
+    else if (outcome.action !== 'skipped') log.info(outcome, `order ${outcome.action}`);
+    return outcome;
   }
 
-  private async reconcile(order: WooOrder): Promise<Outcome> {
+  private async reconcile(order: WooOrder, log: Logger): Promise<Outcome> {
     const invoiceId = invoiceIdOf(order);
     if (CANCELLED.includes(order.status) || this.fullyRefunded(order)) {
-      return invoiceId ? this.voidUnpaid(order, invoiceId) : { action: 'skipped', reason: `order is ${order.status}, with no invoice` };
+      // Without the mark, an earlier run may still have made an invoice before it stopped.
+      const invoice = invoiceId ?? (await this.unmarkedInvoice(order))?.id;
+      return invoice ? this.voidUnpaid(order, invoice, log) : { action: 'skipped', reason: `order is ${order.status}, with no invoice` };
     }
     if (order.status !== 'completed') return { action: 'skipped', reason: `order is ${order.status}` };
     // The mark is written last: an order that has it is done, whatever fired this call (our own note included).
@@ -85,21 +95,48 @@ export class OrderBridge {
     const client = await this.clientFor(draft.client);
     // A client created just now has no invoices to look through.
     const earlier = client.created ? null : await this.existingInvoice(order, client.id);
-    const invoice = earlier ?? (await this.partner.createInvoice(
-      { client_id: client.id, currency: draft.currency, ...(draft.issue_date ? { issue_date: draft.issue_date } : {}), items: draft.items, notes: draft.notes },
-      this.key(order, 'invoice'),
-    ));
+    const total = draft.items.reduce((sum, item) => sum + toMinor(item.unit_price, draft.currency) * item.quantity, 0);
+    if (earlier && toMinor(earlier.total, draft.currency) !== total) {
+      return { action: 'refused', reason: `invoice ${earlier.id}, made for this order earlier, totals ${earlier.total} but the order now totals ${toMajor(total, draft.currency)}: void it to invoice the order again` };
+    }
+    let invoice: Invoice;
+    try {
+      invoice = earlier ?? (await this.partner.createInvoice(
+        { client_id: client.id, currency: draft.currency, ...(draft.issue_date ? { issue_date: draft.issue_date } : {}), items: draft.items, notes: draft.notes },
+        this.key(order, 'invoice'),
+      ));
+    } catch (err) {
+      if (err instanceof PartnerError && err.code === 'idempotency_key_reused') {
+        return { action: 'refused', reason: 'the order changed (another client or other items) after an invoice was made for it in the last 24 hours' };
+      }
+      throw err;
+    }
     const sent = invoice.status === 'draft' ? await this.partner.sendInvoice(invoice.id, this.key(order, 'send')) : invoice;
     await this.store.markInvoiced(order.id, sent.id);
-    await this.store.addNote(order.id, `Invoice ${sent.number ?? sent.id} sent to ${draft.client.email}.`);
+    await this.note(order, `Invoice ${sent.number ?? sent.id} sent to ${draft.client.email}.`, log);
     return { action: 'invoiced', invoice_id: sent.id, number: sent.number };
   }
 
   /** An invoice made by an earlier run whose mark never reached the order (beyond the idempotency window too). */
-  private async existingInvoice(order: WooOrder, clientId: number): Promise<Invoice | null> {
+  private existingInvoice(order: WooOrder, clientId: number): Promise<Invoice | null> {
     const marker = orderMarker(this.storeId, order);
-    const { data } = await this.partner.invoicesOf(clientId);
-    return data.find((invoice) => invoice.status !== 'void' && (invoice.notes ?? '').includes(marker)) ?? null;
+    return this.partner.findInvoice(clientId, (invoice) => invoice.status !== 'void' && (invoice.notes ?? '').includes(marker));
+  }
+
+  /** The invoice of an order that lost its mark, found through the buyer's e-mail. */
+  private async unmarkedInvoice(order: WooOrder): Promise<Invoice | null> {
+    const email = order.billing?.email?.trim();
+    const client = email ? await this.partner.findClientByEmail(email) : null;
+    return client ? this.existingInvoice(order, client.id) : null;
+  }
+
+  /** The order note is a courtesy: the invoice and the mark are what count, so a failed note is only logged. */
+  private async note(order: WooOrder, text: string, log: Logger): Promise<void> {
+    try {
+      await this.store.addNote(order.id, text);
+    } catch (err) {
+      log.warn({ err }, 'order note not added');
+    }
   }
 
   private async clientFor(input: { email: string }): Promise<{ id: number; created: boolean }> {
@@ -110,7 +147,9 @@ export class OrderBridge {
       return { id: created.id, created: true };
     } catch (err) {
       // Another order of the same buyer created the client a moment ago (its e-mail is unique).
-      const raced = err instanceof PartnerError && err.status === 422 && (err.body as { errors?: Record<string, unknown> })?.errors?.email;
+      // Or one with another spelling of the e-mail, under the same idempotency key.
+      const raced =
+        err instanceof PartnerError && (err.code === 'idempotency_key_reused' || (err.body as { errors?: Record<string, unknown> })?.errors?.email);
       const again = raced ? await this.partner.findClientByEmail(input.email) : null;
       if (again) return { id: again.id, created: false };
       throw err;
@@ -128,12 +167,12 @@ export class OrderBridge {
     return order.refunds.reduce((sum, r) => sum + minor(r.total), 0n) >= minor(order.total);
   }
 
-  private async voidUnpaid(order: WooOrder, invoiceId: number): Promise<Outcome> {
+  private async voidUnpaid(order: WooOrder, invoiceId: number, log: Logger): Promise<Outcome> {
     const invoice = await this.partner.getInvoice(invoiceId);
     if (invoice.status === 'void') return { action: 'skipped', reason: 'invoice already void' };
     if (invoice.amount_paid > 0) return { action: 'refused', reason: `invoice ${invoiceId} has payments; it is not voided` };
     await this.partner.voidInvoice(invoiceId, this.key(order, 'void'));
-    await this.store.addNote(order.id, `Invoice ${invoice.number ?? invoiceId} voided: the order is ${order.status}.`);
+    await this.note(order, `Invoice ${invoice.number ?? invoiceId} voided: the order is ${order.status}.`, log);
     return { action: 'voided', invoice_id: invoiceId };
   }
 

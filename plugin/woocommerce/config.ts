@@ -2,6 +2,7 @@
  * The bridge's configuration file (default ./data/woocommerce.json): both ends' credentials and the
  * webhook secret, so it is written with mode 0600, atomically (a temporary file renamed over it).
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Joi from 'joi';
@@ -55,7 +56,22 @@ export function readBridgeConfig(file: string): BridgeConfig {
 
 export function writeBridgeConfig(file: string, config: BridgeConfig): void {
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  // A new file of an unguessable name ('wx' neither follows nor reuses one), synced, then renamed over the old.
+  const temporary = `${file}.${randomBytes(8).toString('hex')}.tmp`;
+  const fd = fs.openSync(temporary, 'wx', 0o600);
+  try {
+    fs.writeSync(fd, `${JSON.stringify(config, null, 2)}\n`);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
   fs.renameSync(temporary, file);
+}
+
+/**
+ * Records the poll's progress in the file as it is now: a `woo connect` run since the bridge started
+ * keeps its webhook and secret.
+ */
+export function savePollCursor(file: string, cursor: string): void {
+  writeBridgeConfig(file, { ...readBridgeConfig(file), poll_cursor: cursor });
 }

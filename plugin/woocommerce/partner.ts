@@ -50,7 +50,7 @@ export interface Invoice {
 
 interface ListOf<T> {
   data: T[];
-  has_more?: boolean;
+  meta: { current_page: number; last_page: number };
 }
 
 export class PartnerApi {
@@ -62,18 +62,19 @@ export class PartnerApi {
     return this.call('GET', 'ping');
   }
 
-  /** The client with this e-mail (ignoring case), or null. */
+  /** The client with this e-mail (ignoring case), or null. The search matches parts of e-mails too, so every page is read. */
   async findClientByEmail(email: string): Promise<Client | null> {
-    const page = await this.call<ListOf<Client>>('GET', 'clients', { searchParams: { search: email, per_page: 100 } });
-    return page.data.find((c) => c.email.toLowerCase() === email.toLowerCase()) ?? null;
+    const wanted = email.toLowerCase();
+    return this.find<Client>('clients', { search: email }, (c) => c.email.toLowerCase() === wanted);
   }
 
   async createClient(body: object, idempotencyKey: string): Promise<Client> {
     return (await this.call<{ client: Client }>('POST', 'clients', { json: body, idempotencyKey })).client;
   }
 
-  invoicesOf(clientId: number): Promise<ListOf<Invoice>> {
-    return this.call('GET', 'invoices', { searchParams: { client_id: clientId, per_page: 100 } });
+  /** The first invoice of the client that `matches`, looking through all of them. */
+  findInvoice(clientId: number, matches: (invoice: Invoice) => boolean): Promise<Invoice | null> {
+    return this.find<Invoice>('invoices', { client_id: clientId }, matches);
   }
 
   async getInvoice(id: number): Promise<Invoice> {
@@ -90,6 +91,15 @@ export class PartnerApi {
 
   async voidInvoice(id: number, idempotencyKey: string): Promise<Invoice> {
     return (await this.call<{ invoice: Invoice }>('POST', `invoices/${id}/void`, { idempotencyKey })).invoice;
+  }
+
+  private async find<T>(path: string, filter: Record<string, string | number>, matches: (item: T) => boolean): Promise<T | null> {
+    for (let page = 1; ; page += 1) {
+      const list = await this.call<ListOf<T>>('GET', path, { searchParams: { ...filter, per_page: 100, page } });
+      const found = list.data.find(matches);
+      if (found) return found;
+      if (page >= list.meta.last_page) return null;
+    }
   }
 
   private async call<T>(

@@ -21,6 +21,13 @@ export interface PollResult {
   invoiced: number;
   failed: number;
   webhook_reenabled: boolean;
+  /** The latest modification time (the store's clock, UTC) among the orders seen. */
+  latest_modified?: string;
+}
+
+/** WooCommerce prints `*_gmt` dates without a zone: they are UTC. */
+function gmt(value: string | null | undefined): number {
+  return value ? Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`) : NaN;
 }
 
 export class Bridge {
@@ -31,15 +38,15 @@ export class Bridge {
   constructor(
     private config: BridgeConfig,
     private readonly logger: Logger,
-    options: { store?: Partial<StoreOptions>; partner?: Partial<PartnerOptions>; saveConfig?: (config: BridgeConfig) => void } = {},
+    options: { store?: Partial<StoreOptions>; partner?: Partial<PartnerOptions>; saveCursor?: (cursor: string) => void } = {},
   ) {
     this.store = new WooStore({ storeUrl: config.store_url, consumerKey: config.consumer_key, consumerSecret: config.consumer_secret, ...options.store });
     this.partner = new PartnerApi({ apiUrl: config.api_url, apiKey: config.api_key, ...options.partner });
     this.orders = new OrderBridge(this.store, this.partner, config.store_id, logger);
-    this.saveConfig = options.saveConfig ?? (() => undefined);
+    this.saveCursor = options.saveCursor ?? (() => undefined);
   }
 
-  private readonly saveConfig: (config: BridgeConfig) => void;
+  private readonly saveCursor: (cursor: string) => void;
 
   /** Every completed order changed since `since` that has no invoice yet is invoiced (backfill and poll). */
   async invoiceCompletedSince(since: Date): Promise<PollResult> {
@@ -48,6 +55,8 @@ export class Bridge {
       const orders = await this.store.completedOrders(since, page);
       for (const order of orders) {
         result.checked += 1;
+        const modified = gmt(order.date_modified_gmt);
+        if (!Number.isNaN(modified) && !(modified <= gmt(result.latest_modified))) result.latest_modified = new Date(modified).toISOString();
         if (invoiceIdOf(order)) continue;
         try {
           if ((await this.orders.handle(order.id)).action === 'invoiced') result.invoiced += 1;
@@ -60,7 +69,7 @@ export class Bridge {
   }
 
   /** One poll: missed completed orders, then the webhook turned back on if WooCommerce disabled it. */
-  async poll(now = new Date()): Promise<PollResult> {
+  async poll(): Promise<PollResult> {
     const since = new Date(Date.parse(this.config.poll_cursor ?? this.config.connected_at) - POLL_OVERLAP_MS);
     const result = await this.invoiceCompletedSince(since);
     const webhook = await this.store.webhook(this.config.webhook_id);
@@ -69,10 +78,11 @@ export class Bridge {
       this.logger.warn({ webhook_id: webhook.id, status: webhook.status }, 'the store had disabled the webhook; it is enabled again');
       result.webhook_reenabled = true;
     }
-    // The cursor moves only past a clean poll, so a failed order is looked at again next time.
-    if (result.failed === 0) {
-      this.config = { ...this.config, poll_cursor: now.toISOString() };
-      this.saveConfig(this.config);
+    // The cursor moves only past a clean poll, so a failed order is looked at again next time. It is
+    // the store's own time of the latest change seen, so a clock difference with the store loses nothing.
+    if (result.failed === 0 && result.latest_modified && result.latest_modified !== this.config.poll_cursor) {
+      this.config = { ...this.config, poll_cursor: result.latest_modified };
+      this.saveCursor(result.latest_modified);
     }
     return result;
   }

@@ -58,14 +58,17 @@ export class WooStore {
     return this.call(() => this.api.get(`orders/${id}`));
   }
 
-  /** One page of completed orders modified after `since` (UTC), oldest change first. */
+  /**
+   * One page of completed orders modified after `since` (UTC), by id: invoicing an order modifies it,
+   * so pages in modification order would shift under the reader and skip orders.
+   */
   completedOrders(since: Date, page: number): Promise<WooOrder[]> {
     return this.call(() =>
       this.api.get('orders', {
         status: 'completed',
         modified_after: since.toISOString(),
         dates_are_gmt: true,
-        orderby: 'modified',
+        orderby: 'id',
         order: 'asc',
         per_page: 100,
         page,
