@@ -115,8 +115,12 @@ export class Bridge {
       port: (server.address() as AddressInfo).port,
       stop: async () => {
         await task.stop();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeAllConnections();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        // Orders under way finish rather than stop between the invoice and the order's mark.
+        await this.orders.idle();
       },
     };
   }
