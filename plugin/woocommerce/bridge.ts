@@ -5,6 +5,7 @@
  * reused, so a retry days later still finds it. Work on one order runs one at a time in a process.
  */
 import { createHash } from 'node:crypto';
+import pLimit from 'p-limit';
 import { Logger } from 'pino';
 import { toMajor, toMinor } from '../../server/money/amount';
 import { currencyExponent } from '../../server/money/currencies';
@@ -25,8 +26,12 @@ const PERMANENT = [400, 404, 422];
 /** Statuses after which an unpaid invoice is voided. */
 const CANCELLED = ['cancelled', 'refunded'];
 
+/** Orders worked on at once: a burst of deliveries would otherwise meet the API's per-key rate limit all together. */
+export const ORDER_CONCURRENCY = 4;
+
 export class OrderBridge {
   private readonly running = new Map<number, Promise<Outcome>>();
+  private readonly slots = pLimit(ORDER_CONCURRENCY);
 
   constructor(
     private readonly store: WooStore,
@@ -42,7 +47,7 @@ export class OrderBridge {
    */
   handle(orderId: number): Promise<Outcome> {
     const previous = this.running.get(orderId) ?? Promise.resolve(undefined);
-    const next = previous.catch(() => undefined).then(() => this.process(orderId));
+    const next = previous.catch(() => undefined).then(() => this.slots(() => this.process(orderId)));
     this.running.set(orderId, next);
     const cleanup = () => {
       if (this.running.get(orderId) === next) this.running.delete(orderId);

@@ -17,6 +17,8 @@ export interface TestProxy {
   url: string;
   /** Method and path of every request that reached the proxy, in order. */
   requests: { method: string; path: string; status: number }[];
+  /** The most requests it had under way at once. */
+  maxInFlight: number;
   /** The next `times` requests matching method and path prefix get `status` instead of the app's answer. */
   fail(method: string, pathPrefix: string, times: number, status: number, headers?: Record<string, string>, body?: unknown): void;
   /** Forgets every fault not yet used up: the API is healthy again. */
@@ -27,7 +29,11 @@ export interface TestProxy {
 export async function startProxy(target: string): Promise<TestProxy> {
   const faults: Fault[] = [];
   const requests: TestProxy['requests'] = [];
+  let inFlight = 0;
   const server = http.createServer(async (req, res) => {
+    inFlight += 1;
+    proxy.maxInFlight = Math.max(proxy.maxInFlight, inFlight);
+    res.on('close', () => (inFlight -= 1));
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const method = req.method ?? 'GET';
@@ -51,9 +57,10 @@ export async function startProxy(target: string): Promise<TestProxy> {
     res.end(Buffer.from(await answer.arrayBuffer()));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
+  const proxy: TestProxy = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
+    maxInFlight: 0,
     fail(method, pathPrefix, times, status, headers = {}, body = { error: status === 429 ? 'rate_limited' : 'server_error', message: 'injected by the test proxy' }) {
       faults.push({ matches: (m, p) => m === method && p.startsWith(pathPrefix), remaining: times, status, headers, body });
     },
@@ -65,4 +72,5 @@ export async function startProxy(target: string): Promise<TestProxy> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return proxy;
 }

@@ -390,6 +390,18 @@ describe('an order that changes between attempts', () => {
 });
 
 describe('many missed orders', () => {
+  test('when many orders complete at once, then at most four are worked on at a time and all are invoiced', async () => {
+    const orders = Array.from({ length: 12 }, () => store.addOrder(companyOnlyOrder()));
+    proxy.maxInFlight = 0;
+
+    for (const order of orders) store.updateOrder(order.id, { status: 'completed' });
+    await quiet();
+
+    expect(proxy.maxInFlight).toBeGreaterThan(1);
+    expect(proxy.maxInFlight).toBeLessThanOrEqual(4);
+    for (const order of orders) expect(await invoicesOfOrder(order.id)).toHaveLength(1);
+  });
+
   test('when more than a page of completed orders was missed, then one poll invoices every one of them', async () => {
     store.setWebhooksPaused(true);
     const orders = Array.from({ length: 130 }, (_, i) =>
