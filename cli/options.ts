@@ -22,3 +22,11 @@ export function parseMode(value: string): 'test' | 'live' {
   if (value !== 'test' && value !== 'live') throw new UsageError('--mode must be test or live');
   return value;
 }
+
+/** An ISO 8601 date or date-time (`2026-11-22`, `2026-11-22T09:00:00Z`); a time without a zone is UTC. */
+export function parseSince(value: string, flag = '--since'): Date {
+  const match = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/.exec(value.trim());
+  const date = match ? new Date(`${match[1]}T${match[2] ?? '00:00:00'}${match[3] ?? 'Z'}`) : null;
+  if (!date || Number.isNaN(date.getTime())) throw new UsageError(`${flag} must be an ISO 8601 date or time, e.g. 2026-11-22 or 2026-11-22T09:00:00Z`);
+  return date;
+}

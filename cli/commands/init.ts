@@ -7,7 +7,7 @@ import { createServices } from '../../server/services';
 import { validateInput } from '../../server/validation';
 import { cliConfig, openDatabase, redactUrls, warnAboutLocalAppKey } from '../context';
 import { parseScopes } from '../options';
-import { createdJson } from './keys';
+import { createdJson, createdLines } from './keys';
 import { examples, output, paint } from '../output';
 import { ask, ensureOptions, isInteractive, OptionSpec } from '../prompt';
 
@@ -92,11 +92,7 @@ async function init(raw: InitOptions): Promise<void> {
     output(raw.json, json, () => [
       `Database: ${redactUrls(config.databaseUrl)} (${applied.length ? `applied ${applied.length} migration${applied.length > 1 ? 's' : ''}` : 'already up to date'})`,
       `Created business ${b.id}: ${b.name} (${b.currency}${b.country ? `, ${b.country}` : ''}, plan ${b.plan})`,
-      `Created test key ${key.id} (scopes: ${key.scopes.join(', ')})`,
-      '',
-      `Key, shown only this once: ${paint('bold', key.key)}`,
-      ...(key.webhook_url ? [`Webhook URL: ${key.webhook_url}`] : []),
-      ...(key.webhook_secret ? [`Webhook signing secret: ${paint('bold', key.webhook_secret)}`] : []),
+      ...createdLines(key, 'Created'),
       '',
       `Start the API with: ${paint('bold', 'invoicing serve')}`,
       'Then check the key:',

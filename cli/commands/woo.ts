@@ -10,7 +10,7 @@ import { Bridge } from '../../plugin/woocommerce/runner';
 import { StoreError, WooStore } from '../../plugin/woocommerce/store';
 import { cliConfig } from '../context';
 import { CliFailure, UsageError } from '../errors';
-import { parseSince } from './webhooks';
+import { parseSince } from '../options';
 import { examples, output, shortTime, table } from '../output';
 import { ensureOptions } from '../prompt';
 
@@ -205,8 +205,8 @@ export function wooCommand(): Command {
     .addHelpText('after', examples('invoicing woo status', 'invoicing woo status --json'))
     .action(async (opts: { config: string; json?: boolean }) => {
       const config = loadBridgeConfig(opts.config);
-      const store = new WooStore({ storeUrl: config.store_url, consumerKey: config.consumer_key, consumerSecret: config.consumer_secret });
-      const partner = new PartnerApi({ apiUrl: config.api_url, apiKey: config.api_key, retries: 0 });
+      // A status is a snapshot: no retries.
+      const { store, partner } = new Bridge(config, bridgeLogger('warn'), { partner: { retries: 0 } });
       const failure = (err: unknown) => ({ error: (err as Error).message });
       const [ping, webhook, orders] = await Promise.all([
         partner.ping().then((p) => ({ ok: true as const, business_id: p.business.id, livemode: p.livemode }), failure),

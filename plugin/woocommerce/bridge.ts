@@ -100,9 +100,8 @@ export class OrderBridge {
     const client = await this.clientFor(draft.client);
     // A client created just now has no invoices to look through.
     const earlier = client.created ? null : await this.existingInvoice(order, client.id);
-    const total = draft.items.reduce((sum, item) => sum + toMinor(item.unit_price, draft.currency) * item.quantity, 0);
-    if (earlier && toMinor(earlier.total, draft.currency) !== total) {
-      return { action: 'refused', reason: `invoice ${earlier.id}, made for this order earlier, totals ${earlier.total} but the order now totals ${toMajor(total, draft.currency)}: void it to invoice the order again` };
+    if (earlier && toMinor(earlier.total, draft.currency) !== draft.totalMinor) {
+      return { action: 'refused', reason: `invoice ${earlier.id}, made for this order earlier, totals ${earlier.total} but the order now totals ${toMajor(draft.totalMinor, draft.currency)}: void it to invoice the order again` };
     }
     let invoice: Invoice;
     try {

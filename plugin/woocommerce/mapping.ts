@@ -32,6 +32,8 @@ export interface OrderInvoice {
   currency: string;
   issue_date?: string;
   items: InvoiceItem[];
+  /** The order total in minor units, which the items add up to. */
+  totalMinor: number;
   notes: string;
 }
 
@@ -77,7 +79,9 @@ export function orderToInvoice(order: WooOrder, storeId: string): OrderInvoice {
   const major = (minor: bigint) => toMajor(Number(minor), currency);
 
   const items: InvoiceItem[] = [];
+  let sum = 0n;
   const add = (description: string, minor: bigint, quantity = 1) => {
+    sum += minor;
     // A line whose total divides evenly keeps its quantity; otherwise it is one line of the exact total.
     const even = quantity > 1 && minor % BigInt(quantity) === 0n;
     items.push(
@@ -102,7 +106,6 @@ export function orderToInvoice(order: WooOrder, storeId: string): OrderInvoice {
   if (items.length === 0) throw new OrderRefused('the order has no lines');
 
   const total = money(order.total, 'order total');
-  const sum = items.reduce((acc, item) => acc + parseMoney(String(item.unit_price), exponent, 'item') * BigInt(item.quantity), 0n);
   if (sum !== total) {
     throw new OrderRefused(`the order's lines, shipping, fees and taxes add up to ${major(sum)} ${currency}, not its total ${major(total)} ${currency}`);
   }
@@ -115,5 +118,5 @@ export function orderToInvoice(order: WooOrder, storeId: string): OrderInvoice {
     orderMarker(storeId, order),
   ].join('\n');
   const completed = order.date_completed_gmt ?? order.date_created_gmt;
-  return { client: clientOf(order), currency, ...(completed ? { issue_date: completed.slice(0, 10) } : {}), items, notes };
+  return { client: clientOf(order), currency, ...(completed ? { issue_date: completed.slice(0, 10) } : {}), items, totalMinor: Number(total), notes };
 }

@@ -34,6 +34,7 @@ export class Bridge {
   readonly store: WooStore;
   readonly partner: PartnerApi;
   readonly orders: OrderBridge;
+  private readonly saveCursor: (cursor: string) => void;
 
   constructor(
     private config: BridgeConfig,
@@ -45,8 +46,6 @@ export class Bridge {
     this.orders = new OrderBridge(this.store, this.partner, config.store_id, logger);
     this.saveCursor = options.saveCursor ?? (() => undefined);
   }
-
-  private readonly saveCursor: (cursor: string) => void;
 
   /** Every completed order changed since `since` that has no invoice yet is invoiced (backfill and poll). */
   async invoiceCompletedSince(since: Date): Promise<PollResult> {

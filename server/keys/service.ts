@@ -187,24 +187,25 @@ export class KeyService {
   async update(id: number, changes: KeyChanges): Promise<UpdatedKey> {
     const valid = validateInput(keyChangesSchema, changes);
     if (valid.webhookUrl) await this.checkWebhookUrl(valid.webhookUrl);
-    const { row, newSecret } = await this.db.transaction(async (trx) => {
+    const { row, generated } = await this.db.transaction(async (trx) => {
       const key = await ApiKey.query(trx).findById(id).forUpdate();
       if (!key) throw new NotFound('API key');
       this.assertWorking(key, 'create a new key instead');
       const patch: Partial<ApiKey> = {};
       if (valid.scopes) patch.scopes = JSON.stringify(valid.scopes);
       if (valid.webhookUrl !== undefined) patch.webhook_url = valid.webhookUrl;
-      let secret = valid.webhookSecret;
-      if (valid.generateWebhookSecret || (valid.webhookUrl && key.webhook_secret === null && !secret)) secret = generateWebhookSecret();
+      const needsSecret = valid.webhookUrl && key.webhook_secret === null && !valid.webhookSecret;
+      const generated = valid.generateWebhookSecret || needsSecret ? generateWebhookSecret() : undefined;
+      const secret = valid.webhookSecret ?? generated;
       if (secret) patch.webhook_secret = this.options.secretBox.seal(secret);
       const updated = await ApiKey.query(trx).patchAndFetchById(id, patch);
       if (valid.webhookUrl) {
         await WebhookDelivery.query(trx).where({ api_key_id: id, status: 'pending' }).patch({ url: valid.webhookUrl });
       }
-      return { row: updated, newSecret: secret !== undefined && secret !== valid.webhookSecret ? secret : undefined };
+      return { row: updated, generated };
     });
     this.cache?.delete(row.key_hash);
-    return { ...toKeyView(row, this.clock.now()), ...(newSecret ? { webhook_secret: newSecret } : {}) };
+    return { ...toKeyView(row, this.clock.now()), ...(generated ? { webhook_secret: generated } : {}) };
   }
 
   /** Revokes the key; revoking a revoked key changes nothing. Other processes see it within the cache TTL. */

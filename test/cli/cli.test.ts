@@ -1,20 +1,12 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { startApp, TEST_APP_SECRET_KEY, TestApp } from '../support/app';
-import { BIN, CliResult, requireBuild, runCli } from '../support/cli';
+import { startApp, TestApp } from '../support/app';
+import { CliResult, requireBuild, runCli } from '../support/cli';
+import { eventually } from '../support/eventually';
+import { hasScript, Terminal } from '../support/terminal';
 
 let app: TestApp;
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return runCli(app.databaseUrl, args, env, 20_000);
-}
-
-async function eventually(check: () => Promise<boolean>, withinMs: number): Promise<number> {
-  const started = Date.now();
-  while (Date.now() - started < withinMs) {
-    if (await check()) return Date.now() - started;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`not within ${withinMs} ms`);
 }
 
 beforeAll(async () => {
@@ -164,28 +156,17 @@ describe('invoicing migrate', () => {
   });
 });
 
-/** Runs the CLI on a pseudo-terminal (util-linux `script`), typing `keystrokes` once it is waiting. */
-function onTerminal(args: string[], keystrokes: string): Promise<string> {
-  const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
-  const child = spawn('script', ['-q', '-c', command, '/dev/null'], { env: { PATH: process.env.PATH, DATABASE_URL: app.databaseUrl, APP_SECRET_KEY: TEST_APP_SECRET_KEY } });
-  let screen = '';
-  child.stdout.on('data', (d) => (screen += d));
-  setTimeout(() => child.stdin.write(keystrokes), 1500);
-  return new Promise((resolve) => child.on('exit', () => resolve(screen)));
+/** Runs the CLI on a pseudo-terminal, answers `question` with `keystrokes`, and returns the screen once it exits. */
+async function onTerminal(args: string[], question: RegExp, keystrokes: string): Promise<string> {
+  const terminal = new Terminal(app.databaseUrl, args);
+  await terminal.answer(question, keystrokes);
+  await terminal.exitCode();
+  return terminal.screen;
 }
-
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 (hasScript ? describe : describe.skip)('on a terminal', () => {
   test('when a required option is missing, then it is asked for', async () => {
-    const screen = await onTerminal(['business', 'create', '--name', 'Asked', '--json'], 'JPY\r');
+    const screen = await onTerminal(['business', 'create', '--name', 'Asked', '--json'], /Currency/, 'JPY\r');
 
     expect(screen).toMatch(/Currency/);
     expect(screen).toMatch(/"name":"Asked","currency":"JPY"/);
@@ -195,7 +176,7 @@ const hasScript = (() => {
     const businessId = await createBusiness();
     const key = JSON.parse((await cli(['keys', 'create', '--business', String(businessId), '--mode', 'test', '--scopes', 'all', '--json'])).stdout);
 
-    const screen = await onTerminal(['keys', 'revoke', String(key.id)], 'n\r');
+    const screen = await onTerminal(['keys', 'revoke', String(key.id)], /Revoke key/, 'n\r');
 
     expect(screen).toMatch(/Revoke key/);
     expect((await app.api(key.key).get('/ping')).status).toBe(200);

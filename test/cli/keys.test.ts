@@ -4,6 +4,7 @@
  */
 import { aDraft, startApp, Tenant, TestApp } from '../support/app';
 import { CliResult, requireBuild, runCli } from '../support/cli';
+import { eventually } from '../support/eventually';
 import { startReceiver, TestReceiver } from '../support/receiver';
 import { hasScript, KEYS, plain, Terminal } from '../support/terminal';
 
@@ -18,15 +19,6 @@ async function json(args: string[], env: Record<string, string> = {}): Promise<a
   const res = await cli([...args, '--json'], env);
   if (res.code !== 0) throw new Error(`invoicing ${args.join(' ')} exited ${res.code}: ${res.stderr}`);
   return JSON.parse(res.stdout);
-}
-
-async function eventually(check: () => Promise<boolean>, withinMs: number): Promise<number> {
-  const started = Date.now();
-  while (Date.now() - started < withinMs) {
-    if (await check()) return Date.now() - started;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`not within ${withinMs} ms`);
 }
 
 const pingStatus = async (key: string) => (await app.api(key).get('/ping')).status;

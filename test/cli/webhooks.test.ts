@@ -66,6 +66,20 @@ async function markFailed(id: number, createdAt?: string): Promise<void> {
 /** Lets the app deliver what the API's own changes queued, so rows stand still while the test edits them. */
 const settle = () => app.server.webhooks.sweep();
 
+/** Sweeps, as `invoicing serve` does on its schedule, until the CLI command `running` ends; then its result. */
+async function sweepingUntil<T>(running: Promise<T>): Promise<T> {
+  let done = false;
+  void running.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  while (!done) {
+    await settle();
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return running;
+}
+
 describe('invoicing payments simulate', () => {
   test('when a test invoice is paid in full, then it prints { payment, invoice }, the invoice is paid and both events are queued for the key', async () => {
     const shop = await aShop();
@@ -262,14 +276,7 @@ describe('invoicing webhooks replay', () => {
     await markFailed(Number(row.id));
     const before = receiver.received.length;
 
-    const replay = cli(['webhooks', 'replay', '--failed', '--business', String(shop.businessId), '--wait', '--timeout', '20', '--json']);
-    let done = false;
-    void replay.then(() => (done = true));
-    while (!done) {
-      await settle(); // the server's sweep, which `invoicing serve` runs on its schedule
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const res = await replay;
+    const res = await sweepingUntil(cli(['webhooks', 'replay', '--failed', '--business', String(shop.businessId), '--wait', '--timeout', '20', '--json']));
 
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toEqual({
@@ -293,15 +300,9 @@ describe('invoicing webhooks replay', () => {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       LOG_LEVEL: 'silent',
     });
-    const exited = terminal.exitCode();
-    let done = false;
-    void exited.then(() => (done = true));
-    while (!done) {
-      await settle();
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const code = await sweepingUntil(terminal.exitCode());
 
-    expect(await exited).toBe(0);
+    expect(code).toBe(0);
     expect(plain(terminal.screen)).toMatch(new RegExp(`\\[[#-]{24}\\] \\d+/${rows.length} attempted`));
     expect(plain(terminal.screen)).toContain(`Delivered: ${rows.length}, failed: 0`);
   });
@@ -314,14 +315,7 @@ describe('invoicing webhooks replay', () => {
     await markFailed(Number(row.id));
     receiver.answer({ status: 500 });
 
-    const replay = cli(['webhooks', 'replay', String(row.id), '--wait', '--timeout', '20']);
-    let done = false;
-    void replay.then(() => (done = true));
-    while (!done) {
-      await settle();
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const res = await replay;
+    const res = await sweepingUntil(cli(['webhooks', 'replay', String(row.id), '--wait', '--timeout', '20']));
 
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/Delivered: 0, failed: 1 \(1 will be retried/);

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startApp, Tenant, TestApp, TEST_APP_SECRET_KEY } from '../support/app';
 import { BIN, requireBuild, runCli } from '../support/cli';
+import { eventually } from '../support/eventually';
 import { freePort } from '../support/net';
 import { companyOnlyOrder, startWooStore, WooStore } from '../support/woocommerce';
 
@@ -17,14 +18,6 @@ let store: WooStore;
 let tenant: Tenant;
 let dir: string;
 let env: Record<string, string>;
-
-async function eventually(check: () => Promise<boolean> | boolean, withinMs = 15_000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${withinMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 beforeAll(async () => {
   requireBuild();
