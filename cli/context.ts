@@ -62,7 +62,7 @@ export async function openDatabase(config: Config): Promise<Database> {
     throw new CliFailure(databaseProblem(err, config.databaseUrl));
   }
   try {
-    await db.knex.raw('select 1');
+    await db.ping();
     return db;
   } catch (err) {
     await db.close();

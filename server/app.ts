@@ -46,7 +46,7 @@ export function createApp(deps: AppDeps): Express {
   api.use(openapiRoutes());
   api.use(businessRoutes(services.businesses, guard));
   api.use(clientRoutes(services.clients, guard));
-  api.use(invoiceRoutes(services.invoices, guard));
+  api.use(invoiceRoutes(services.invoices, services.payments, guard));
   api.use(quickChargeRoutes(services.quickCharge, guard));
   api.use(paymentRoutes(services.payments, guard));
   api.use(webhookRoutes(services.webhooks, guard));

@@ -38,6 +38,12 @@ const schema = Joi.object({
     .min(15)
     .default(60)
     .description('How long a claimed delivery stays with its process; if the process dies, another retries it after this'),
+  EMAIL_FIRST_ATTEMPT_WAIT_MS: Joi.number()
+    .integer()
+    .min(0)
+    .max(10000)
+    .default(3000)
+    .description('How long POST /invoices/{id}/send waits for the e-mail\'s first attempt before answering email.status "queued"'),
   APP_SECRET_KEY: Joi.string()
     .description(
       'Optional: 32 bytes in base64 or hex (openssl rand -base64 32) that seal webhook secrets at rest; unset: generated once into ./data/app-secret.key. Production must set it, the same on every server',
@@ -66,6 +72,7 @@ export interface Config {
   webhookAllowPrivate: boolean;
   webhookSweepSeconds: number;
   webhookLeaseSeconds: number;
+  emailFirstAttemptWaitMs: number;
   appSecretKey?: string;
   trustProxy: string;
   smtpUrl?: string;
@@ -94,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: value.WEBHOOK_ALLOW_PRIVATE,
     webhookSweepSeconds: value.WEBHOOK_SWEEP_SECONDS,
     webhookLeaseSeconds: value.WEBHOOK_LEASE_SECONDS,
+    emailFirstAttemptWaitMs: value.EMAIL_FIRST_ATTEMPT_WAIT_MS,
     appSecretKey: value.APP_SECRET_KEY,
     trustProxy: value.TRUST_PROXY,
     smtpUrl: value.SMTP_URL,

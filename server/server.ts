@@ -6,7 +6,6 @@ import pino, { Logger } from 'pino';
 import { createApp } from './app';
 import { Config } from './config';
 import { Database } from './db/database';
-import { pendingMigrations } from './db/migrate';
 import { startScheduler } from './scheduler';
 import { createServices, Services } from './services';
 import { Clock, systemClock } from './clock';
@@ -31,7 +30,7 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
  */
 export async function prepareSchema(db: Database): Promise<void> {
   if (db.dialect === 'sqlite') return db.migrate();
-  const pending = await pendingMigrations(db.knex);
+  const pending = await db.pendingMigrations();
   if (pending.length) throw new Error(`The database has ${pending.length} pending migration(s): run \`invoicing migrate\` first`);
 }
 
@@ -74,7 +73,7 @@ export async function startServer(
     throw err;
   }
   const clock = options.clock ?? systemClock;
-  const services = createServices(db, config, clock);
+  const services = createServices(db, config, clock, logger);
   const webhooks = new WebhookWorker(db, services.keys, logger, {
     allowPrivate: config.webhookAllowPrivate,
     leaseSeconds: config.webhookLeaseSeconds,
@@ -89,9 +88,13 @@ export async function startServer(
     s.once('error', reject);
   });
   const scheduler = options.scheduler === false ? undefined : startScheduler(db, logger);
-  if (options.scheduler !== false) webhooks.start(config.webhookSweepSeconds);
-  // Deliveries committed while the process was down are due now.
+  if (options.scheduler !== false) {
+    webhooks.start(config.webhookSweepSeconds);
+    services.emails.start(config.webhookSweepSeconds);
+  }
+  // Deliveries and e-mails committed while the process was down are due now.
   webhooks.nudge();
+  services.emails.nudge();
   const port = (server.address() as AddressInfo).port;
 
   return {
@@ -103,6 +106,7 @@ export async function startServer(
     async stop() {
       scheduler?.stop();
       await webhooks.stop();
+      await services.emails.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await redis?.quit();

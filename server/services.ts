@@ -5,7 +5,9 @@ import { Config } from './config';
 import { ContractService } from './contracts/service';
 import { Database } from './db/database';
 import { Clock, systemClock } from './clock';
+import pino, { Logger } from 'pino';
 import { createMailer } from './email/mailer';
+import { EmailQueue } from './email/queue';
 import { Outbox } from './events/outbox';
 import { ExpenseService } from './expenses/service';
 import { InvoiceService } from './invoices/service';
@@ -17,6 +19,7 @@ import { QuickChargeService } from './quick-charge/service';
 import { WebhookService } from './webhooks/service';
 
 export interface Services {
+  emails: EmailQueue;
   businesses: BusinessService;
   keys: KeyService;
   clients: ClientService;
@@ -29,15 +32,25 @@ export interface Services {
   webhooks: WebhookService;
 }
 
-export type ServiceConfig = Pick<Config, 'webhookAllowPrivate' | 'keyCacheTtlMs' | 'baseUrl' | 'smtpUrl' | 'mailFrom' | 'mailOutboxDir' | 'appSecretKey'>;
+export type ServiceConfig = Pick<
+  Config,
+  'webhookAllowPrivate' | 'keyCacheTtlMs' | 'baseUrl' | 'smtpUrl' | 'mailFrom' | 'mailOutboxDir' | 'appSecretKey' | 'webhookLeaseSeconds' | 'emailFirstAttemptWaitMs'
+>;
 
-export function createServices(db: Database, config: ServiceConfig, clock: Clock = systemClock): Services {
-  const outbox = new Outbox(clock);
+export function createServices(db: Database, config: ServiceConfig, clock: Clock = systemClock, logger: Logger = pino({ level: 'silent' })): Services {
+  const outbox = new Outbox(db, clock);
   const businesses = new BusinessService(db);
   const clients = new ClientService(db);
-  const payments = new PaymentService(db);
-  const invoices = new InvoiceService(db, businesses, payments, createMailer(config), outbox, { baseUrl: config.baseUrl });
+  const payments = new PaymentService(db, outbox);
+  const emails = new EmailQueue(db, createMailer(config), logger, {
+    clock,
+    leaseSeconds: config.webhookLeaseSeconds,
+    firstAttemptWaitMs: config.emailFirstAttemptWaitMs,
+    messageIdHost: new URL(config.baseUrl).hostname,
+  });
+  const invoices = new InvoiceService(db, businesses, emails, outbox, { baseUrl: config.baseUrl });
   return {
+    emails,
     businesses,
     keys: new KeyService(
       db,

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { pendingMigrations } from '../../server/db/migrate';
 import { cliConfig, openDatabase, redactUrls } from '../context';
 import { examples, output } from '../output';
 
@@ -12,7 +11,7 @@ export function migrateCommand(): Command {
       const config = cliConfig();
       const db = await openDatabase(config);
       try {
-        const pending = await pendingMigrations(db.knex);
+        const pending = await db.pendingMigrations();
         await db.migrate();
         output(opts.json, { applied: pending }, () =>
           pending.length

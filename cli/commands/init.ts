@@ -2,7 +2,6 @@
 import { Command } from 'commander';
 import { ALL_SCOPES } from '../../server/auth/scopes';
 import { newBusinessSchema } from '../../server/businesses/service';
-import { pendingMigrations } from '../../server/db/migrate';
 import { createServices } from '../../server/services';
 import { validateInput } from '../../server/validation';
 import { cliConfig, openDatabase, redactUrls, warnAboutLocalAppKey } from '../context';
@@ -54,7 +53,7 @@ async function init(raw: InitOptions): Promise<void> {
   // Opened before any question, so a database that is down is reported before a person answers anything.
   const db = await openDatabase(config);
   try {
-    const applied = await pendingMigrations(db.knex);
+    const applied = await db.pendingMigrations();
     await db.migrate();
     warnAboutLocalAppKey(config, db);
     const services = createServices(db, config);

@@ -1,7 +1,4 @@
 import { Command } from 'commander';
-import { Credential } from '../../server/auth/credential';
-import { AppError, NotFound } from '../../server/errors';
-import { Invoice } from '../../server/invoices/model';
 import { currencyExponent } from '../../server/money/currencies';
 import { withContext } from '../context';
 import { output } from '../output';
@@ -13,13 +10,6 @@ interface SimulateOptions {
   invoice?: string;
   amount?: string;
   json?: boolean;
-}
-
-/** A live-mode invoice: the CLI refuses to fake money on it. */
-export class LiveModeInvoice extends AppError {
-  constructor() {
-    super(403, 'test_mode_only', 'payments can be simulated only in test mode (this invoice is live)');
-  }
 }
 
 /** A decimal amount in major units, e.g. `12.50`; the currency's exponent is checked by the service. */
@@ -57,14 +47,7 @@ The running server delivers the events' webhooks.`,
       const opts = await ensureOptions(raw, [{ key: 'invoice', flag: '--invoice', message: 'Invoice id' }]);
       const id = positiveId(String(opts.invoice).trim(), '--invoice');
       const amount = opts.amount === undefined ? undefined : parseAmount(opts.amount);
-      const result = await withContext(async ({ db, services }) => {
-        const invoice = await Invoice.query(db.knex).findById(id);
-        if (!invoice) throw new NotFound('Invoice');
-        if (invoice.livemode) throw new LiveModeInvoice();
-        // The invoice's own tenancy, in test mode; no key is involved (id 0, no scopes).
-        const cred: Credential = { kind: 'api_key', id: 0, businessId: invoice.business_id, livemode: false, scopes: [], subject: 'cli' };
-        return services.invoices.simulatePayment(cred, id, amount);
-      });
+      const result = await withContext(({ services }) => services.payments.simulateForOwner(id, amount));
       const { payment, invoice } = result;
       output(opts.json, result, () => [
         `Recorded simulated payment ${payment.id} of ${money(payment.amount, payment.currency)} on invoice ${invoice.id}${invoice.number ? ` (${invoice.number})` : ''}`,

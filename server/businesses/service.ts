@@ -1,6 +1,6 @@
 /** Businesses: the tenants. Created by the CLI; read by the API through the caller's credential. */
 import Joi from 'joi';
-import { Credential } from '../auth/credential';
+import { Actor } from '../auth/actor';
 import { Database } from '../db/database';
 import { NotFound } from '../errors';
 import { isCurrency } from '../money/currencies';
@@ -90,7 +90,7 @@ export class BusinessService {
   }
 
   /** The caller's own business: `GET /business` and `GET /ping`. */
-  ofCredential(cred: Credential): Promise<BusinessView> {
-    return this.get(cred.businessId);
+  ofCredential(actor: Actor): Promise<BusinessView> {
+    return this.get(actor.businessId);
   }
 }

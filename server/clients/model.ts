@@ -1,4 +1,4 @@
-import { TenantModel } from '../db/base-model';
+import { TenantModel } from '../db/tenant-model';
 
 export class Client extends TenantModel {
   static override tableName = 'clients';

@@ -1,5 +1,5 @@
 /** Clients of a business: unique e-mail per business and mode, searchable by name, e-mail and company. */
-import { Credential } from '../auth/credential';
+import { Actor } from '../auth/actor';
 import { Database } from '../db/database';
 import { isReferencedRowViolation, isUniqueViolation } from '../db/errors';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
@@ -60,20 +60,20 @@ function containsPattern(term: string): string {
 export class ClientService {
   constructor(private readonly db: Database) {}
 
-  list(cred: Credential, params: ClientListParams): Promise<Page<ClientView>> {
-    const query = Client.scoped(cred, this.db.current);
+  list(actor: Actor, params: ClientListParams): Promise<Page<ClientView>> {
+    const query = Client.of(actor, this.db.current);
     if (params.search) query.whereRaw("clients.search_text like ? escape '!'", [containsPattern(params.search)]);
     return paginate(query, Client.tableName, params, toClientView);
   }
 
-  async get(cred: Credential, id: number): Promise<ClientView> {
-    return toClientView(await this.find(cred, id));
+  async get(actor: Actor, id: number): Promise<ClientView> {
+    return toClientView(await this.find(actor, id));
   }
 
   /** One INSERT: the unique index, not a prior SELECT, decides a duplicate e-mail. */
-  async create(cred: Credential, input: ClientInput): Promise<ClientView> {
+  async create(actor: Actor, input: ClientInput): Promise<ClientView> {
     return this.uniqueEmail(async () => {
-      const row = await Client.query(this.db.current).insert({ ...columnsFor(input), ...Client.ownedBy(cred) });
+      const row = await Client.of(actor, this.db.current).insert({ ...columnsFor(input), ...Client.ownedBy(actor) });
       return toClientView(row);
     });
   }
@@ -83,39 +83,39 @@ export class ClientService {
    * A concurrent create of the same e-mail loses to the unique index and then reads the winner's row.
    */
   /** The client with this e-mail (ignoring case) in the caller's business and mode, if there is one. */
-  async withEmail(cred: Credential, email: string): Promise<ClientView | undefined> {
-    const row = await this.findByEmail(cred, email);
+  async withEmail(actor: Actor, email: string): Promise<ClientView | undefined> {
+    const row = await this.findByEmail(actor, email);
     return row && toClientView(row);
   }
 
-  async findOrCreate(cred: Credential, input: ClientInput): Promise<ClientView> {
-    const existing = await this.findByEmail(cred, input.email);
+  async findOrCreate(actor: Actor, input: ClientInput): Promise<ClientView> {
+    const existing = await this.findByEmail(actor, input.email);
     if (existing) return toClientView(existing);
     try {
-      return toClientView(await Client.query(this.db.current).insert({ ...columnsFor(input), ...Client.ownedBy(cred) }));
+      return toClientView(await Client.of(actor, this.db.current).insert({ ...columnsFor(input), ...Client.ownedBy(actor) }));
     } catch (err) {
-      const winner = isUniqueViolation(err) ? await this.findByEmail(cred, input.email, { latest: true }) : undefined;
+      const winner = isUniqueViolation(err) ? await this.findByEmail(actor, input.email, { latest: true }) : undefined;
       if (!winner) throw err;
       return toClientView(winner);
     }
   }
 
-  async update(cred: Credential, id: number, changes: Partial<ClientInput>): Promise<ClientView> {
+  async update(actor: Actor, id: number, changes: Partial<ClientInput>): Promise<ClientView> {
     return this.uniqueEmail(() =>
       this.db.transaction(async (trx) => {
-        const current = await this.find(cred, id, trx);
+        const current = await this.find(actor, id, trx);
         // As in create, the unique index decides a duplicate e-mail.
-        await Client.scoped(cred, trx).findById(id).patch(columnsFor({ ...toClientView(current), ...changes }));
-        return toClientView(await this.find(cred, id, trx));
+        await Client.of(actor, trx).findById(id).patch(columnsFor({ ...toClientView(current), ...changes }));
+        return toClientView(await this.find(actor, id, trx));
       }),
     );
   }
 
   /** One DELETE: the foreign keys of invoices, payments and contracts, not a prior count, refuse a client in use. */
-  async remove(cred: Credential, id: number): Promise<{ id: number; deleted: true }> {
+  async remove(actor: Actor, id: number): Promise<{ id: number; deleted: true }> {
     let deleted: number;
     try {
-      deleted = await Client.scoped(cred, this.db.current).deleteById(id);
+      deleted = await Client.of(actor, this.db.current).deleteById(id);
     } catch (err) {
       if (isReferencedRowViolation(err)) throw new InvalidState('A client that has invoices or contracts cannot be deleted');
       throw err;
@@ -125,13 +125,13 @@ export class ClientService {
   }
 
   /** `latest`: a locking read on MySQL, which sees rows committed after this transaction's snapshot. */
-  private async findByEmail(cred: Credential, email: string, { latest = false } = {}): Promise<Client | undefined> {
-    const query = Client.scoped(cred, this.db.current).where('clients.email_normalized', email.toLowerCase()).first();
+  private async findByEmail(actor: Actor, email: string, { latest = false } = {}): Promise<Client | undefined> {
+    const query = Client.of(actor, this.db.current).where('clients.email_normalized', email.toLowerCase()).first();
     return latest ? query.forShare() : query;
   }
 
-  private async find(cred: Credential, id: number, conn = this.db.current): Promise<Client> {
-    const row = await Client.scoped(cred, conn).findById(id);
+  private async find(actor: Actor, id: number, conn = this.db.current): Promise<Client> {
+    const row = await Client.of(actor, conn).findById(id);
     if (!row) throw new NotFound('Client');
     return row;
   }

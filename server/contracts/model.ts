@@ -1,4 +1,5 @@
-import { BaseModel, TenantModel } from '../db/base-model';
+import { BaseModel } from '../db/base-model';
+import { TenantModel } from '../db/tenant-model';
 
 export const CONTRACT_TYPES = ['contract', 'proposal'] as const;
 export type ContractType = (typeof CONTRACT_TYPES)[number];

@@ -1,6 +1,6 @@
 /** Contracts and proposals sent to a client for signature, each reachable by its own unguessable links. */
 import { randomBytes } from 'node:crypto';
-import { Credential } from '../auth/credential';
+import { Actor } from '../auth/actor';
 import { BusinessService } from '../businesses/service';
 import { Client } from '../clients/model';
 import { UNKNOWN_CLIENT_ID } from '../clients/service';
@@ -69,26 +69,26 @@ export class ContractService {
     };
   }
 
-  list(cred: Credential, params: ContractListParams): Promise<Page<ContractView>> {
-    const query = Contract.scoped(cred, this.db.current);
+  list(actor: Actor, params: ContractListParams): Promise<Page<ContractView>> {
+    const query = Contract.of(actor, this.db.current);
     if (params.type) query.where('contracts.type', params.type);
     if (params.status) query.where('contracts.status', params.status);
     return paginate(query, Contract.tableName, params, (row) => this.toView(row));
   }
 
-  async get(cred: Credential, id: number): Promise<ContractView> {
-    const row = await Contract.scoped(cred, this.db.current).findById(id);
+  async get(actor: Actor, id: number): Promise<ContractView> {
+    const row = await Contract.of(actor, this.db.current).findById(id);
     if (!row) throw new NotFound('Contract');
     return this.toView(row);
   }
 
   /** With an amount and no currency, the contract is in the business's own currency. */
-  async create(cred: Credential, input: ContractInput): Promise<ContractView> {
+  async create(actor: Actor, input: ContractInput): Promise<ContractView> {
     try {
       return await this.db.transaction(async (trx) => {
-        if (!(await Client.scoped(cred, trx).findById(input.client_id))) throw new ValidationFailed(UNKNOWN_CLIENT);
-        const money = await this.money(cred, input);
-        const row = await Contract.query(trx).insert({
+        if (!(await Client.of(actor, trx).findById(input.client_id))) throw new ValidationFailed(UNKNOWN_CLIENT);
+        const money = await this.money(actor, input);
+        const row = await Contract.of(actor, trx).insert({
           type: input.type,
           title: input.title,
           client_id: input.client_id,
@@ -98,7 +98,7 @@ export class ContractService {
           client_signed_at: null,
           business_signed_at: null,
           signing_token: newSigningToken(),
-          ...Contract.ownedBy(cred),
+          ...Contract.ownedBy(actor),
         });
         return this.toView(row);
       });
@@ -109,9 +109,9 @@ export class ContractService {
     }
   }
 
-  private async money(cred: Credential, input: ContractInput): Promise<{ amount: number | null; currency: string | null }> {
+  private async money(actor: Actor, input: ContractInput): Promise<{ amount: number | null; currency: string | null }> {
     if (input.amount === undefined || input.amount === null) return { amount: null, currency: input.currency ?? null };
-    const currency = input.currency ?? (await this.businesses.ofCredential(cred)).currency;
+    const currency = input.currency ?? (await this.businesses.ofCredential(actor)).currency;
     const errors = new Map<string, string[]>();
     const amount = collectMinor(errors, 'amount', input.amount, currency);
     if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));

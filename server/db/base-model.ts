@@ -1,7 +1,5 @@
-/** Objection base models: timestamps and booleans read the same from both drivers, tenancy in one place. */
-import { Knex } from 'knex';
-import { Model, ModelClass, Pojo, QueryBuilderType } from 'objection';
-import { Tenancy } from '../auth/credential';
+/** The Objection base model: timestamps and booleans read the same from both drivers (tenancy: tenant-model.ts). */
+import { Model, Pojo } from 'objection';
 import { fromDbTime, toDbTime } from './time';
 
 export class BaseModel extends Model {
@@ -45,26 +43,5 @@ export class BaseModel extends Model {
       if (typeof formatted[column] === 'boolean') formatted[column] = formatted[column] ? 1 : 0;
     }
     return formatted;
-  }
-}
-
-/** A table whose rows belong to one business and one mode. Every query on it goes through here. */
-export class TenantModel extends BaseModel {
-  static override booleanColumns = ['livemode'];
-
-  business_id!: number;
-  livemode!: boolean;
-
-  /** Rows of the caller's business and mode only: another tenant's id simply does not exist. */
-  static scoped<M extends TenantModel>(this: new () => M, cred: Tenancy, conn: Knex): QueryBuilderType<M> {
-    const model = this as unknown as ModelClass<M>;
-    return (model.query(conn) as QueryBuilderType<M>)
-      .where(`${model.tableName}.business_id`, cred.businessId)
-      .where(`${model.tableName}.livemode`, cred.livemode);
-  }
-
-  /** The tenancy columns a new row of the caller gets. */
-  static ownedBy(cred: Tenancy): { business_id: number; livemode: boolean } {
-    return { business_id: cred.businessId, livemode: cred.livemode };
   }
 }

@@ -1,13 +1,24 @@
-/** The database handle services receive: knex plus a transaction that a whole request can share. */
+/**
+ * The database handle services receive: knex plus a transaction that a whole request can share, and
+ * work that waits for that transaction's commit. The raw knex handle stays in server/db/: services
+ * query through models (`current` is the connection models run on).
+ */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Knex } from 'knex';
 import { createKnex, Dialect, dialectOf } from './connection';
-import { migrateLatest } from './migrate';
+import { migrateLatest, pendingMigrations } from './migrate';
+
+interface OpenTransaction {
+  trx: Knex.Transaction;
+  /** Work to run once the transaction has committed (dropped if it rolls back). */
+  afterCommit: (() => unknown)[];
+}
 
 export class Database {
-  private readonly ambient = new AsyncLocalStorage<Knex.Transaction>();
+  private readonly ambient = new AsyncLocalStorage<OpenTransaction>();
 
-  constructor(
+  private constructor(
+    /** The raw handle, for migrations, tests and benchmarks: the linter refuses it elsewhere (services query through models on `current`). */
     readonly knex: Knex,
     readonly dialect: Dialect,
   ) {}
@@ -17,41 +28,72 @@ export class Database {
     return new Database(createKnex(databaseUrl, options), dialectOf(databaseUrl));
   }
 
-  /** The connection to query with: the request's open transaction if there is one, else the pool. */
+  /** The connection to query with: the open transaction if there is one, else the pool. */
   get current(): Knex {
-    return this.open() ?? this.knex;
+    return this.open()?.trx ?? this.knex;
   }
 
   /**
    * Runs `work` atomically. Inside an open transaction (an idempotent request's, or an outer
    * service's) it joins it, so a change, its events and its stored response commit together; a
-   * new transaction becomes the ambient one for every service `work` calls.
+   * new transaction becomes the ambient one for every service `work` calls. It resolves after the
+   * commit and after the work registered with `afterCommit` has run.
    */
   async transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     const open = this.open();
-    if (open) return work(open);
-    return this.knex.transaction((trx) => this.ambient.run(trx, () => work(trx)));
+    if (open) return work(open.trx);
+    const scope: Omit<OpenTransaction, 'trx'> = { afterCommit: [] };
+    const result = await this.knex.transaction((trx) => this.ambient.run({ trx, ...scope }, () => work(trx)));
+    await Promise.all(scope.afterCommit.map((fn) => this.outside(fn)));
+    return result;
   }
 
   /**
-   * The ambient transaction, unless it has ended: work started after a commit (e.g. the webhook
-   * worker, nudged by it) still runs in the committed transaction's async context.
+   * Runs `fn` once the open transaction commits (never if it rolls back), or at once when none is
+   * open; always outside any transaction's async context, so what it starts (a worker's claim, an
+   * e-mail) cannot join the transaction that caused it. `fn` handles its own errors.
    */
-  private open(): Knex.Transaction | undefined {
-    const trx = this.ambient.getStore();
-    return trx && !trx.isCompleted() ? trx : undefined;
+  afterCommit(fn: () => unknown): void {
+    const open = this.open();
+    if (open) open.afterCommit.push(fn);
+    else void this.outside(fn);
   }
 
-  /** Makes `trx` the transaction every `transaction()` and `current` joins within `fn`'s async context. */
+  /** Makes `trx`, begun by the caller, the ambient transaction within `fn`; its afterCommit work runs when it commits. */
   withRequestTransaction<T>(trx: Knex.Transaction, fn: () => T): T {
-    return this.ambient.run(trx, fn);
+    const open: OpenTransaction = { trx, afterCommit: [] };
+    trx.executionPromise.then(
+      () => open.afterCommit.forEach((hook) => void this.outside(hook)),
+      () => undefined,
+    );
+    return this.ambient.run(open, fn);
+  }
+
+  /** Answers `select 1`: the database is reachable. */
+  async ping(): Promise<void> {
+    await this.knex.raw('select 1');
   }
 
   migrate(): Promise<void> {
     return migrateLatest(this.knex);
   }
 
+  /** The names of the migrations not yet applied. */
+  pendingMigrations(): Promise<string[]> {
+    return pendingMigrations(this.knex);
+  }
+
   async close(): Promise<void> {
     await this.knex.destroy();
+  }
+
+  private async outside(fn: () => unknown): Promise<void> {
+    await this.ambient.exit(async () => fn());
+  }
+
+  /** The ambient transaction, unless it has ended. */
+  private open(): OpenTransaction | undefined {
+    const open = this.ambient.getStore();
+    return open && !open.trx.isCompleted() ? open : undefined;
   }
 }

@@ -4,9 +4,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createTransport } from 'nodemailer';
 import { Config } from '../config';
-import { AppError } from '../errors';
 
 export interface OutgoingEmail {
+  /** `<…@…>`: kept on every attempt of one message, so a late duplicate is recognisable as the same message. */
+  messageId?: string;
   to: string;
   subject: string;
   text: string;
@@ -21,29 +22,43 @@ export interface Mailer {
   close(): void;
 }
 
-/**
- * The SMTP server refused or could not be reached: a bad gateway for the API client. The cause
- * (hosts, ports, the server's reply) goes to the server log, not to API clients.
- */
-export class EmailFailed extends AppError {
-  /** The cause on one line. */
+/** The SMTP server refused the message or could not be reached; the e-mail queue retries it. */
+export class EmailFailed extends Error {
+  /** The cause on one line (hosts, ports, the server's reply: for the server log, never an API client). */
   readonly reason: string;
 
   constructor(cause: unknown) {
-    super(502, 'email_failed', 'The e-mail could not be sent: the mail server refused it or could not be reached. Nothing was changed; try again later.');
-    this.reason = oneLine(cause);
+    const reason = oneLine(cause);
+    super(`The e-mail could not be sent: ${reason}`);
+    this.name = 'EmailFailed';
+    this.reason = reason;
   }
 }
 
 // Long enough for a slow provider, short enough that a dead server cannot hold a request for minutes
 // (nodemailer's defaults are 2 min to connect and 10 min of socket inactivity).
 const SMTP_TIMEOUT_MS = 10_000;
+/** The whole exchange: the per-phase timeouts above cover only silence, not a server that trickles its answers. */
+export const SMTP_DEADLINE_MS = 30_000;
 
-export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'mailOutboxDir'>): Mailer {
-  return config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : outboxMailer(config.mailOutboxDir, config.mailFrom);
+/** `work`, or an EmailFailed once `ms` have passed (the abandoned exchange is left to its socket timeout). */
+async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new EmailFailed(`no answer from the mail server within ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
-function smtpMailer(url: string, from: string): Mailer {
+export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'mailOutboxDir'>, deadlineMs = SMTP_DEADLINE_MS): Mailer {
+  return config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom, deadlineMs) : outboxMailer(config.mailOutboxDir, config.mailFrom);
+}
+
+function smtpMailer(url: string, from: string, deadlineMs: number): Mailer {
   const transport = createTransport(
     { url, connectionTimeout: SMTP_TIMEOUT_MS, greetingTimeout: SMTP_TIMEOUT_MS, socketTimeout: SMTP_TIMEOUT_MS },
     { from },
@@ -52,9 +67,9 @@ function smtpMailer(url: string, from: string): Mailer {
     async send(message) {
       let info;
       try {
-        info = await transport.sendMail(message);
+        info = await withDeadline(transport.sendMail(message), deadlineMs);
       } catch (err) {
-        throw new EmailFailed(err);
+        throw err instanceof EmailFailed ? err : new EmailFailed(err);
       }
       // nodemailer resolves when at least one recipient was accepted; a message has one, so this is belt and braces.
       if (info.rejected.length > 0) throw new EmailFailed(`the server rejected ${info.rejected.join(', ')}`);

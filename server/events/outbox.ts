@@ -6,9 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
-import { Tenancy } from '../auth/credential';
+import { Actor } from '../auth/actor';
 import { Clock } from '../clock';
-import { TenantModel } from '../db/base-model';
+import { Database } from '../db/database';
+import { TenantModel } from '../db/tenant-model';
 import { toDbTime } from '../db/time';
 import { ApiKey } from '../keys/model';
 import { WebhookDelivery } from '../webhooks/model';
@@ -58,21 +59,25 @@ export function toEventPayload(row: Event): EventPayload {
 export class Outbox {
   private readonly listeners = new Set<() => void>();
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
 
   /** `listener` runs whenever deliveries have become due: a transaction that recorded events committed, or a replay. */
   onDeliveriesDue(listener: () => void): void {
     this.listeners.add(listener);
   }
 
+  /** Tells the listeners once the open transaction commits (at once outside one), never inside it. */
   deliveriesDue(): void {
-    this.listeners.forEach((listener) => listener());
+    this.db.afterCommit(() => this.listeners.forEach((listener) => listener()));
   }
 
   /** Records an event inside `trx`, the transaction of the change it reports, with its deliveries. */
-  async record(trx: Knex.Transaction, tenancy: Tenancy, type: EventType, data: Record<string, unknown>): Promise<Event> {
-    const event = await Event.query(trx).insert({
-      ...Event.ownedBy(tenancy),
+  async record(trx: Knex.Transaction, actor: Actor, type: EventType, data: Record<string, unknown>): Promise<Event> {
+    const event = await Event.of(actor, trx).insert({
+      ...Event.ownedBy(actor),
       type,
       idempotency_key: randomUUID(),
       data: JSON.stringify(data),
@@ -80,18 +85,17 @@ export class Outbox {
     // Receivers: every key of the business and mode with a webhook URL. A revoked key receives nothing
     // new, nor does one rotated out with a grace period: its replacement, same URL and secret, does.
     const receivers = await ApiKey.query(trx)
-      .where({ business_id: tenancy.businessId, livemode: tenancy.livemode })
+      .where({ business_id: actor.businessId, livemode: actor.livemode })
       .whereNotNull('webhook_url')
       .whereNull('revoked_at')
       .whereNull('expires_at')
       .select('id', 'webhook_url');
     if (receivers.length) {
       const now = toDbTime(this.clock.now());
-      // One multi-row INSERT; booleans as 1/0, which both drivers bind.
-      await trx(WebhookDelivery.tableName).insert(
+      await WebhookDelivery.insertAll(
+        actor,
+        trx,
         receivers.map((key) => ({
-          business_id: tenancy.businessId,
-          livemode: tenancy.livemode ? 1 : 0,
           event_id: event.id,
           api_key_id: key.id,
           url: key.webhook_url,
@@ -102,10 +106,7 @@ export class Outbox {
           updated_at: now,
         })),
       );
-      trx.executionPromise.then(
-        () => this.deliveriesDue(),
-        () => undefined,
-      );
+      this.deliveriesDue();
     }
     return event;
   }

@@ -1,6 +1,6 @@
 /** Expenses of a business: amounts in the currency's minor units, filtered by category and date. */
 import { Knex } from 'knex';
-import { Credential } from '../auth/credential';
+import { Actor } from '../auth/actor';
 import { BusinessService } from '../businesses/service';
 import { Database } from '../db/database';
 import { NotFound, ValidationFailed } from '../errors';
@@ -62,42 +62,42 @@ export class ExpenseService {
     private readonly businesses: BusinessService,
   ) {}
 
-  list(cred: Credential, params: ExpenseListParams): Promise<Page<ExpenseView>> {
-    const query = Expense.scoped(cred, this.db.current);
+  list(actor: Actor, params: ExpenseListParams): Promise<Page<ExpenseView>> {
+    const query = Expense.of(actor, this.db.current);
     if (params.category) query.where('expenses.category', params.category);
     if (params.date_from) query.where('expenses.date', '>=', params.date_from);
     if (params.date_to) query.where('expenses.date', '<=', params.date_to);
     return paginate(query, Expense.tableName, params, toExpenseView);
   }
 
-  async get(cred: Credential, id: number): Promise<ExpenseView> {
-    return toExpenseView(await this.find(cred, id));
+  async get(actor: Actor, id: number): Promise<ExpenseView> {
+    return toExpenseView(await this.find(actor, id));
   }
 
   /** Without a currency, the expense is in the business's own currency. */
-  async create(cred: Credential, input: ExpenseInput): Promise<ExpenseView> {
-    const currency = input.currency ?? (await this.businesses.ofCredential(cred)).currency;
-    const row = await Expense.query(this.db.current).insert({ ...columnsFor({ ...input, currency }), ...Expense.ownedBy(cred) });
+  async create(actor: Actor, input: ExpenseInput): Promise<ExpenseView> {
+    const currency = input.currency ?? (await this.businesses.ofCredential(actor)).currency;
+    const row = await Expense.of(actor, this.db.current).insert({ ...columnsFor({ ...input, currency }), ...Expense.ownedBy(actor) });
     return toExpenseView(row);
   }
 
   /** A changed currency alone keeps the amount in major units (12 USD → 12 EUR), checked against the new currency. */
-  async update(cred: Credential, id: number, changes: Partial<ExpenseInput>): Promise<ExpenseView> {
+  async update(actor: Actor, id: number, changes: Partial<ExpenseInput>): Promise<ExpenseView> {
     return this.db.transaction(async (trx) => {
-      const current = toExpenseView(await this.find(cred, id, trx));
-      await Expense.scoped(cred, trx).findById(id).patch(columnsFor({ ...current, ...changes }));
-      return toExpenseView(await this.find(cred, id, trx));
+      const current = toExpenseView(await this.find(actor, id, trx));
+      await Expense.of(actor, trx).findById(id).patch(columnsFor({ ...current, ...changes }));
+      return toExpenseView(await this.find(actor, id, trx));
     });
   }
 
-  async remove(cred: Credential, id: number): Promise<{ id: number; deleted: true }> {
-    const deleted = await Expense.scoped(cred, this.db.current).deleteById(id);
+  async remove(actor: Actor, id: number): Promise<{ id: number; deleted: true }> {
+    const deleted = await Expense.of(actor, this.db.current).deleteById(id);
     if (deleted === 0) throw new NotFound('Expense');
     return { id, deleted: true };
   }
 
-  private async find(cred: Credential, id: number, conn: Knex = this.db.current): Promise<Expense> {
-    const row = await Expense.scoped(cred, conn).findById(id);
+  private async find(actor: Actor, id: number, conn: Knex = this.db.current): Promise<Expense> {
+    const row = await Expense.of(actor, conn).findById(id);
     if (!row) throw new NotFound('Expense');
     return row;
   }

@@ -1,4 +1,5 @@
-import { BaseModel, TenantModel } from '../db/base-model';
+import { Knex } from 'knex';
+import { ChildModel, TenantModel } from '../db/tenant-model';
 
 export const INVOICE_STATUSES = ['draft', 'sent', 'viewed', 'partial', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -28,9 +29,14 @@ export class Invoice extends TenantModel {
 }
 
 /** A line of an invoice; reached only through its (tenant-scoped) invoice. */
-export class InvoiceItem extends BaseModel {
+export class InvoiceItem extends ChildModel {
   static override tableName = 'invoice_items';
   static override timestampColumns: string[] = [];
+  static override parentColumn = 'invoice_id';
+
+  static ofInvoices(invoices: readonly Invoice[], conn: Knex) {
+    return InvoiceItem.ofParents(invoices, conn);
+  }
 
   invoice_id!: number;
   position!: number;

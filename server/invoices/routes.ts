@@ -12,12 +12,13 @@ import {
   simulatePaymentBody,
   updateInvoiceBody,
 } from './schema';
+import { PaymentService } from '../payments/service';
 import { InvoiceService } from './service';
 
 /** Actions take no body: any field sent is an unknown field (422). */
 const noFields = Joi.object({});
 
-export function invoiceRoutes(svc: InvoiceService, guard: Guard): Router {
+export function invoiceRoutes(svc: InvoiceService, payments: PaymentService, guard: Guard): Router {
   const r = Router();
   r.get('/invoices', ...guard('invoices:read'), query(listInvoicesQuery), async (req, res) => {
     res.json(await svc.list(credentialOf(req), validQuery<InvoiceListParams>(req)));
@@ -48,7 +49,7 @@ export function invoiceRoutes(svc: InvoiceService, guard: Guard): Router {
   });
   r.post('/invoices/:id/simulate-payment', ...guard('invoices:write', 'payments:write'), body(simulatePaymentBody), async (req, res) => {
     const { amount } = validBody<{ amount?: number }>(req);
-    res.status(201).json(await svc.simulatePayment(credentialOf(req), recordId(req, 'Invoice'), amount));
+    res.status(201).json(await payments.simulate(credentialOf(req), recordId(req, 'Invoice'), amount));
   });
   return r;
 }

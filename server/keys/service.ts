@@ -1,6 +1,7 @@
 /** API keys: created, listed, revoked and rotated by the owner (CLI); resolved to a credential per request. */
 import Joi from 'joi';
 import { LRUCache } from 'lru-cache';
+import { acrossTenants } from '../auth/actor';
 import { Credential } from '../auth/credential';
 import { ALL_SCOPES, Scope } from '../auth/scopes';
 import { Business } from '../businesses/model';
@@ -200,7 +201,7 @@ export class KeyService {
       if (secret) patch.webhook_secret = this.options.secretBox.seal(secret);
       const updated = await ApiKey.query(trx).patchAndFetchById(id, patch);
       if (valid.webhookUrl) {
-        await WebhookDelivery.query(trx).where({ api_key_id: id, status: 'pending' }).patch({ url: valid.webhookUrl });
+        await WebhookDelivery.acrossTenants(acrossTenants('key webhook change'), trx).where({ api_key_id: id, status: 'pending' }).patch({ url: valid.webhookUrl });
       }
       return { row: updated, generated };
     });

@@ -1,6 +1,6 @@
 /** The hosted payment page a client reaches from the invoice e-mail or a payment link: plain HTML, no scripts. */
 import { escapeHtml as e, formatMoney } from '../invoices/email';
-import { InvoiceDetail } from '../invoices/service';
+import { InvoiceDetail } from '../invoices/view';
 import { toMinor } from '../money/amount';
 
 const STATUS_LINES: Record<string, string> = {

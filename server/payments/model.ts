@@ -1,4 +1,4 @@
-import { TenantModel } from '../db/base-model';
+import { TenantModel } from '../db/tenant-model';
 
 export const PAYMENT_STATUSES = ['succeeded', 'pending', 'failed', 'refunded'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];

@@ -1,42 +1,21 @@
-/** The record of every payment: simulated in test mode now, gateway payments later. */
+/**
+ * Every payment is recorded here, whatever brought it (a simulation in test mode, later a gateway or
+ * a payment received elsewhere): one row lock on the invoice, one set of status rules, the same
+ * events in the same transaction.
+ */
+import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
-import { Credential, Tenancy } from '../auth/credential';
+import { acrossTenants, Actor, systemActor } from '../auth/actor';
 import { Database } from '../db/database';
+import { AppError, InvalidState, NotFound, ValidationFailed } from '../errors';
+import { Outbox } from '../events/outbox';
 import { idFilter, listQuery, ListParams, Page, paginate } from '../http/pagination';
-import { toMajor } from '../money/amount';
+import { invoiceDetail } from '../invoices/detail';
+import { Invoice, InvoiceStatus } from '../invoices/model';
+import { InvoiceDetail } from '../invoices/view';
+import { collectMinor, toMajor } from '../money/amount';
 import { Payment, PAYMENT_STATUSES, PaymentStatus } from './model';
-
-export interface PaymentView {
-  id: number;
-  invoice_id: number;
-  client_id: number;
-  amount: number;
-  currency: string;
-  status: PaymentStatus;
-  method: string;
-  gateway: string | null;
-  gateway_reference: string | null;
-  livemode: boolean;
-  paid_at: string | null;
-  created_at: string;
-}
-
-export function toPaymentView(row: Payment): PaymentView {
-  return {
-    id: row.id,
-    invoice_id: row.invoice_id,
-    client_id: row.client_id,
-    amount: toMajor(row.amount, row.currency),
-    currency: row.currency,
-    status: row.status,
-    method: row.method,
-    gateway: row.gateway ?? null,
-    gateway_reference: row.gateway_reference ?? null,
-    livemode: row.livemode,
-    paid_at: row.paid_at ?? null,
-    created_at: row.created_at,
-  };
-}
+import { PaymentView, toPaymentView } from './view';
 
 export interface PaymentListParams extends ListParams {
   status?: PaymentStatus;
@@ -48,19 +27,93 @@ export const listPaymentsQuery = listQuery({
   invoice_id: idFilter('invoice_id'),
 });
 
-export class PaymentService {
-  constructor(private readonly db: Database) {}
+/** What brought the money, as stored on the payment. */
+export interface PaymentSource {
+  method: string;
+  gateway: string;
+  gatewayReference: string;
+}
 
-  list(cred: Credential, params: PaymentListParams): Promise<Page<PaymentView>> {
-    const query = Payment.scoped(cred, this.db.current);
+export interface RecordedPayment {
+  payment: PaymentView;
+  invoice: InvoiceDetail;
+}
+
+/** 403 for a test-mode-only action under a live key. */
+export class TestModeOnly extends AppError {
+  constructor(message = 'Payments can be simulated only with a test key (svc_test_…)') {
+    super(403, 'test_mode_only', message);
+  }
+}
+
+/** The statuses that take a payment; a draft, paid or void invoice takes none. */
+const PAYABLE: readonly InvoiceStatus[] = ['sent', 'viewed', 'partial'];
+
+export class PaymentService {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: Outbox,
+  ) {}
+
+  list(actor: Actor, params: PaymentListParams): Promise<Page<PaymentView>> {
+    const query = Payment.of(actor, this.db.current);
     if (params.status) query.where('payments.status', params.status);
     if (params.invoice_id) query.where('payments.invoice_id', params.invoice_id);
     return paginate(query, Payment.tableName, params, toPaymentView);
   }
 
-  /** The payment history of one invoice, oldest first. */
-  async ofInvoice(cred: Tenancy, invoiceId: number, conn = this.db.current): Promise<PaymentView[]> {
-    const rows = await Payment.scoped(cred, conn).where('payments.invoice_id', invoiceId).orderBy('payments.id');
-    return rows.map(toPaymentView);
+  /** Test mode: a succeeded payment of `amount` (default: the amount due), as a gateway would report it. */
+  simulate(actor: Actor, invoiceId: number, amount?: number): Promise<RecordedPayment> {
+    if (actor.livemode) throw new TestModeOnly();
+    return this.record(actor, invoiceId, amount, { method: 'simulated', gateway: 'test', gatewayReference: `sim_${randomBytes(12).toString('hex')}` });
+  }
+
+  /** The owner's CLI: a simulated payment on a test-mode invoice of any business, acting for that business. */
+  async simulateForOwner(invoiceId: number, amount?: number): Promise<RecordedPayment> {
+    const invoice = await Invoice.acrossTenants(acrossTenants('cli payment simulation'), this.db.current).findById(invoiceId);
+    if (!invoice) throw new NotFound('Invoice');
+    if (invoice.livemode) throw new TestModeOnly('payments can be simulated only in test mode (this invoice is live)');
+    return this.simulate(systemActor('cli', { businessId: invoice.business_id, livemode: false }), invoiceId, amount);
+  }
+
+  /**
+   * Records a succeeded payment of `amount` major units (default: the amount due) and fires
+   * `payment.received`, and `invoice.paid` when it settles the invoice. The invoice row is locked
+   * for the whole transaction, so concurrent payments queue and can never over-pay or lose an update.
+   */
+  async record(actor: Actor, invoiceId: number, amount: number | undefined, source: PaymentSource): Promise<RecordedPayment> {
+    return this.db.transaction(async (trx) => {
+      const invoice = await Invoice.of(actor, trx).findById(invoiceId).forUpdate();
+      if (!invoice) throw new NotFound('Invoice');
+      if (!PAYABLE.includes(invoice.status)) throw new InvalidState(`A ${invoice.status} invoice cannot be paid`);
+      const due = invoice.total - invoice.amount_paid;
+      if (due <= 0) throw new InvalidState('Nothing is due on this invoice');
+      const errors = new Map<string, string[]>();
+      const minor = amount === undefined ? due : collectMinor(errors, 'amount', amount, invoice.currency);
+      if (minor > due) errors.set('amount', [`must not exceed the amount due (${toMajor(due, invoice.currency)} ${invoice.currency})`]);
+      if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
+
+      const now = new Date().toISOString();
+      const payment = await Payment.of(actor, trx).insert({
+        ...Payment.ownedBy(actor),
+        invoice_id: invoice.id,
+        client_id: invoice.client_id,
+        amount: minor,
+        currency: invoice.currency,
+        status: 'succeeded',
+        method: source.method,
+        gateway: source.gateway,
+        gateway_reference: source.gatewayReference,
+        paid_at: now,
+      });
+      const settled = minor === due;
+      await invoice.$query(trx).patch({ amount_paid: invoice.amount_paid + minor, status: settled ? 'paid' : 'partial', ...(settled ? { paid_at: now } : {}) });
+
+      const detail = await invoiceDetail(actor, invoice, trx);
+      const paymentView = toPaymentView(payment);
+      await this.outbox.record(trx, actor, 'payment.received', { payment: paymentView, invoice: detail });
+      if (settled) await this.outbox.record(trx, actor, 'invoice.paid', { invoice: detail });
+      return { payment: paymentView, invoice: detail };
+    });
   }
 }

@@ -1,12 +1,13 @@
 /** Quick-charge: an issued invoice and its payment link in one call, the client found by e-mail or created. */
 import { Knex } from 'knex';
-import { Credential } from '../auth/credential';
+import { Actor } from '../auth/actor';
 import { BusinessService } from '../businesses/service';
 import { ClientService, ClientView, UNKNOWN_CLIENT_ID } from '../clients/service';
 import { Database } from '../db/database';
 import { NotFound, ValidationFailed } from '../errors';
 import { lockInvoiceNumbering } from '../invoices/numbering';
-import { InvoiceDetail, InvoiceService } from '../invoices/service';
+import { InvoiceService } from '../invoices/service';
+import { InvoiceDetail } from '../invoices/view';
 import { collectMinor } from '../money/amount';
 import { QuickChargeInput } from './schema';
 
@@ -21,16 +22,16 @@ export class QuickChargeService {
   ) {}
 
   /** One transaction: a failure leaves neither a new client nor an invoice behind. */
-  async charge(cred: Credential, input: QuickChargeInput): Promise<{ invoice: InvoiceDetail; client: ClientView; payment_url: string }> {
+  async charge(actor: Actor, input: QuickChargeInput): Promise<{ invoice: InvoiceDetail; client: ClientView; payment_url: string }> {
     // The amount is checked here, so that its errors name `amount`, not the invoice line it becomes.
-    const currency = input.currency ?? (await this.businesses.ofCredential(cred)).currency;
+    const currency = input.currency ?? (await this.businesses.ofCredential(actor)).currency;
     const errors = new Map<string, string[]>();
     collectMinor(errors, 'amount', input.amount, currency);
     if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
 
     return this.db.transaction(async (trx) => {
-      const client = await this.clientOf(trx, cred, input);
-      const issued = await this.invoices.createIssued(cred, {
+      const client = await this.clientOf(trx, actor, input);
+      const issued = await this.invoices.createIssued(actor, {
         client_id: client.id,
         currency,
         due_date: input.due_date,
@@ -40,20 +41,20 @@ export class QuickChargeService {
     });
   }
 
-  private async clientOf(trx: Knex.Transaction, cred: Credential, input: QuickChargeInput): Promise<ClientView> {
+  private async clientOf(trx: Knex.Transaction, actor: Actor, input: QuickChargeInput): Promise<ClientView> {
     if (!input.client) {
       try {
-        return await this.clients.get(cred, input.client_id!);
+        return await this.clients.get(actor, input.client_id!);
       } catch (err) {
         if (err instanceof NotFound) throw new ValidationFailed({ client_id: [UNKNOWN_CLIENT_ID] });
         throw err;
       }
     }
-    const existing = await this.clients.withEmail(cred, input.client.email);
+    const existing = await this.clients.withEmail(actor, input.client.email);
     if (existing) return existing;
     // Creating the client shares the business row's lock (its foreign key) before the invoice number
     // needs that row exclusively: take it exclusively first (see lockInvoiceNumbering).
-    await lockInvoiceNumbering(trx, cred);
-    return this.clients.findOrCreate(cred, input.client);
+    await lockInvoiceNumbering(trx, actor);
+    return this.clients.findOrCreate(actor, input.client);
   }
 }

@@ -1,4 +1,5 @@
-import { BaseModel, TenantModel } from '../db/base-model';
+import { Knex } from 'knex';
+import { ChildModel, TenantModel } from '../db/tenant-model';
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -21,9 +22,14 @@ export class WebhookDelivery extends TenantModel {
 }
 
 /** Every attempt, kept for the delivery log. */
-export class WebhookAttempt extends BaseModel {
+export class WebhookAttempt extends ChildModel {
   static override tableName = 'webhook_attempts';
   static override timestampColumns = ['created_at', 'updated_at', 'started_at'];
+  static override parentColumn = 'delivery_id';
+
+  static ofDeliveries(deliveries: readonly WebhookDelivery[], conn: Knex) {
+    return WebhookAttempt.ofParents(deliveries, conn);
+  }
 
   delivery_id!: number;
   attempt!: number;

@@ -1,5 +1,6 @@
 /** The delivery log and replays, for the partner API (a key's own deliveries) and the CLI. */
 import Joi from 'joi';
+import { acrossTenants } from '../auth/actor';
 import { Credential } from '../auth/credential';
 import { Database } from '../db/database';
 import { NotFound } from '../errors';
@@ -64,6 +65,9 @@ export interface ReplayFilter {
   since?: Date;
 }
 
+/** The owner's CLI reads and replays the deliveries of every business. */
+const OWNER = acrossTenants('cli delivery log');
+
 export const DEFAULT_LOG_LIMIT = 100;
 export const MAX_LOG_LIMIT = 1000;
 
@@ -117,8 +121,7 @@ export class WebhookService {
   async get(cred: Credential, id: number): Promise<{ delivery: DeliveryView; attempts: AttemptView[] }> {
     const row = (await this.deliveriesOf(cred).findById(id)) as DeliveryRow | undefined;
     if (!row) throw new NotFound('Webhook delivery');
-    const attempts = await WebhookAttempt.query(this.db.current).where('delivery_id', id).orderBy('id');
-    return { delivery: toDeliveryView(row), attempts: attempts.map(toAttemptView) };
+    return { delivery: toDeliveryView(row), attempts: await this.attemptsOf(row) };
   }
 
   /**
@@ -126,7 +129,7 @@ export class WebhookService {
    * is the event's own. A delivery under way is left to finish.
    */
   async replay(cred: Credential, id: number): Promise<DeliveryView> {
-    const replayed = await WebhookDelivery.scoped(cred, this.db.current)
+    const replayed = await WebhookDelivery.of(cred, this.db.current)
       .where({ id, api_key_id: cred.id })
       .whereNull('lease_id')
       .patch({ status: 'pending', attempts: 0, next_attempt_at: this.clock.now().toISOString(), lease_id: null });
@@ -137,7 +140,7 @@ export class WebhookService {
 
   /** Admin (CLI): the delivery log of every business and key, newest first. */
   async log(filter: DeliveryLogFilter = {}): Promise<DeliveryView[]> {
-    const query = this.withEvents(WebhookDelivery.query(this.db.current));
+    const query = this.withEvents(WebhookDelivery.acrossTenants(OWNER, this.db.current));
     if (filter.businessId !== undefined) query.where('webhook_deliveries.business_id', filter.businessId);
     if (filter.keyId !== undefined) query.where('webhook_deliveries.api_key_id', filter.keyId);
     if (filter.status) query.where('webhook_deliveries.status', filter.status);
@@ -150,10 +153,9 @@ export class WebhookService {
 
   /** Admin (CLI): one delivery of any business, with its attempts. */
   async find(id: number): Promise<{ delivery: DeliveryView; attempts: AttemptView[] }> {
-    const row = (await this.withEvents(WebhookDelivery.query(this.db.current)).findById(id)) as DeliveryRow | undefined;
+    const row = (await this.withEvents(WebhookDelivery.acrossTenants(OWNER, this.db.current)).findById(id)) as DeliveryRow | undefined;
     if (!row) throw new NotFound('Webhook delivery');
-    const attempts = await WebhookAttempt.query(this.db.current).where('delivery_id', id).orderBy('id');
-    return { delivery: toDeliveryView(row), attempts: attempts.map(toAttemptView) };
+    return { delivery: toDeliveryView(row), attempts: await this.attemptsOf(row) };
   }
 
   /**
@@ -161,7 +163,7 @@ export class WebhookService {
    * `replayed` is false when the delivery was under way (claimed by a worker): it is left to finish.
    */
   async replayOne(id: number): Promise<{ delivery: DeliveryView; replayed: boolean }> {
-    const replayed = await WebhookDelivery.query(this.db.current).where({ id }).whereNull('lease_id').patch(this.replayPatch());
+    const replayed = await WebhookDelivery.acrossTenants(OWNER, this.db.current).where({ id }).whereNull('lease_id').patch(this.replayPatch());
     const { delivery } = await this.find(id);
     if (replayed) this.outbox.deliveriesDue();
     return { delivery, replayed: replayed > 0 };
@@ -170,13 +172,13 @@ export class WebhookService {
   /** Admin (CLI): makes every failed delivery that matches pending again; returns their ids. */
   async replayFailed(filter: ReplayFilter = {}): Promise<number[]> {
     const ids = await this.db.transaction(async (trx) => {
-      const query = WebhookDelivery.query(trx).where('status', 'failed').whereNull('lease_id').select('id').orderBy('id').forUpdate();
+      const query = WebhookDelivery.acrossTenants(OWNER, trx).where('status', 'failed').whereNull('lease_id').select('id').orderBy('id').forUpdate();
       if (filter.businessId !== undefined) query.where('business_id', filter.businessId);
       if (filter.keyId !== undefined) query.where('api_key_id', filter.keyId);
       if (filter.since) query.where('created_at', '>=', toDbTime(filter.since));
       const found = (await query).map((row) => row.id);
       for (let i = 0; i < found.length; i += 500) {
-        await WebhookDelivery.query(trx)
+        await WebhookDelivery.acrossTenants(OWNER, trx)
           .whereIn('id', found.slice(i, i + 500))
           .where('status', 'failed')
           .whereNull('lease_id')
@@ -192,9 +194,14 @@ export class WebhookService {
   async progress(ids: number[]): Promise<{ id: number; status: DeliveryStatus; attempts: number; under_way: boolean }[]> {
     const rows: WebhookDelivery[] = [];
     for (let i = 0; i < ids.length; i += 500) {
-      rows.push(...(await WebhookDelivery.query(this.db.current).whereIn('id', ids.slice(i, i + 500)).select('id', 'status', 'attempts', 'lease_id')));
+      rows.push(...(await WebhookDelivery.acrossTenants(OWNER, this.db.current).whereIn('id', ids.slice(i, i + 500)).select('id', 'status', 'attempts', 'lease_id')));
     }
     return rows.map((row) => ({ id: row.id, status: row.status, attempts: row.attempts, under_way: row.lease_id !== null }));
+  }
+
+  private async attemptsOf(delivery: DeliveryRow): Promise<AttemptView[]> {
+    const attempts = await WebhookAttempt.ofDeliveries([delivery], this.db.current).orderBy('id');
+    return attempts.map(toAttemptView);
   }
 
   private replayPatch() {
@@ -208,7 +215,7 @@ export class WebhookService {
   }
 
   private deliveriesOf(cred: Credential) {
-    return WebhookDelivery.scoped(cred, this.db.current)
+    return WebhookDelivery.of(cred, this.db.current)
       .where('webhook_deliveries.api_key_id', cred.id)
       .join('events', 'events.id', 'webhook_deliveries.event_id')
       .select('webhook_deliveries.*', 'events.type as event_type', 'events.idempotency_key');

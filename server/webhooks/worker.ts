@@ -5,18 +5,20 @@
  * time past a lease: if the process dies mid-delivery, the delivery comes due again and another
  * sweep retries it (receivers deduplicate on the event's idempotency_key).
  */
-import { randomBytes } from 'node:crypto';
-import cron, { ScheduledTask } from 'node-cron';
 import { Logger } from 'pino';
 import { Clock } from '../clock';
 import { Database } from '../db/database';
-import { toDbTime } from '../db/time';
+import { acrossTenants } from '../auth/actor';
+import { claimDue } from '../jobs/lease';
+import { Sweeper } from '../jobs/sweeper';
 import { Event, toEventPayload } from '../events/outbox';
 import { KeyService } from '../keys/service';
 import { WebhookAttempt, WebhookDelivery } from './model';
 import { nextAttemptAfter } from './schedule';
 import { AttemptResult, isSuccess, sendWebhook } from './sender';
 import { signBody, signBodyWithTime } from './signing';
+
+const WORKER = acrossTenants('webhook worker');
 
 export interface WorkerOptions {
   allowPrivate: boolean;
@@ -28,93 +30,28 @@ export interface WorkerOptions {
   timeoutMs?: number;
 }
 
-export class WebhookWorker {
-  private sweeping: Promise<number> | null = null;
-  private again = false;
-  private task?: ScheduledTask;
-  private stopped = false;
-
+export class WebhookWorker extends Sweeper<WebhookDelivery> {
   constructor(
     private readonly db: Database,
     private readonly keys: KeyService,
-    private readonly logger: Logger,
+    logger: Logger,
     private readonly options: WorkerOptions,
-  ) {}
-
-  /** Sweeps every `seconds` (node-cron), for retries and for anything a nudge missed. */
-  start(seconds: number): void {
-    this.task = cron.schedule(`*/${seconds} * * * * *`, () => void this.sweep());
+  ) {
+    super(logger, 'webhook');
   }
 
-  /** A transaction with deliveries committed: sweep now (or again right after the running sweep). */
-  nudge(): void {
-    if (!this.stopped) void this.sweep();
-  }
-
-  /** Delivers everything due, round after round, and resolves with how many attempts were made. */
-  sweep(): Promise<number> {
-    if (this.sweeping) {
-      this.again = true;
-      return this.sweeping;
-    }
-    this.sweeping = (async () => {
-      let attempted = 0;
-      try {
-        do {
-          this.again = false;
-          for (;;) {
-            const claimed = await this.claim();
-            if (!claimed.length) break;
-            await Promise.all(claimed.map((delivery) => this.deliver(delivery)));
-            attempted += claimed.length;
-          }
-        } while (this.again && !this.stopped);
-      } catch (err) {
-        this.logger.error({ err }, 'webhook sweep failed; the next sweep retries');
-      } finally {
-        this.sweeping = null;
-      }
-      return attempted;
-    })();
-    return this.sweeping;
-  }
-
-  /** Stops sweeping and waits for the attempts under way. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.task?.stop();
-    await this.sweeping;
-  }
-
-  private async claim(): Promise<WebhookDelivery[]> {
-    if (this.stopped) return [];
-    return this.db.transaction(async (trx) => {
-      const now = this.options.clock.now();
-      const due = WebhookDelivery.query(trx)
-        .where('status', 'pending')
-        .where('next_attempt_at', '<=', toDbTime(now))
-        .orderBy('next_attempt_at')
-        .limit(this.options.batchSize ?? 50)
-        .forUpdate();
-      // Rows another process has claimed but not yet committed are skipped, not waited for.
-      if (this.db.dialect === 'mysql') due.skipLocked();
-      const rows = await due;
-      if (!rows.length) return [];
-      const leaseId = randomBytes(16).toString('hex');
-      const leaseEnds = new Date(now.getTime() + this.options.leaseSeconds * 1000).toISOString();
-      await WebhookDelivery.query(trx)
-        .whereIn(
-          'id',
-          rows.map((row) => row.id),
-        )
-        .patch({ lease_id: leaseId, next_attempt_at: leaseEnds, attempts: WebhookDelivery.raw('attempts + 1') as unknown as number });
-      return rows.map((row) => Object.assign(row, { lease_id: leaseId, attempts: row.attempts + 1 }));
+  protected claim(): Promise<WebhookDelivery[]> {
+    return claimDue(this.db, WebhookDelivery, {
+      access: WORKER,
+      leaseSeconds: this.options.leaseSeconds,
+      clock: this.options.clock,
+      limit: this.options.batchSize ?? 50,
     });
   }
 
-  private async deliver(delivery: WebhookDelivery): Promise<void> {
+  protected async work(delivery: WebhookDelivery): Promise<void> {
     const startedAt = this.options.clock.now();
-    const event = await Event.query(this.db.knex).findById(delivery.event_id);
+    const event = await Event.acrossTenants(WORKER, this.db.current).findById(delivery.event_id);
     let secret: string | null;
     try {
       secret = await this.keys.webhookSecret(delivery.api_key_id);
@@ -150,7 +87,7 @@ export class WebhookWorker {
     const succeeded = isSuccess(result);
     const retryAt = succeeded ? null : nextAttemptAfter(delivery.attempts, now);
     await this.db.transaction(async (trx) => {
-      await WebhookAttempt.query(trx).insert({
+      await WebhookAttempt.ofDeliveries([delivery], trx).insert({
         delivery_id: delivery.id,
         attempt: delivery.attempts,
         started_at: startedAt.toISOString(),
@@ -159,7 +96,7 @@ export class WebhookWorker {
         response_excerpt: result.excerpt,
         error: result.error,
       });
-      await WebhookDelivery.query(trx)
+      await WebhookDelivery.acrossTenants(WORKER, trx)
         .where({ id: delivery.id, lease_id: delivery.lease_id })
         .patch({
           lease_id: null,

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { loadConfig } from '../../server/config';
 import { Database } from '../../server/db/database';
+import { systemActor } from '../../server/auth/actor';
 import { createServices } from '../../server/services';
 import { scratchDatabase, ScratchDatabase, testDriver } from '../support/database';
 import { startReceiver, TestReceiver } from '../support/receiver';
@@ -53,7 +54,7 @@ async function commitEvents(databaseUrl: string, url: string, count: number): Pr
     for (let start = 0; start < count; start += 100) {
       await db.transaction(async (trx) => {
         for (let i = start; i < Math.min(start + 100, count); i += 1) {
-          const event = await services.outbox.record(trx, { businessId: business.id, livemode: false }, 'invoice.created', { invoice: { id: i } });
+          const event = await services.outbox.record(trx, systemActor('cli', { businessId: business.id, livemode: false }), 'invoice.created', { invoice: { id: i } });
           keys.push(event.idempotency_key);
         }
       });

@@ -1,0 +1,105 @@
+/**
+ * Tenancy by construction. A tenant table's rows are reached only through `Model.of(actor, conn)`
+ * (the actor's business and mode) or `Model.acrossTenants(access, conn)` (a named system reason);
+ * a child table's rows only through its parent rows (`InvoiceItem.ofInvoices(invoices, conn)`).
+ * Any other query of these models throws when it is built, before SQL is sent: a query that forgot
+ * its tenant is an error in tests, not a leak in production.
+ */
+import { Knex } from 'knex';
+import { ModelClass, QueryBuilderType } from 'objection';
+import { Actor, CrossTenantAccess } from '../auth/actor';
+import { BaseModel } from './base-model';
+
+/** Thrown when a tenant or child model is queried without saying whose rows it may touch. */
+export class UnscopedQuery extends Error {
+  constructor(model: string) {
+    super(`${model} was queried without a tenant: use ${model}.of(actor, conn) or ${model}.acrossTenants(access, conn)`);
+    this.name = 'UnscopedQuery';
+  }
+}
+
+interface AccessContext {
+  /** How the query was scoped: set only by the gates below. */
+  access?: string;
+}
+
+/**
+ * The guard shared by tenant and child models: every query must carry an access stamp, or be one of
+ * Objection's internal follow-up queries of a stamped query (e.g. the fetch after insertAndFetch).
+ */
+class GuardedModel extends BaseModel {
+  /** Objection's hook for every query it creates of this model (not in its type declarations). */
+  static onCreateQuery(query: QueryBuilderType<BaseModel>): void {
+    const model = this.name;
+    query.onBuild((builder) => {
+      const parent = (builder as unknown as { parentQuery(): unknown }).parentQuery();
+      if (!(builder.context() as AccessContext).access && !parent) throw new UnscopedQuery(model);
+    });
+  }
+
+  /** A query of the rows of this model, stamped with how its scope was decided. */
+  protected static stamped<M extends GuardedModel>(this: ModelClass<M>, conn: Knex, access: string): QueryBuilderType<M> {
+    return (this.query(conn) as QueryBuilderType<M>).context({ access });
+  }
+
+  /** An instance was read through a gate: queries of that row (`row.$query(trx).patch(…)`) stay on it. */
+  override $query(trx?: Knex) {
+    return super.$query(trx).context({ access: 'instance' });
+  }
+}
+
+/** A table whose rows belong to one business and one mode. */
+export class TenantModel extends GuardedModel {
+  static override booleanColumns = ['livemode'];
+
+  business_id!: number;
+  livemode!: boolean;
+
+  /** Rows of the actor's business and mode only: another tenant's id simply does not exist. */
+  static of<M extends TenantModel>(this: new () => M, actor: Actor, conn: Knex): QueryBuilderType<M> {
+    const model = this as unknown as typeof TenantModel;
+    return (model.stamped(conn, `${actor.kind}:${actor.businessId}`) as unknown as QueryBuilderType<M>)
+      .where(`${model.tableName}.business_id`, actor.businessId)
+      .where(`${model.tableName}.livemode`, actor.livemode);
+  }
+
+  /** Rows of every tenant, for a reason that is written down (see CrossTenantReason). */
+  static acrossTenants<M extends TenantModel>(this: new () => M, access: CrossTenantAccess, conn: Knex): QueryBuilderType<M> {
+    const model = this as unknown as typeof TenantModel;
+    return model.stamped(conn, `across:${access.reason}`) as unknown as QueryBuilderType<M>;
+  }
+
+  /**
+   * One multi-row INSERT of the actor's rows (Objection batches inserts only on PostgreSQL). The
+   * columns are given as stored: timestamps as database text, booleans as 1/0, which both drivers bind.
+   */
+  static async insertAll(actor: Actor, conn: Knex, rows: Record<string, unknown>[]): Promise<void> {
+    const owner = { business_id: actor.businessId, livemode: actor.livemode ? 1 : 0 };
+    if (rows.length) await conn(this.tableName).insert(rows.map((row) => ({ ...row, ...owner })));
+  }
+
+  /** The tenancy columns a new row of the actor gets. */
+  static ownedBy(actor: Actor): { business_id: number; livemode: boolean } {
+    return { business_id: actor.businessId, livemode: actor.livemode };
+  }
+}
+
+/** A table whose rows belong to a parent tenant row and are reached only through it. */
+export class ChildModel extends GuardedModel {
+  /** The column naming the parent row. */
+  static parentColumn: string;
+
+  /** One multi-row INSERT of children of `parent` (a row the caller read through a tenant gate). */
+  static async insertAll(parent: TenantModel, conn: Knex, rows: Record<string, unknown>[]): Promise<void> {
+    if (rows.length) await conn(this.tableName).insert(rows.map((row) => ({ ...row, [this.parentColumn]: parent.id })));
+  }
+
+  /** The children of these parents, which the caller read through a tenant gate. */
+  protected static ofParents<M extends ChildModel>(this: new () => M, parents: readonly TenantModel[], conn: Knex): QueryBuilderType<M> {
+    const model = this as unknown as typeof ChildModel;
+    return (model.stamped(conn, 'parent') as unknown as QueryBuilderType<M>).whereIn(
+      `${model.tableName}.${model.parentColumn}`,
+      parents.map((parent) => parent.id),
+    );
+  }
+}

@@ -1,0 +1,28 @@
+/** Reads what an invoice response shows besides its row: its items and its payments, through the invoice. */
+import { Knex } from 'knex';
+import { Actor } from '../auth/actor';
+import { Payment } from '../payments/model';
+import { PaymentView, toPaymentView } from '../payments/view';
+import { Invoice, InvoiceItem } from './model';
+import { InvoiceDetail, toInvoiceView } from './view';
+
+/** The items of each invoice, in order. */
+export async function itemsOf(invoices: readonly Invoice[], conn: Knex): Promise<Map<number, InvoiceItem[]>> {
+  const byInvoice = new Map<number, InvoiceItem[]>();
+  if (!invoices.length) return byInvoice;
+  const rows = await InvoiceItem.ofInvoices(invoices, conn).orderBy(['invoice_id', 'position']);
+  for (const item of rows) byInvoice.set(item.invoice_id, [...(byInvoice.get(item.invoice_id) ?? []), item]);
+  return byInvoice;
+}
+
+/** The payment history of one invoice, oldest first. */
+export async function paymentsOf(actor: Actor, invoice: Invoice, conn: Knex): Promise<PaymentView[]> {
+  const rows = await Payment.of(actor, conn).where('payments.invoice_id', invoice.id).orderBy('payments.id');
+  return rows.map(toPaymentView);
+}
+
+/** `known.payments`: a new invoice has none, so the query is spared. */
+export async function invoiceDetail(actor: Actor, row: Invoice, conn: Knex, known: { payments?: PaymentView[] } = {}): Promise<InvoiceDetail> {
+  const [items, payments] = await Promise.all([itemsOf([row], conn), known.payments ?? paymentsOf(actor, row, conn)]);
+  return { ...toInvoiceView(row, items.get(row.id) ?? []), payments };
+}

@@ -1,0 +1,59 @@
+/**
+ * Claims for background work kept in a table (webhook deliveries, queued e-mails): a row is due while
+ * `status = 'pending'` and `next_attempt_at` has passed. A claim commits a lease id and pushes the
+ * due time past the lease, so no row lock is held while the work calls out; if the process dies,
+ * the row comes due again and another sweep takes it. MySQL skips rows another process is claiming
+ * (`SKIP LOCKED`); SQLite's single writer needs no locks.
+ */
+import { randomBytes } from 'node:crypto';
+import { CrossTenantAccess } from '../auth/actor';
+import { Clock } from '../clock';
+import { Database } from '../db/database';
+import { TenantModel } from '../db/tenant-model';
+import { toDbTime } from '../db/time';
+
+/** The columns a leased job row has. */
+export interface LeasedRow extends TenantModel {
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  lease_id: string | null;
+}
+
+export interface LeaseOptions {
+  access: CrossTenantAccess;
+  leaseSeconds: number;
+  clock: Clock;
+  /** Rows claimed at most. */
+  limit: number;
+  /** Only this row (a first attempt right after its commit). */
+  id?: number;
+}
+
+/** Claims due rows of `model` and returns them with their lease id and the attempt number now made. */
+export async function claimDue<M extends LeasedRow>(db: Database, model: new () => M, options: LeaseOptions): Promise<M[]> {
+  const table = model as unknown as typeof TenantModel;
+  return db.transaction(async (trx) => {
+    const now = options.clock.now();
+    const due = (table.acrossTenants(options.access, trx) as ReturnType<typeof TenantModel.acrossTenants>)
+      .where('status', 'pending')
+      .where('next_attempt_at', '<=', toDbTime(now))
+      .orderBy('next_attempt_at')
+      .limit(options.limit)
+      .forUpdate();
+    if (options.id !== undefined) due.where('id', options.id).whereNull('lease_id');
+    if (db.dialect === 'mysql') due.skipLocked();
+    const rows = (await due) as unknown as M[];
+    if (!rows.length) return [];
+    const leaseId = randomBytes(16).toString('hex');
+    const leaseEnds = new Date(now.getTime() + options.leaseSeconds * 1000).toISOString();
+    await table
+      .acrossTenants(options.access, trx)
+      .whereIn(
+        'id',
+        rows.map((row) => row.id),
+      )
+      .patch({ lease_id: leaseId, next_attempt_at: leaseEnds, attempts: table.raw('attempts + 1') } as never);
+    return rows.map((row) => Object.assign(row, { lease_id: leaseId, attempts: row.attempts + 1 }));
+  });
+}

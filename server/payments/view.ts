@@ -1,0 +1,35 @@
+/** A payment as the API shows it: amounts back in major units. Pure. */
+import { toMajor } from '../money/amount';
+import { Payment, PaymentStatus } from './model';
+
+export interface PaymentView {
+  id: number;
+  invoice_id: number;
+  client_id: number;
+  amount: number;
+  currency: string;
+  status: PaymentStatus;
+  method: string;
+  gateway: string | null;
+  gateway_reference: string | null;
+  livemode: boolean;
+  paid_at: string | null;
+  created_at: string;
+}
+
+export function toPaymentView(row: Payment): PaymentView {
+  return {
+    id: row.id,
+    invoice_id: row.invoice_id,
+    client_id: row.client_id,
+    amount: toMajor(row.amount, row.currency),
+    currency: row.currency,
+    status: row.status,
+    method: row.method,
+    gateway: row.gateway ?? null,
+    gateway_reference: row.gateway_reference ?? null,
+    livemode: row.livemode,
+    paid_at: row.paid_at ?? null,
+    created_at: row.created_at,
+  };
+}
