@@ -48,6 +48,9 @@ export interface EmailQueueOptions {
 }
 
 export class EmailQueue extends Sweeper<EmailMessage> {
+  /** First attempts still under way after their request answered: stopping waits for them. */
+  private readonly firstAttempts = new Set<Promise<boolean>>();
+
   constructor(
     private readonly db: Database,
     private readonly mailer: Mailer,
@@ -85,12 +88,19 @@ export class EmailQueue extends Sweeper<EmailMessage> {
       const [claimed] = await claimDue(this.db, EmailMessage, { ...this.leaseOptions(), limit: 1, id });
       return claimed ? this.attempt(claimed) : false;
     })();
+    this.firstAttempts.add(attempt);
+    void attempt.finally(() => this.firstAttempts.delete(attempt));
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), this.options.firstAttemptWaitMs);
     });
     const sent = await Promise.race([attempt, waited]).finally(() => clearTimeout(timer));
     return sent ? 'sent' : 'queued';
+  }
+
+  override async stop(): Promise<void> {
+    await super.stop();
+    await Promise.allSettled(this.firstAttempts);
   }
 
   protected claim(): Promise<EmailMessage[]> {

@@ -382,8 +382,9 @@ const schemas: Record<string, Schema> = {
       to: { type: 'string', description: 'The client\'s e-mail address' },
       status: {
         type: 'string',
-        enum: ['sent', 'written', 'suppressed'],
-        description: '`sent`: accepted by the SMTP server; `written`: written to the outbox directory (no SMTP_URL); `suppressed`: test key, no e-mail leaves',
+        enum: ['sent', 'queued', 'suppressed'],
+        description:
+          '`sent`: the first attempt, made after the change committed, was accepted by the SMTP server (or written to the outbox directory without SMTP_URL) within a few seconds; `queued`: it is still under way or failed, and is retried on the webhook schedule; `suppressed`: test key, no e-mail leaves',
       },
     }),
   }),

@@ -528,6 +528,19 @@ describe('POST /invoices/{id}/void', () => {
     expect(res.body.invoice).toMatchObject({ status: 'void', number: 'INV-000001', voided_at: expect.any(String) });
   });
 
+  test('when a partly paid invoice is voided, then it is 422 invalid_state and keeps its payment', async () => {
+    const t = await ctx.app.tenant();
+    const draft = await aDraft(t);
+    await t.api.post(`/invoices/${draft.id}/send`);
+    await t.api.post(`/invoices/${draft.id}/simulate-payment`, { amount: 10 });
+
+    const res = await t.api.post(`/invoices/${draft.id}/void`);
+
+    expect(res.status).toBe(422);
+    expect(res.body.error).toBe('invalid_state');
+    expect((await t.api.get(`/invoices/${draft.id}`)).body.invoice).toMatchObject({ status: 'partial', amount_paid: 10, voided_at: null });
+  });
+
   test('when a paid or void invoice is voided, then it is 422 invalid_state', async () => {
     const draft = await aDraft(ctx.t);
     await ctx.t.api.post(`/invoices/${draft.id}/send`);

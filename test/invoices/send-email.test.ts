@@ -11,7 +11,7 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
 
   beforeAll(async () => {
     smtp = await startSmtpServer({ user: 'mailer', password: 's3cret' });
-    app = await startApp({ smtpUrl: smtp.url, baseUrl: 'https://pay.example.com' });
+    app = await startApp({ smtpUrl: smtp.url, baseUrl: 'https://pay.example.com', emailFirstAttemptWaitMs: 1000 });
   });
   afterAll(async () => {
     await app?.stop();
@@ -66,22 +66,53 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
     expect(smtp.messages.length).toBe(before);
   });
 
-  test('when the SMTP server refuses the message, then 502 email_failed and the draft is as it was', async () => {
+  test('when the SMTP server refuses the message, then the invoice is sent, the e-mail queued, and a later sweep delivers it once', async () => {
     const live = await app.tenant({ mode: 'live' });
     const draft = await aDraft(live);
     smtp.refuseRecipients(true);
 
-    const failed = await live.api.post(`/invoices/${draft.id}/send`);
+    const res = await live.api.post(`/invoices/${draft.id}/send`);
     smtp.refuseRecipients(false);
 
-    expect(failed.status).toBe(502);
-    expect(failed.body).toMatchObject({ error: 'email_failed', message: expect.stringContaining('could not be sent') });
-    expect(failed.text).not.toContain(String(smtp.port));
-    expect((await live.api.get(`/invoices/${draft.id}`)).body.invoice).toMatchObject({ status: 'draft', number: null, sent_at: null });
-    expect((await eventsOf(app, live.businessId)).map((e) => e.type)).toEqual(['invoice.created']);
-    // The number drawn by the failed send was rolled back: the sequence has no gap.
-    const retried = await live.api.post(`/invoices/${draft.id}/send`);
-    expect(retried.body.invoice.number).toBe('INV-000001');
+    expect(res.status).toBe(200);
+    expect(res.body.email.status).toBe('queued');
+    expect(res.text).not.toContain(String(smtp.port));
+    expect(res.body.invoice).toMatchObject({ status: 'sent', number: expect.stringMatching(/^INV-/) });
+    // The retry is due after about 10 s: bring it forward instead of waiting.
+    await app.db.knex('email_messages').where('invoice_id', draft.id).update({ next_attempt_at: '2000-01-01 00:00:00.000' });
+    await app.server.services.emails.sweep();
+    const mail = await smtp.nextMessage();
+    expect(mail.subject).toContain(res.body.invoice.number);
+    expect((await eventsOf(app, live.businessId)).map((e) => e.type)).toEqual(['invoice.created', 'invoice.sent']);
+    expect(await app.db.knex('email_messages').where('invoice_id', draft.id).first()).toMatchObject({ status: 'sent', attempts: 2 });
+  });
+
+  test('when the mail server answers slowly, then the send answers queued at once, holds no database connection, and the e-mail arrives once', async () => {
+    const live = await app.tenant({ mode: 'live' });
+    const draft = await aDraft(live);
+    const before = smtp.messages.length;
+    smtp.delayAnswers(2500);
+    try {
+      const started = Date.now();
+      const res = await live.api.post(`/invoices/${draft.id}/send`, undefined, { headers: { 'Idempotency-Key': `slow-${draft.id}` } });
+      // The first attempt is still under way; the embedded database's one connection is free meanwhile.
+      const read = await live.api.get(`/invoices/${draft.id}`);
+
+      expect(res.status).toBe(200);
+      expect(res.body.email.status).toBe('queued');
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(read.body.invoice.status).toBe('sent');
+      // A sweep while the first attempt holds its lease sends nothing more.
+      await app.server.services.emails.sweep();
+      await smtp.nextMessage();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(smtp.messages.length).toBe(before + 1);
+      const replayed = await live.api.post(`/invoices/${draft.id}/send`, undefined, { headers: { 'Idempotency-Key': `slow-${draft.id}` } });
+      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+      expect((await eventsOf(app, live.businessId)).filter((e) => e.type === 'invoice.sent')).toHaveLength(1);
+    } finally {
+      smtp.delayAnswers(0);
+    }
   });
 });
 
@@ -104,7 +135,7 @@ describe('sending an invoice without SMTP_URL', () => {
 
     const res = await live.api.post(`/invoices/${draft.id}/send`);
 
-    expect(res.body.email.status).toBe('written');
+    expect(res.body.email.status).toBe('sent');
     const files = fs.readdirSync(outbox).filter((f) => f.endsWith('.eml'));
     expect(files).toHaveLength(1);
     const mail = await simpleParser(fs.readFileSync(path.join(outbox, files[0])));

@@ -16,6 +16,8 @@ export interface TestSmtp {
   nextMessage(timeoutMs?: number): Promise<ReceivedMail>;
   /** While on, every RCPT TO is answered 550, so the client's send fails. */
   refuseRecipients(on: boolean): void;
+  /** Holds the answer to each message's data this long: a slow mail server. */
+  delayAnswers(ms: number): void;
   stop(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export async function startSmtpServer(options: { user?: string; password?: strin
   let delivered = 0;
   const waiters: { resolve: (m: ReceivedMail) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }[] = [];
   let refusing = false;
+  let answerDelayMs = 0;
 
   const hand = () => {
     while (waiters.length > 0 && delivered < messages.length) {
@@ -51,9 +54,11 @@ export async function startSmtpServer(options: { user?: string; password?: strin
     onData(stream, session, callback) {
       simpleParser(stream)
         .then((parsed) => {
-          messages.push(Object.assign(parsed, { rcptTo: session.envelope.rcptTo.map((r) => r.address) }));
-          hand();
-          callback();
+          setTimeout(() => {
+            messages.push(Object.assign(parsed, { rcptTo: session.envelope.rcptTo.map((r) => r.address) }));
+            hand();
+            callback();
+          }, answerDelayMs);
         })
         .catch((err: Error) => callback(err));
     },
@@ -83,6 +88,9 @@ export async function startSmtpServer(options: { user?: string; password?: strin
     },
     refuseRecipients(on) {
       refusing = on;
+    },
+    delayAnswers(ms) {
+      answerDelayMs = ms;
     },
     stop() {
       for (const waiter of waiters.splice(0)) {

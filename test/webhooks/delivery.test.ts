@@ -156,6 +156,27 @@ describe('webhook delivery', () => {
     expect((await t.api.get(`/webhook-deliveries/${failed.id}`)).body.delivery).toMatchObject({ status: 'succeeded' });
   });
 
+  test('when a delivery is replayed inside an idempotent request, then the worker is told only after that request commits', async () => {
+    const t = await receivingTenant();
+    receiver.answer({ status: 503 });
+    await aDraft(t);
+    await sweep();
+    const delivery = (await t.api.get('/webhook-deliveries')).body.data[0];
+    const told: { insideTransaction: boolean; pending: boolean }[] = [];
+    app.server.services.outbox.onDeliveriesDue(() => {
+      // Read on the pool, as the worker's claim would: inside the request's transaction it would see its own writes only.
+      told.push({ insideTransaction: app.db.current !== app.db.knex, pending: false });
+      void app.db.knex('webhook_deliveries').where('id', delivery.id).first().then((row: { status: string; attempts: number }) => {
+        told[told.length - 1].pending = row.status === 'pending' && row.attempts === 0;
+      });
+    });
+
+    await t.api.post(`/webhook-deliveries/${delivery.id}/replay`, undefined, { headers: { 'Idempotency-Key': `replay-${delivery.id}` } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    expect(told[0]).toEqual({ insideTransaction: false, pending: true });
+  });
+
   test('when business A has events, then business B and the live keys of A receive none of them', async () => {
     const other = await startReceiver();
     try {
