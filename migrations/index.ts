@@ -13,6 +13,7 @@ import * as createExpenses from './20261121130500_create_expenses';
 import * as createContracts from './20261121130600_create_contracts';
 import * as createWebhookDeliveries from './20261122090000_create_webhook_deliveries';
 import * as addKeyExpiry from './20261122100000_add_expires_at_to_api_keys';
+import * as widenEmailNormalized from './20261123090000_widen_clients_email_normalized';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -32,4 +33,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261121130600_create_contracts', ...createContracts },
   { name: '20261122090000_create_webhook_deliveries', ...createWebhookDeliveries },
   { name: '20261122100000_add_expires_at_to_api_keys', ...addKeyExpiry },
+  { name: '20261123090000_widen_clients_email_normalized', ...widenEmailNormalized },
 ];

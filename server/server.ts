@@ -6,6 +6,7 @@ import pino, { Logger } from 'pino';
 import { createApp } from './app';
 import { Config } from './config';
 import { Database } from './db/database';
+import { loggableDbError } from './db/errors';
 import { pendingMigrations } from './db/migrate';
 import { startScheduler } from './scheduler';
 import { createServices, Services } from './services';
@@ -23,6 +24,11 @@ export interface RunningServer {
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel });
+}
+
+/** Every error the server logs: a database error without the values of its statement (see loggableDbError). */
+function withSafeErrors(logger: Logger): Logger {
+  return logger.child({}, { serializers: { err: (err: Error) => loggableDbError(err) ?? pino.stdSerializers.err(err) } });
 }
 
 /**
@@ -63,7 +69,7 @@ export async function startServer(
     webhookTimeoutMs?: number;
   } = {},
 ): Promise<RunningServer> {
-  const logger = options.logger ?? createLogger(config);
+  const logger = withSafeErrors(options.logger ?? createLogger(config));
   const db = options.db ?? Database.open(config.databaseUrl);
   let redis: Redis | undefined;
   try {
