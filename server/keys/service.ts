@@ -14,6 +14,9 @@ import { SecretBox } from './secret-box';
 import { displayParts, generateKey, hashKey, looksLikeKey, Mode, randomBase62, sameHash } from './token';
 import { resolvedAddressProblem, webhookUrlProblem } from './webhook-url';
 
+/** Why the pending deliveries of a key stopped when its URL was removed (the delivery log shows it). */
+const WEBHOOK_URL_REMOVED = 'the key\'s webhook URL was removed; replay once the key has a URL again';
+
 export interface NewKey {
   businessId: number;
   mode: Mode;
@@ -181,7 +184,7 @@ export class KeyService {
 
   /**
    * Changes scopes, webhook URL or signing secret of a working key. Pending deliveries of the key
-   * follow a new URL (a fixed address gets the retries). A URL on a key without a secret gets a
+   * follow a new URL (a fixed address gets the retries), and fail when the URL is removed. A URL on a key without a secret gets a
    * generated one, returned this once, as does `generateWebhookSecret`.
    */
   async update(id: number, changes: KeyChanges): Promise<UpdatedKey> {
@@ -201,6 +204,10 @@ export class KeyService {
       const updated = await ApiKey.query(trx).patchAndFetchById(id, patch);
       if (valid.webhookUrl) {
         await WebhookDelivery.query(trx).where({ api_key_id: id, status: 'pending' }).patch({ url: valid.webhookUrl });
+      } else if (valid.webhookUrl === null) {
+        // No retry may reach the old address. An attempt under way finishes; were it to fail, the
+        // delivery is no longer pending, so it is not retried.
+        await WebhookDelivery.query(trx).where({ api_key_id: id, status: 'pending' }).patch({ status: 'failed', last_error: WEBHOOK_URL_REMOVED });
       }
       return { row: updated, generated };
     });

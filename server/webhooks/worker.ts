@@ -107,8 +107,13 @@ export class WebhookWorker {
           'id',
           rows.map((row) => row.id),
         )
-        .patch({ lease_id: leaseId, next_attempt_at: leaseEnds, attempts: WebhookDelivery.raw('attempts + 1') as unknown as number });
-      return rows.map((row) => Object.assign(row, { lease_id: leaseId, attempts: row.attempts + 1 }));
+        .patch({
+          lease_id: leaseId,
+          next_attempt_at: leaseEnds,
+          attempts: WebhookDelivery.raw('attempts + 1') as unknown as number,
+          last_attempt_number: WebhookDelivery.raw('last_attempt_number + 1') as unknown as number,
+        });
+      return rows.map((row) => Object.assign(row, { lease_id: leaseId, attempts: row.attempts + 1, last_attempt_number: row.last_attempt_number + 1 }));
     });
   }
 
@@ -134,7 +139,7 @@ export class WebhookWorker {
           'content-type': 'application/json',
           'user-agent': 'invoicing-webhooks/1',
           'x-service-event': event.type,
-          'x-service-delivery': `${delivery.id}-${delivery.attempts}`,
+          'x-service-delivery': `${delivery.id}-${delivery.last_attempt_number}`,
           'x-service-signature': signBody(body, secret),
           'x-service-signature-v2': signBodyWithTime(body, secret, Math.floor(startedAt.getTime() / 1000)),
         },
@@ -152,7 +157,7 @@ export class WebhookWorker {
     await this.db.transaction(async (trx) => {
       await WebhookAttempt.query(trx).insert({
         delivery_id: delivery.id,
-        attempt: delivery.attempts,
+        attempt: delivery.last_attempt_number,
         started_at: startedAt.toISOString(),
         duration_ms: result.durationMs,
         status_code: result.statusCode,
