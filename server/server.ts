@@ -4,10 +4,11 @@ import { Server } from 'node:http';
 import Redis from 'ioredis';
 import pino, { Logger } from 'pino';
 import { createApp } from './app';
-import { Config } from './config';
+import { Config, ConfigError } from './config';
 import { Database } from './db/database';
 import { loggableDbError } from './db/errors';
 import { pendingMigrations } from './db/migrate';
+import { STORED_SECRETS_UNOPENABLE } from './keys/app-key';
 import { startScheduler } from './scheduler';
 import { createServices, Services } from './services';
 import { Clock, systemClock } from './clock';
@@ -71,16 +72,20 @@ export async function startServer(
 ): Promise<RunningServer> {
   const logger = withSafeErrors(options.logger ?? createLogger(config));
   const db = options.db ?? Database.open(config.databaseUrl);
+  const clock = options.clock ?? systemClock;
+  let services: Services;
   let redis: Redis | undefined;
   try {
     await prepareSchema(db);
+    services = createServices(db, config, clock);
+    // Refused rather than served: every delivery would fail, and secrets set meanwhile would be
+    // sealed under the wrong key, leaving the database with secrets under two keys.
+    if (!(await services.keys.opensStoredSecrets())) throw new ConfigError(STORED_SECRETS_UNOPENABLE);
     redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
   } catch (err) {
     if (!options.db) await db.close();
     throw err;
   }
-  const clock = options.clock ?? systemClock;
-  const services = createServices(db, config, clock);
   const webhooks = new WebhookWorker(db, services.keys, logger, {
     allowPrivate: config.webhookAllowPrivate,
     leaseSeconds: config.webhookLeaseSeconds,

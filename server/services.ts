@@ -29,7 +29,7 @@ export interface Services {
   webhooks: WebhookService;
 }
 
-export type ServiceConfig = Pick<Config, 'webhookAllowPrivate' | 'keyCacheTtlMs' | 'baseUrl' | 'smtpUrl' | 'mailFrom' | 'mailOutboxDir' | 'appSecretKey'>;
+export type ServiceConfig = Pick<Config, 'webhookAllowPrivate' | 'keyCacheTtlMs' | 'baseUrl' | 'smtpUrl' | 'mailFrom' | 'mailOutboxDir' | 'appSecretKey' | 'databaseUrl'>;
 
 export function createServices(db: Database, config: ServiceConfig, clock: Clock = systemClock): Services {
   const outbox = new Outbox(clock);

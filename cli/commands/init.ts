@@ -5,7 +5,7 @@ import { newBusinessSchema } from '../../server/businesses/service';
 import { pendingMigrations } from '../../server/db/migrate';
 import { createServices } from '../../server/services';
 import { validateInput } from '../../server/validation';
-import { cliConfig, openDatabase, redactUrls, warnAboutLocalAppKey } from '../context';
+import { cliConfig, openDatabase, redactUrls } from '../context';
 import { parseScopes } from '../options';
 import { createdJson, createdLines } from './keys';
 import { examples, output, paint } from '../output';
@@ -56,7 +56,6 @@ async function init(raw: InitOptions): Promise<void> {
   try {
     const applied = await pendingMigrations(db.knex);
     await db.migrate();
-    warnAboutLocalAppKey(config, db);
     const services = createServices(db, config);
 
     // On a terminal the questions follow the order of a form; without one, ask() answers '' and nothing optional is asked.

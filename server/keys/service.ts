@@ -10,7 +10,7 @@ import { WebhookDelivery } from '../webhooks/model';
 import { Clock, systemClock } from '../clock';
 import { validateInput } from '../validation';
 import { ApiKey } from './model';
-import { SecretBox } from './secret-box';
+import { SEALED_PREFIX, SecretBox, SecretBoxError } from './secret-box';
 import { displayParts, generateKey, hashKey, looksLikeKey, Mode, randomBase62, sameHash } from './token';
 import { resolvedAddressProblem, webhookUrlProblem } from './webhook-url';
 
@@ -259,6 +259,23 @@ export class KeyService {
   async webhookSecret(keyId: number): Promise<string | null> {
     const row = await ApiKey.query(this.db.current).findById(keyId).select('webhook_secret');
     return this.openSecret(row?.webhook_secret ?? null);
+  }
+
+  /**
+   * Whether the newest sealed webhook secret opens with this application key: false when it was
+   * sealed under another one (another APP_SECRET_KEY, a key file left behind). Clear-text values
+   * from before sealing are not sealed under any key and are left out.
+   */
+  async opensStoredSecrets(): Promise<boolean> {
+    const row = await ApiKey.query(this.db.current).where('webhook_secret', 'like', `${SEALED_PREFIX}%`).orderBy('id', 'desc').first();
+    if (!row) return true;
+    try {
+      this.openSecret(row.webhook_secret);
+      return true;
+    } catch (err) {
+      if (err instanceof SecretBoxError) return false;
+      throw err;
+    }
   }
 
   /** Throws SecretBoxError for a value not sealed under this application key (never falls back to clear text). */
