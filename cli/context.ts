@@ -1,8 +1,6 @@
 /** Opens the configured database for one CLI command, with the same services the server uses. */
-import fs from 'node:fs';
-import path from 'node:path';
 import { ConfigError, loadConfig, Config } from '../server/config';
-import { APP_KEY_FILE } from '../server/keys/app-key';
+import { STORED_SECRETS_UNOPENABLE } from '../server/keys/app-key';
 import { Database } from '../server/db/database';
 import { prepareSchema } from '../server/server';
 import { createServices, Services } from '../server/services';
@@ -70,26 +68,17 @@ export async function openDatabase(config: Config): Promise<Database> {
   }
 }
 
-/**
- * A shared database without APP_SECRET_KEY: the CLI is about to generate an application key in this
- * directory, and a server elsewhere could not open the webhook secrets sealed with it.
- */
-export function warnAboutLocalAppKey(config: Config, db: Database): void {
-  if (config.appSecretKey !== undefined || db.dialect !== 'mysql' || fs.existsSync(path.join('./data', APP_KEY_FILE))) return;
-  process.stderr.write(
-    `warning: APP_SECRET_KEY is not set: webhook secrets are sealed with a new key in ./data/${APP_KEY_FILE}; ` +
-      'set the same APP_SECRET_KEY for every server and CLI on this database\n',
-  );
-}
-
 /** Every database command: the settings, a working database with no pending migration, and the services. */
 export async function withContext<T>(work: (ctx: CliContext) => Promise<T>): Promise<T> {
   const config = cliConfig();
   const db = await openDatabase(config);
   try {
     await prepareSchema(db);
-    warnAboutLocalAppKey(config, db);
-    return await work({ config, db, services: createServices(db, config) });
+    const services = createServices(db, config);
+    // A warning, not a refusal: the commands that do not need the secrets (listing, revoking,
+    // the delivery log) still help an operator find out what happened.
+    if (!(await services.keys.opensStoredSecrets())) process.stderr.write(`warning: ${STORED_SECRETS_UNOPENABLE}\n`);
+    return await work({ config, db, services });
   } finally {
     await db.close();
   }

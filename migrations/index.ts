@@ -13,6 +13,8 @@ import * as createExpenses from './20261121130500_create_expenses';
 import * as createContracts from './20261121130600_create_contracts';
 import * as createWebhookDeliveries from './20261122090000_create_webhook_deliveries';
 import * as addKeyExpiry from './20261122100000_add_expires_at_to_api_keys';
+import * as widenEmailNormalized from './20261123090000_widen_clients_email_normalized';
+import * as addLastAttemptNumber from './20261123090100_add_last_attempt_number_to_webhook_deliveries';
 import * as createEmailMessages from './20261124090000_create_email_messages';
 
 export interface NamedMigration extends Knex.Migration {
@@ -33,5 +35,7 @@ export const migrations: NamedMigration[] = [
   { name: '20261121130600_create_contracts', ...createContracts },
   { name: '20261122090000_create_webhook_deliveries', ...createWebhookDeliveries },
   { name: '20261122100000_add_expires_at_to_api_keys', ...addKeyExpiry },
+  { name: '20261123090000_widen_clients_email_normalized', ...widenEmailNormalized },
+  { name: '20261123090100_add_last_attempt_number_to_webhook_deliveries', ...addLastAttemptNumber },
   { name: '20261124090000_create_email_messages', ...createEmailMessages },
 ];

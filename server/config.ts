@@ -1,6 +1,9 @@
 /** The one place that reads the environment: every setting, its doc and its default, checked at boot. */
 import Joi from 'joi';
 
+export const APP_SECRET_KEY_REQUIRED =
+  'APP_SECRET_KEY is required with MySQL/MariaDB: set the same key on every server and CLI (generate one with: openssl rand -base64 32)';
+
 const schema = Joi.object({
   DATABASE_URL: Joi.string()
     .pattern(/^(mysql|mariadb):\/\/|^sqlite:/)
@@ -45,8 +48,10 @@ const schema = Joi.object({
     .default(3000)
     .description('How long POST /invoices/{id}/send waits for the e-mail\'s first attempt before answering email.status "queued"'),
   APP_SECRET_KEY: Joi.string()
+    .when('DATABASE_URL', { is: Joi.string().pattern(/^(mysql|mariadb):/), then: Joi.required() })
+    .messages({ 'any.required': APP_SECRET_KEY_REQUIRED })
     .description(
-      'Optional: 32 bytes in base64 or hex (openssl rand -base64 32) that seal webhook secrets at rest; unset: generated once into ./data/app-secret.key. Production must set it, the same on every server',
+      '32 bytes in base64 or hex (openssl rand -base64 32) that seal webhook secrets at rest. Required with MySQL/MariaDB, the same on every server and CLI; on the embedded database, unset: generated once into app-secret.key beside the database file (a key in ./data/app-secret.key from an earlier version is used, and copied there)',
     ),
   TRUST_PROXY: Joi.string().default('loopback').description("Express 'trust proxy' setting, for client IPs behind a proxy"),
   SMTP_URL: Joi.string()

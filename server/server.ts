@@ -4,8 +4,10 @@ import { Server } from 'node:http';
 import Redis from 'ioredis';
 import pino, { Logger } from 'pino';
 import { createApp } from './app';
-import { Config } from './config';
+import { Config, ConfigError } from './config';
 import { Database } from './db/database';
+import { loggableDbError } from './db/errors';
+import { STORED_SECRETS_UNOPENABLE } from './keys/app-key';
 import { startScheduler } from './scheduler';
 import { createServices, Services } from './services';
 import { Clock, systemClock } from './clock';
@@ -22,6 +24,11 @@ export interface RunningServer {
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel });
+}
+
+/** Every error the server logs: a database error without the values of its statement (see loggableDbError). */
+function withSafeErrors(logger: Logger): Logger {
+  return logger.child({}, { serializers: { err: (err: Error) => loggableDbError(err) ?? pino.stdSerializers.err(err) } });
 }
 
 /**
@@ -62,18 +69,22 @@ export async function startServer(
     webhookTimeoutMs?: number;
   } = {},
 ): Promise<RunningServer> {
-  const logger = options.logger ?? createLogger(config);
+  const logger = withSafeErrors(options.logger ?? createLogger(config));
   const db = options.db ?? Database.open(config.databaseUrl);
+  const clock = options.clock ?? systemClock;
+  let services: Services;
   let redis: Redis | undefined;
   try {
     await prepareSchema(db);
+    services = createServices(db, config, clock, logger);
+    // Refused rather than served: every delivery would fail, and secrets set meanwhile would be
+    // sealed under the wrong key, leaving the database with secrets under two keys.
+    if (!(await services.keys.opensStoredSecrets())) throw new ConfigError(STORED_SECRETS_UNOPENABLE);
     redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
   } catch (err) {
     if (!options.db) await db.close();
     throw err;
   }
-  const clock = options.clock ?? systemClock;
-  const services = createServices(db, config, clock, logger);
   const webhooks = new WebhookWorker(db, services.keys, logger, {
     allowPrivate: config.webhookAllowPrivate,
     leaseSeconds: config.webhookLeaseSeconds,

@@ -34,7 +34,16 @@ export interface Services {
 
 export type ServiceConfig = Pick<
   Config,
-  'webhookAllowPrivate' | 'keyCacheTtlMs' | 'baseUrl' | 'smtpUrl' | 'mailFrom' | 'mailOutboxDir' | 'appSecretKey' | 'webhookLeaseSeconds' | 'emailFirstAttemptWaitMs'
+  | 'webhookAllowPrivate'
+  | 'keyCacheTtlMs'
+  | 'baseUrl'
+  | 'smtpUrl'
+  | 'mailFrom'
+  | 'mailOutboxDir'
+  | 'appSecretKey'
+  | 'databaseUrl'
+  | 'webhookLeaseSeconds'
+  | 'emailFirstAttemptWaitMs'
 >;
 
 export function createServices(db: Database, config: ServiceConfig, clock: Clock = systemClock, logger: Logger = pino({ level: 'silent' })): Services {

@@ -4,7 +4,7 @@ import { ALL_SCOPES } from '../../server/auth/scopes';
 import { newBusinessSchema } from '../../server/businesses/service';
 import { createServices } from '../../server/services';
 import { validateInput } from '../../server/validation';
-import { cliConfig, openDatabase, redactUrls, warnAboutLocalAppKey } from '../context';
+import { cliConfig, openDatabase, redactUrls } from '../context';
 import { parseScopes } from '../options';
 import { createdJson, createdLines } from './keys';
 import { examples, output, paint } from '../output';
@@ -55,7 +55,6 @@ async function init(raw: InitOptions): Promise<void> {
   try {
     const applied = await db.pendingMigrations();
     await db.migrate();
-    warnAboutLocalAppKey(config, db);
     const services = createServices(db, config);
 
     // On a terminal the questions follow the order of a form; without one, ask() answers '' and nothing optional is asked.

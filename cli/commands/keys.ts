@@ -196,7 +196,7 @@ export function keysCommand(): Command {
     .description("Change a key's scopes, webhook URL or webhook signing secret")
     .option('--scopes <list>', 'the new scopes: a comma list or "all" (replaces the old ones)')
     .option('--webhook-url <url>', 'a new webhook address; pending retries go there too')
-    .option('--remove-webhook', 'stop sending webhooks to this key')
+    .option('--remove-webhook', 'stop sending webhooks to this key, pending retries included')
     .option('--webhook-secret <secret>', 'a new signing secret (16 to 150 bytes)')
     .option('--generate-webhook-secret', 'a new generated signing secret, printed once')
     .option('--json', 'machine-readable output: the key record, with webhook_secret when one was generated')

@@ -38,13 +38,22 @@ const DUPLICATE_EMAIL = { email: ['is already used by another client'] };
 /** The field error of a `client_id` that names no client of the caller's business and mode. */
 export const UNKNOWN_CLIENT_ID = 'does not name a client of this business';
 
+/**
+ * The e-mail as uniqueness and look-ups compare it. Unicode's default lower-casing, the same in
+ * every locale (a Turkish server must not fold differently), and not full case folding, which
+ * would also make `ß` and `ss` one address. It can grow: İ becomes i̇, two code points.
+ */
+function normalizedEmail(email: string): string {
+  return email.toLowerCase();
+}
+
 /** Empty optional text is stored as null; derived columns follow the visible ones. */
 function columnsFor(merged: ClientInput): Partial<Client> {
   const company = blankToNull(merged.company);
   return {
     name: merged.name,
     email: merged.email,
-    email_normalized: merged.email.toLowerCase(),
+    email_normalized: normalizedEmail(merged.email),
     search_text: [merged.name, merged.email, company ?? ''].join('\n').toLowerCase(),
     phone: blankToNull(merged.phone),
     company,
@@ -78,10 +87,6 @@ export class ClientService {
     });
   }
 
-  /**
-   * The client with this e-mail (ignoring case) in the caller's business and mode, or a new one.
-   * A concurrent create of the same e-mail loses to the unique index and then reads the winner's row.
-   */
   /** The client with this e-mail (ignoring case) in the caller's business and mode, if there is one. */
   async withEmail(actor: Actor, email: string): Promise<ClientView | undefined> {
     const row = await this.findByEmail(actor, email);
@@ -126,7 +131,7 @@ export class ClientService {
 
   /** `latest`: a locking read on MySQL, which sees rows committed after this transaction's snapshot. */
   private async findByEmail(actor: Actor, email: string, { latest = false } = {}): Promise<Client | undefined> {
-    const query = Client.of(actor, this.db.current).where('clients.email_normalized', email.toLowerCase()).first();
+    const query = Client.of(actor, this.db.current).where('clients.email_normalized', normalizedEmail(email)).first();
     return latest ? query.forShare() : query;
   }
 

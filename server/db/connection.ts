@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
+import { recordFailedStatements } from './errors';
 
 export type Dialect = 'mysql' | 'sqlite';
 
@@ -33,10 +34,20 @@ export function mysqlConnection(databaseUrl: string): Knex.MySql2ConnectionConfi
 
 /** `quiet`: knex's own console warnings are dropped; the caller reports connection errors itself (the CLI). */
 export function createKnex(databaseUrl: string, options: { quiet?: boolean } = {}): Knex {
-  const log = options.quiet ? { log: { warn() {}, error() {}, debug() {}, deprecate() {} } } : {};
+  const knex = knexFactory(knexConfig(databaseUrl, options));
+  recordFailedStatements(knex);
+  return knex;
+}
+
+function knexConfig(databaseUrl: string, options: { quiet?: boolean }): Knex.Config {
+  const common: Knex.Config = {
+    ...(options.quiet ? { log: { warn() {}, error() {}, debug() {}, deprecate() {} } } : {}),
+    // A failed query's message names its statement with `?`, never with the values (personal data).
+    compileSqlOnError: false,
+  };
   if (dialectOf(databaseUrl) === 'mysql') {
-    return knexFactory({
-      ...log,
+    return {
+      ...common,
       client: 'mysql2',
       connection: mysqlConnection(databaseUrl),
       pool: {
@@ -46,12 +57,12 @@ export function createKnex(databaseUrl: string, options: { quiet?: boolean } = {
           conn.query("SET time_zone = '+00:00'", (err) => done(err, conn));
         },
       },
-    });
+    };
   }
   const filename = sqliteFilename(databaseUrl);
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
-  return knexFactory({
-    ...log,
+  return {
+    ...common,
     client: 'better-sqlite3',
     connection: { filename },
     useNullAsDefault: true,
@@ -66,5 +77,5 @@ export function createKnex(databaseUrl: string, options: { quiet?: boolean } = {
         done(null, conn);
       },
     },
-  });
+  };
 }

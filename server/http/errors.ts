@@ -1,6 +1,7 @@
 /** The one place errors become responses: the contract's bodies, and no stack trace ever leaves. */
 import { ErrorRequestHandler, RequestHandler } from 'express';
 import Joi from 'joi';
+import { valueDoesNotFit } from '../db/errors';
 import { AppError, BadRequest, NotFound, ValidationFailed } from '../errors';
 import { fieldErrors } from '../validation';
 
@@ -29,8 +30,16 @@ function fromHttpError(err: HttpishError): AppError | null {
   return null;
 }
 
+/** A value the database refused to store: the client's input, so a 422, never a 500. */
+function fromDataError(column: string | undefined): ValidationFailed {
+  const message = 'A value is too long or not valid for the field it is stored in';
+  return new ValidationFailed(column ? { [column]: ['is too long or not a valid value for this field'] } : {}, message);
+}
+
 export function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
+  const misfit = valueDoesNotFit(err);
+  if (misfit) return fromDataError(misfit.column);
   // Express could not percent-decode a path parameter: no record has such an id.
   if (err instanceof URIError) return new NotFound('Record');
   if (err instanceof Joi.ValidationError) return new ValidationFailed(fieldErrors(err));
@@ -52,6 +61,8 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
   }
   // A known failure on our side (e.g. the mail server): the client gets the code, the log gets the cause.
   if (known.status >= 500) req.log?.error({ err: known }, 'request failed');
+  // The input validation let through a value the database refused: worth fixing, so logged.
+  else if (known !== err && valueDoesNotFit(err)) req.log?.warn({ err }, 'a value did not fit its database column');
   res.status(known.status).json({
     error: known.code,
     message: known.message,

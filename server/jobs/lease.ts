@@ -28,6 +28,8 @@ export interface LeaseOptions {
   limit: number;
   /** Only this row (a first attempt right after its commit). */
   id?: number;
+  /** Integer columns counted up with each claim besides `attempts` (e.g. a number no replay resets). */
+  counters?: string[];
 }
 
 /** Claims due rows of `model` and returns them with their lease id and the attempt number now made. */
@@ -47,13 +49,17 @@ export async function claimDue<M extends LeasedRow>(db: Database, model: new () 
     if (!rows.length) return [];
     const leaseId = randomBytes(16).toString('hex');
     const leaseEnds = new Date(now.getTime() + options.leaseSeconds * 1000).toISOString();
+    const counters = ['attempts', ...(options.counters ?? [])];
     await table
       .acrossTenants(options.access, trx)
       .whereIn(
         'id',
         rows.map((row) => row.id),
       )
-      .patch({ lease_id: leaseId, next_attempt_at: leaseEnds, attempts: table.raw('attempts + 1') } as never);
-    return rows.map((row) => Object.assign(row, { lease_id: leaseId, attempts: row.attempts + 1 }));
+      .patch({ lease_id: leaseId, next_attempt_at: leaseEnds, ...Object.fromEntries(counters.map((c) => [c, table.raw('?? + 1', [c])])) } as never);
+    return rows.map((row) => {
+      const counted = row as unknown as Record<string, number>;
+      return Object.assign(row, { lease_id: leaseId, ...Object.fromEntries(counters.map((c) => [c, counted[c] + 1])) });
+    });
   });
 }

@@ -7,6 +7,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
+/** How every sealed value starts: text without it was never sealed (e.g. clear text from before sealing). */
+export const SEALED_PREFIX = `${VERSION}.`;
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

@@ -11,9 +11,12 @@ import { WebhookDelivery } from '../webhooks/model';
 import { Clock, systemClock } from '../clock';
 import { validateInput } from '../validation';
 import { ApiKey } from './model';
-import { SecretBox } from './secret-box';
+import { SEALED_PREFIX, SecretBox, SecretBoxError } from './secret-box';
 import { displayParts, generateKey, hashKey, looksLikeKey, Mode, randomBase62, sameHash } from './token';
 import { resolvedAddressProblem, webhookUrlProblem } from './webhook-url';
+
+/** Why the pending deliveries of a key stopped when its URL was removed (the delivery log shows it). */
+const WEBHOOK_URL_REMOVED = 'the key\'s webhook URL was removed; replay once the key has a URL again';
 
 export interface NewKey {
   businessId: number;
@@ -182,7 +185,7 @@ export class KeyService {
 
   /**
    * Changes scopes, webhook URL or signing secret of a working key. Pending deliveries of the key
-   * follow a new URL (a fixed address gets the retries). A URL on a key without a secret gets a
+   * follow a new URL (a fixed address gets the retries), and fail when the URL is removed. A URL on a key without a secret gets a
    * generated one, returned this once, as does `generateWebhookSecret`.
    */
   async update(id: number, changes: KeyChanges): Promise<UpdatedKey> {
@@ -202,6 +205,12 @@ export class KeyService {
       const updated = await ApiKey.query(trx).patchAndFetchById(id, patch);
       if (valid.webhookUrl) {
         await WebhookDelivery.acrossTenants(acrossTenants('key webhook change'), trx).where({ api_key_id: id, status: 'pending' }).patch({ url: valid.webhookUrl });
+      } else if (valid.webhookUrl === null) {
+        // No retry may reach the old address. An attempt under way finishes; were it to fail, the
+        // delivery is no longer pending, so it is not retried.
+        await WebhookDelivery.acrossTenants(acrossTenants('key webhook change'), trx)
+          .where({ api_key_id: id, status: 'pending' })
+          .patch({ status: 'failed', last_error: WEBHOOK_URL_REMOVED });
       }
       return { row: updated, generated };
     });
@@ -253,6 +262,23 @@ export class KeyService {
   async webhookSecret(keyId: number): Promise<string | null> {
     const row = await ApiKey.query(this.db.current).findById(keyId).select('webhook_secret');
     return this.openSecret(row?.webhook_secret ?? null);
+  }
+
+  /**
+   * Whether the newest sealed webhook secret opens with this application key: false when it was
+   * sealed under another one (another APP_SECRET_KEY, a key file left behind). Clear-text values
+   * from before sealing are not sealed under any key and are left out.
+   */
+  async opensStoredSecrets(): Promise<boolean> {
+    const row = await ApiKey.query(this.db.current).where('webhook_secret', 'like', `${SEALED_PREFIX}%`).orderBy('id', 'desc').first();
+    if (!row) return true;
+    try {
+      this.openSecret(row.webhook_secret);
+      return true;
+    } catch (err) {
+      if (err instanceof SecretBoxError) return false;
+      throw err;
+    }
   }
 
   /** Throws SecretBoxError for a value not sealed under this application key (never falls back to clear text). */

@@ -6,11 +6,35 @@ import ipaddr from 'ipaddr.js';
 /** True for loopback, private, link-local, unique-local, unspecified and other non-public addresses. */
 export function isPrivateAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  const parsed = ipaddr.parse(address);
+  return parsed.kind() === 'ipv4' ? parsed.range() !== 'unicast' : isPrivateIPv6(parsed as ipaddr.IPv6);
+}
+
+const NAT64_WELL_KNOWN_PREFIX = ipaddr.parseCIDR('64:ff9b::/96');
+/** The only IPv6 block IANA allocates for global unicast; ipaddr.js calls everything it has no name for `unicast`. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * An IPv6 address is judged by where its packets end up:
+ * - ::ffff:a.b.c.d (IPv4-mapped) reaches a.b.c.d through the host's own IPv4 stack, and
+ *   ::ffff:0:a.b.c.d (RFC 6145) and 64:ff9b::a.b.c.d (NAT64's well-known prefix, RFC 6052) reach it
+ *   through a translator: judged as that IPv4 address. A public one is a real receiver: a DNS64
+ *   resolver hands such addresses out for IPv4-only hosts.
+ * - Every other named range is refused whole: 64:ff9b:1::/48 (RFC 8215, local-use NAT64: where the
+ *   IPv4 address sits is the local network's choice), 6to4 2002::/16 and Teredo 2001::/32 (deprecated
+ *   tunnels whose relays deliver to the embedded IPv4 address, private ones included), site-local
+ *   fec0::/10 (deprecated private scope), unique-local, link-local, loopback, multicast, discard,
+ *   documentation, benchmarking, AMT, AS112 and ORCHID: none is where a receiver is published.
+ * - An address ipaddr.js calls `unicast` but outside 2000::/3 is refused: IETF-reserved space, in
+ *   particular ::/96 (IPv4-compatible, deprecated by RFC 4291), which stacks that still honour it
+ *   route to the embedded IPv4 address, so ::127.0.0.1 would be the loopback.
+ */
+function isPrivateIPv6(address: ipaddr.IPv6): boolean {
+  const range = address.range();
+  if (range === 'ipv4Mapped' || range === 'rfc6145' || address.match(NAT64_WELL_KNOWN_PREFIX)) {
+    return isPrivateAddress(ipaddr.fromByteArray(address.toByteArray().slice(12)).toString());
   }
-  return parsed.range() !== 'unicast';
+  return range !== 'unicast' || !address.match(GLOBAL_UNICAST);
 }
 
 /**

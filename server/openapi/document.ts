@@ -1078,7 +1078,7 @@ const webhookHeaders: Parameter[] = [
     name: 'x-service-delivery',
     in: 'header',
     required: true,
-    description: 'The attempt: `<delivery id>-<attempt number>` (the delivery id is the one in the delivery log)',
+    description: 'The attempt: `<delivery id>-<attempt number>` (the delivery id is the one in the delivery log). Unique per attempt: the number counts every attempt of the delivery, replays included, and is the `attempt` of the delivery log',
     schema: { type: 'string', pattern: '^[0-9]+-[0-9]+$' },
   },
   {

@@ -13,7 +13,10 @@ export class WebhookDelivery extends TenantModel {
   api_key_id!: number;
   url!: string;
   status!: DeliveryStatus;
+  /** Attempts of the current retry schedule: a replay starts it again. */
   attempts!: number;
+  /** Never reset: numbers `x-service-delivery` and the attempts in the log, unique for the delivery's life. */
+  last_attempt_number!: number;
   next_attempt_at!: string;
   lease_id!: string | null;
   last_status_code!: number | null;

@@ -3,11 +3,12 @@ import Joi from 'joi';
 import { acrossTenants } from '../auth/actor';
 import { Credential } from '../auth/credential';
 import { Database } from '../db/database';
-import { NotFound } from '../errors';
+import { InvalidState, NotFound } from '../errors';
 import { Clock } from '../clock';
 import { toDbTime } from '../db/time';
 import { EVENT_TYPES, EventType, Outbox } from '../events/outbox';
 import { listQuery, ListParams, Page, paginate } from '../http/pagination';
+import { ApiKey } from '../keys/model';
 import { DELIVERY_STATUSES, DeliveryStatus, WebhookAttempt, WebhookDelivery } from './model';
 
 export interface DeliveryView {
@@ -125,16 +126,14 @@ export class WebhookService {
   }
 
   /**
-   * Sends the delivery again with a fresh retry schedule; the payload, and so its idempotency_key,
-   * is the event's own. A delivery under way is left to finish.
+   * Sends the delivery again with a fresh retry schedule, to the key's current webhook URL; the
+   * payload, and so its idempotency_key, is the event's own. A delivery under way is left to finish.
    */
   async replay(cred: Credential, id: number): Promise<DeliveryView> {
-    const replayed = await WebhookDelivery.of(cred, this.db.current)
-      .where({ id, api_key_id: cred.id })
-      .whereNull('lease_id')
-      .patch({ status: 'pending', attempts: 0, next_attempt_at: this.clock.now().toISOString(), lease_id: null });
+    const replayed = await this.replayable(WebhookDelivery.of(cred, this.db.current).where({ id, api_key_id: cred.id })).patch(this.replayPatch());
     const { delivery } = await this.get(cred, id);
     if (replayed) this.outbox.deliveriesDue();
+    else await this.assertKeyHasUrl(delivery);
     return delivery;
   }
 
@@ -163,26 +162,23 @@ export class WebhookService {
    * `replayed` is false when the delivery was under way (claimed by a worker): it is left to finish.
    */
   async replayOne(id: number): Promise<{ delivery: DeliveryView; replayed: boolean }> {
-    const replayed = await WebhookDelivery.acrossTenants(OWNER, this.db.current).where({ id }).whereNull('lease_id').patch(this.replayPatch());
+    const replayed = await this.replayable(WebhookDelivery.acrossTenants(OWNER, this.db.current).where({ id })).patch(this.replayPatch());
     const { delivery } = await this.find(id);
     if (replayed) this.outbox.deliveriesDue();
+    else await this.assertKeyHasUrl(delivery);
     return { delivery, replayed: replayed > 0 };
   }
 
-  /** Admin (CLI): makes every failed delivery that matches pending again; returns their ids. */
+  /** Admin (CLI): makes every failed delivery that matches, of a key that has a URL, pending again; returns their ids. */
   async replayFailed(filter: ReplayFilter = {}): Promise<number[]> {
     const ids = await this.db.transaction(async (trx) => {
-      const query = WebhookDelivery.acrossTenants(OWNER, trx).where('status', 'failed').whereNull('lease_id').select('id').orderBy('id').forUpdate();
+      const query = this.replayable(WebhookDelivery.acrossTenants(OWNER, trx).where('status', 'failed')).select('id').orderBy('id').forUpdate();
       if (filter.businessId !== undefined) query.where('business_id', filter.businessId);
       if (filter.keyId !== undefined) query.where('api_key_id', filter.keyId);
       if (filter.since) query.where('created_at', '>=', toDbTime(filter.since));
       const found = (await query).map((row) => row.id);
       for (let i = 0; i < found.length; i += 500) {
-        await WebhookDelivery.acrossTenants(OWNER, trx)
-          .whereIn('id', found.slice(i, i + 500))
-          .where('status', 'failed')
-          .whereNull('lease_id')
-          .patch(this.replayPatch());
+        await this.replayable(WebhookDelivery.acrossTenants(OWNER, trx).whereIn('id', found.slice(i, i + 500)).where('status', 'failed')).patch(this.replayPatch());
       }
       return found;
     });
@@ -204,8 +200,31 @@ export class WebhookService {
     return attempts.map(toAttemptView);
   }
 
+  /**
+   * Deliveries that may be sent again: not under way, and of a key that has a webhook URL. A key's
+   * URL may have changed or been removed since the event: a replay never goes to an old address.
+   */
+  private replayable<Q extends ReturnType<typeof WebhookDelivery.of>>(query: Q): Q {
+    return query.whereNull('lease_id').whereIn('api_key_id', ApiKey.query(this.db.current).select('id').whereNotNull('webhook_url')) as Q;
+  }
+
+  /** A fresh retry schedule, addressed to the key's current URL. */
   private replayPatch() {
-    return { status: 'pending' as const, attempts: 0, next_attempt_at: this.clock.now().toISOString(), lease_id: null };
+    return {
+      status: 'pending' as const,
+      attempts: 0,
+      next_attempt_at: this.clock.now().toISOString(),
+      lease_id: null,
+      url: WebhookDelivery.raw('(select webhook_url from api_keys where api_keys.id = webhook_deliveries.api_key_id)') as unknown as string,
+    };
+  }
+
+  /** A delivery left as it was because its key has no webhook URL (removed): say so, rather than that it is under way. */
+  private async assertKeyHasUrl(delivery: DeliveryView): Promise<void> {
+    const key = await ApiKey.query(this.db.current).findById(delivery.api_key_id).select('webhook_url');
+    if (!key?.webhook_url) {
+      throw new InvalidState(`Delivery ${delivery.id} cannot be replayed: its key has no webhook URL (set one, and the replay goes there)`);
+    }
   }
 
   private withEvents<Q extends ReturnType<typeof WebhookDelivery.query>>(query: Q): Q {

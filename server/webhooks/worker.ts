@@ -46,6 +46,7 @@ export class WebhookWorker extends Sweeper<WebhookDelivery> {
       leaseSeconds: this.options.leaseSeconds,
       clock: this.options.clock,
       limit: this.options.batchSize ?? 50,
+      counters: ['last_attempt_number'],
     });
   }
 
@@ -71,7 +72,7 @@ export class WebhookWorker extends Sweeper<WebhookDelivery> {
           'content-type': 'application/json',
           'user-agent': 'invoicing-webhooks/1',
           'x-service-event': event.type,
-          'x-service-delivery': `${delivery.id}-${delivery.attempts}`,
+          'x-service-delivery': `${delivery.id}-${delivery.last_attempt_number}`,
           'x-service-signature': signBody(body, secret),
           'x-service-signature-v2': signBodyWithTime(body, secret, Math.floor(startedAt.getTime() / 1000)),
         },
@@ -89,7 +90,7 @@ export class WebhookWorker extends Sweeper<WebhookDelivery> {
     await this.db.transaction(async (trx) => {
       await WebhookAttempt.ofDeliveries([delivery], trx).insert({
         delivery_id: delivery.id,
-        attempt: delivery.attempts,
+        attempt: delivery.last_attempt_number,
         started_at: startedAt.toISOString(),
         duration_ms: result.durationMs,
         status_code: result.statusCode,

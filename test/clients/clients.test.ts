@@ -1,4 +1,5 @@
 import { aClient, Tenant, useApp } from '../support/app';
+import { dottedCapitalIEmail } from '../support/emails';
 
 const ctx = useApp();
 
@@ -92,6 +93,32 @@ describe('POST /clients', () => {
 
     expect(results.map((r) => r.status)).toEqual([201, 201, 201]);
     expect(results[2].body.client.livemode).toBe(true);
+  });
+});
+
+describe('e-mails that grow when lower-cased', () => {
+  // İ (U+0130) lower-cases to i̇, two code points: the normalised copy is longer than the address.
+  test('when a client is created with a 152-character İ e-mail, then it is stored and found again ignoring case', async () => {
+    const t = await ctx.app.tenant();
+    const email = dottedCapitalIEmail('COM');
+
+    const created = await t.api.post('/clients', aClient({ email }));
+    const again = await t.api.post('/clients', aClient({ email: dottedCapitalIEmail('com') }));
+
+    expect(created.status).toBe(201);
+    expect(created.body.client.email).toBe(email);
+    expect(again.status).toBe(422);
+    expect(again.body.errors.email).toEqual([expect.any(String)]);
+  });
+
+  test('when a client is patched to a 152-character İ e-mail, then it is saved', async () => {
+    const t = await ctx.app.tenant();
+    const created = await t.api.post('/clients', aClient());
+
+    const res = await t.api.patch(`/clients/${created.body.client.id}`, { email: dottedCapitalIEmail('com') });
+
+    expect(res.status).toBe(200);
+    expect(res.body.client.email).toBe(dottedCapitalIEmail('com'));
   });
 });
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError } from '../../server/config';
+import { ConfigError, loadConfig } from '../../server/config';
 import { loadAppKey } from '../../server/keys/app-key';
 import { SecretBox } from '../../server/keys/secret-box';
 import { startApp, TestApp, TEST_APP_SECRET_KEY } from '../support/app';
@@ -95,41 +95,72 @@ describe('loadAppKey', () => {
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  test('when no key is configured, then one is generated into a 0600 file on first run and reused after', () => {
-    const dataDir = path.join(dir, 'data');
+  /** An embedded database in `dir/db`; the legacy ./data is `dir/legacy`. */
+  const embedded = () => ({ databaseUrl: `sqlite:${path.join(dir, 'db', 'invoicing.sqlite3')}` });
+  const legacyDir = () => path.join(dir, 'legacy');
 
-    const first = loadAppKey({}, dataDir);
-    const file = path.join(dataDir, 'app-secret.key');
+  test('when no key is configured, then one is generated beside the database file, 0600, on first run and reused after', () => {
+    const first = loadAppKey(embedded(), legacyDir());
+    const file = path.join(dir, 'db', 'app-secret.key');
     const written = fs.readFileSync(file, 'utf8');
-    const second = loadAppKey({}, dataDir);
+    const second = loadAppKey(embedded(), legacyDir());
 
     expect(first).toHaveLength(32);
     expect(second.equals(first)).toBe(true);
     expect(fs.readFileSync(file, 'utf8')).toBe(written);
+    expect(fs.existsSync(legacyDir())).toBe(false);
     if (process.platform !== 'win32') expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  test('when only ./data/app-secret.key of an earlier version exists, then its key is used and copied beside the database', () => {
+    const legacy = randomBytes(32);
+    fs.mkdirSync(legacyDir());
+    fs.writeFileSync(path.join(legacyDir(), 'app-secret.key'), `${legacy.toString('base64')}\n`, { mode: 0o600 });
+
+    expect(loadAppKey(embedded(), legacyDir()).equals(legacy)).toBe(true);
+    fs.rmSync(legacyDir(), { recursive: true });
+    expect(loadAppKey(embedded(), legacyDir()).equals(legacy)).toBe(true);
+  });
+
+  test('when both files exist, then the one beside the database wins', () => {
+    const beside = loadAppKey(embedded(), legacyDir());
+    fs.mkdirSync(legacyDir());
+    fs.writeFileSync(path.join(legacyDir(), 'app-secret.key'), `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+
+    expect(loadAppKey(embedded(), legacyDir()).equals(beside)).toBe(true);
+  });
+
+  test('when the database is MySQL and no key is configured, then it is refused in one line saying how to make one, and no file is written', () => {
+    const mysql = { databaseUrl: 'mysql://app@127.0.0.1/invoicing' };
+
+    expect(() => loadAppKey(mysql, dir)).toThrow(ConfigError);
+    expect(() => loadAppKey(mysql, dir)).toThrow(/^APP_SECRET_KEY is required[^\n]*openssl rand -base64 32\)$/);
+    expect(() => loadConfig({ DATABASE_URL: mysql.databaseUrl })).toThrow(/APP_SECRET_KEY is required/);
+    expect(fs.readdirSync(dir)).toEqual([]);
   });
 
   test('when a key is configured, then it is used and no file is written', () => {
     const key = randomBytes(32);
 
-    expect(loadAppKey({ appSecretKey: key.toString('base64') }, dir).equals(key)).toBe(true);
-    expect(loadAppKey({ appSecretKey: key.toString('hex') }, dir).equals(key)).toBe(true);
-    expect(loadAppKey({ appSecretKey: key.toString('base64url') }, dir).equals(key)).toBe(true);
+    expect(loadAppKey({ ...embedded(), appSecretKey: key.toString('base64') }, dir).equals(key)).toBe(true);
+    expect(loadAppKey({ ...embedded(), appSecretKey: key.toString('hex') }, dir).equals(key)).toBe(true);
+    expect(loadAppKey({ ...embedded(), appSecretKey: key.toString('base64url') }, dir).equals(key)).toBe(true);
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
   test.each([randomBytes(16).toString('base64'), randomBytes(33).toString('base64'), 'not a key at all', ''])(
     'when the configured key is %j, then it is refused in one line naming APP_SECRET_KEY',
     (value) => {
-      expect(() => loadAppKey({ appSecretKey: value }, dir)).toThrow(ConfigError);
-      expect(() => loadAppKey({ appSecretKey: value }, dir)).toThrow(/^APP_SECRET_KEY must be 32 bytes[^\n]*$/);
+      expect(() => loadAppKey({ ...embedded(), appSecretKey: value }, dir)).toThrow(ConfigError);
+      expect(() => loadAppKey({ ...embedded(), appSecretKey: value }, dir)).toThrow(/^APP_SECRET_KEY must be 32 bytes[^\n]*$/);
     },
   );
 
   test('when the key file is damaged, then it is refused, not replaced', () => {
-    fs.writeFileSync(path.join(dir, 'app-secret.key'), 'short\n', { mode: 0o600 });
+    fs.mkdirSync(path.join(dir, 'db'));
+    fs.writeFileSync(path.join(dir, 'db', 'app-secret.key'), 'short\n', { mode: 0o600 });
 
-    expect(() => loadAppKey({}, dir)).toThrow(/does not hold a 32-byte/);
-    expect(fs.readFileSync(path.join(dir, 'app-secret.key'), 'utf8')).toBe('short\n');
+    expect(() => loadAppKey(embedded(), legacyDir())).toThrow(/does not hold a 32-byte/);
+    expect(fs.readFileSync(path.join(dir, 'db', 'app-secret.key'), 'utf8')).toBe('short\n');
   });
 });

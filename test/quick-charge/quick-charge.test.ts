@@ -1,4 +1,5 @@
 import { aClient, eventsOf, useApp } from '../support/app';
+import { dottedCapitalIEmail } from '../support/emails';
 
 const ctx = useApp({ baseUrl: 'https://pay.example.com' });
 
@@ -42,6 +43,17 @@ describe('POST /quick-charge', () => {
 
     expect(res.status).toBe(201);
     expect(res.body.client.email).toBe('josé@exämple.com');
+  });
+
+  test('when the client e-mail grows when lower-cased (152 characters of İ), then the client is created and found again ignoring case', async () => {
+    const t = await ctx.app.tenant();
+
+    const first = await t.api.post('/quick-charge', { amount: 1, client: { name: 'İlkay', email: dottedCapitalIEmail('COM') } });
+    const second = await t.api.post('/quick-charge', { amount: 2, client: { name: 'İlkay', email: dottedCapitalIEmail('com') } });
+
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.body.client).toEqual(first.body.client);
   });
 
   test('when given client_id, then that client is charged in the business currency', async () => {

@@ -20,13 +20,21 @@ export function requireBuild(): void {
 
 /**
  * `invoicing <args>` against `databaseUrl`, with the test app's APP_SECRET_KEY so secrets the CLI
- * seals open in the app and the other way round; `env` adds or overrides variables.
+ * seals open in the app and the other way round; `env` adds or overrides variables (`undefined`
+ * unsets one), `cwd` is the working directory (default: this process's).
  */
-export async function runCli(databaseUrl: string, args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<CliResult> {
+export async function runCli(
+  databaseUrl: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  timeoutMs = 30_000,
+  cwd?: string,
+): Promise<CliResult> {
   try {
     const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
       env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, APP_SECRET_KEY: TEST_APP_SECRET_KEY, ...env },
       timeout: timeoutMs,
+      cwd,
     });
     return { code: 0, stdout, stderr };
   } catch (err) {

@@ -15,6 +15,23 @@ describe('webhook URL rules', () => {
     'http://100.64.0.1/hook',
     'http://[fe80::1]/hook',
     'http://240.0.0.1/hook',
+    // IPv6 forms that carry or reach a private IPv4 address, or are no ordinary receiver's address.
+    'http://[::127.0.0.1]/hook',
+    'http://[::10.0.0.1]/hook',
+    'http://[::8.8.8.8]/hook',
+    'http://[::ffff:7f00:1]/hook',
+    'http://[::ffff:0:127.0.0.1]/hook',
+    'http://[64:ff9b::10.0.0.1]/hook',
+    'http://[64:ff9b::127.0.0.1]/hook',
+    'http://[64:ff9b:1::a00:1]/hook',
+    'http://[2002:7f00:1::1]/hook',
+    'http://[2002:808:808::1]/hook',
+    'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook',
+    'http://[fec0::1]/hook',
+    'http://[100::1]/hook',
+    'http://[2001:db8::1]/hook',
+    'http://[::1:0:0:1]/hook',
+    'http://[4000::1]/hook',
   ])('when the URL is %s, then it is refused unless private addresses are allowed', (url) => {
     expect(webhookUrlProblem(url, false)).toMatch(/private/);
     expect(webhookUrlProblem(url, true)).toBeNull();
@@ -24,9 +41,12 @@ describe('webhook URL rules', () => {
     expect(webhookUrlProblem(url, true)).not.toBeNull();
   });
 
-  test('when the URL is public https, then it is accepted', () => {
-    expect(webhookUrlProblem('https://hooks.example.com/in?x=1', false)).toBeNull();
-  });
+  test.each(['https://hooks.example.com/in?x=1', 'http://8.8.8.8/hook', 'http://[2606:4700::1111]/hook', 'http://[::ffff:8.8.8.8]/hook', 'http://[64:ff9b::8.8.8.8]/hook'])(
+    'when the URL is public (%s), then it is accepted',
+    (url) => {
+      expect(webhookUrlProblem(url, false)).toBeNull();
+    },
+  );
 
   test('when a host name resolves to a loopback address, then it is refused unless private addresses are allowed', async () => {
     expect(await resolvedAddressProblem('http://localhost:8080/hook', false)).toMatch(/private address/);

@@ -177,6 +177,80 @@ describe('webhook delivery', () => {
     expect(told[0]).toEqual({ insideTransaction: false, pending: true });
   });
 
+  test('when a delivery is replayed after it succeeded, then it arrives with a new x-service-delivery', async () => {
+    const t = await receivingTenant();
+    await aDraft(t);
+    await sweep();
+    const delivery = (await t.api.get('/webhook-deliveries')).body.data[0];
+
+    await t.api.post(`/webhook-deliveries/${delivery.id}/replay`);
+    await sweep();
+    await t.api.post(`/webhook-deliveries/${delivery.id}/replay`);
+    await sweep();
+
+    const ids = receiver.received.map((w) => w.headers['x-service-delivery']);
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+    for (const id of ids) expect(id).toMatch(new RegExp(`^${delivery.id}-[0-9]+$`));
+    const attempts = (await t.api.get(`/webhook-deliveries/${delivery.id}`)).body.attempts;
+    expect(attempts.map((a: { attempt: number }) => `${delivery.id}-${a.attempt}`)).toEqual(ids);
+  });
+
+  test('when the key\'s webhook URL is removed, then its pending deliveries stop and no retry reaches the old receiver', async () => {
+    const t = await receivingTenant();
+    receiver.answer({ status: 500 });
+    await aDraft(t);
+    await sweep();
+    receiver.answer({ status: 200 });
+
+    await app.server.services.keys.update(t.keyId, { webhookUrl: null });
+    for (let i = 0; i < 6; i += 1) {
+      clock.advance(1000 * 1000);
+      await sweep();
+    }
+
+    expect(receiver.received.filter((w) => w.body.business_id === t.businessId)).toHaveLength(1);
+    const [delivery] = (await t.api.get('/webhook-deliveries')).body.data;
+    expect(delivery).toMatchObject({ status: 'failed', last_error: expect.stringMatching(/webhook URL was removed/) });
+  });
+
+  test('when the URL is removed while an attempt is under way, then that attempt finishes and is recorded', async () => {
+    const t = await receivingTenant();
+    receiver.answer({ status: 200, delayMs: 150 }); // within the app's 300 ms timeout
+    await aDraft(t);
+    while (receiver.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    await app.server.services.keys.update(t.keyId, { webhookUrl: null });
+    await sweep();
+
+    const [delivery] = (await t.api.get('/webhook-deliveries')).body.data;
+    expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1 });
+  });
+
+  test('when a delivery stopped by the removal is replayed, then it is refused until the key has a URL again, and then goes there', async () => {
+    const t = await receivingTenant();
+    receiver.answer({ status: 500 });
+    await aDraft(t);
+    await sweep();
+    await app.server.services.keys.update(t.keyId, { webhookUrl: null });
+    const [stopped] = (await t.api.get('/webhook-deliveries')).body.data;
+    const next = await startReceiver();
+    try {
+      const refused = await t.api.post(`/webhook-deliveries/${stopped.id}/replay`);
+      await app.server.services.keys.update(t.keyId, { webhookUrl: next.url });
+      const replayed = await t.api.post(`/webhook-deliveries/${stopped.id}/replay`);
+      await sweep();
+
+      expect(refused.status).toBe(422);
+      expect(refused.body.error).toBe('invalid_state');
+      expect(replayed.body.delivery).toMatchObject({ url: next.url });
+      expect(next.received.map((w) => w.body.business_id)).toEqual([t.businessId]);
+      expect(receiver.received.filter((w) => w.body.business_id === t.businessId)).toHaveLength(1);
+    } finally {
+      await next.stop();
+    }
+  });
+
   test('when business A has events, then business B and the live keys of A receive none of them', async () => {
     const other = await startReceiver();
     try {
