@@ -54,7 +54,8 @@ interface DriverErrorFields {
 function nativeOf(err: unknown): (Error & DriverErrorFields) | undefined {
   const e = err as { nativeError?: unknown } | null;
   const native = (e?.nativeError ?? err) as (Error & DriverErrorFields) | null;
-  return native instanceof Error && /^(ER_|SQLITE_)/.test(native.code ?? '') ? native : undefined;
+  // Not `instanceof Error`: a native driver's errors come from the realm that first loaded it (under jest, another test file's).
+  return typeof native?.message === 'string' && /^(ER_|SQLITE_)/.test(native.code ?? '') ? native : undefined;
 }
 
 /**
@@ -75,7 +76,7 @@ const failedStatements = new WeakMap<Error, string>();
 /** Keeps the parameterised statement of every failed query of `knex`, for the logs. */
 export function recordFailedStatements(knex: Knex): void {
   knex.on('query-error', (err: unknown, query: { sql: string }) => {
-    if (err instanceof Error) failedStatements.set(err, query.sql);
+    if (typeof err === 'object' && err !== null) failedStatements.set(err as Error, query.sql);
   });
 }
 
