@@ -50,11 +50,13 @@ interface DriverErrorFields {
   sqlMessage?: string;
 }
 
-/** The driver's own error: objection wraps it in `nativeError`. */
+/**
+ * The driver's own error: objection wraps it in `nativeError`. Recognised by its fields, not by
+ * `instanceof Error`: a native driver may build its errors from another realm's Error (as under jest).
+ */
 function nativeOf(err: unknown): (Error & DriverErrorFields) | undefined {
   const e = err as { nativeError?: unknown } | null;
   const native = (e?.nativeError ?? err) as (Error & DriverErrorFields) | null;
-  // Not `instanceof Error`: a native driver's errors come from the realm that first loaded it (under jest, another test file's).
   return typeof native?.message === 'string' && /^(ER_|SQLITE_)/.test(native.code ?? '') ? native : undefined;
 }
 
@@ -75,8 +77,8 @@ const failedStatements = new WeakMap<Error, string>();
 
 /** Keeps the parameterised statement of every failed query of `knex`, for the logs. */
 export function recordFailedStatements(knex: Knex): void {
-  knex.on('query-error', (err: unknown, query: { sql: string }) => {
-    if (typeof err === 'object' && err !== null) failedStatements.set(err as Error, query.sql);
+  knex.on('query-error', (err: Error, query: { sql: string }) => {
+    failedStatements.set(err, query.sql);
   });
 }
 

@@ -3,14 +3,14 @@ import pino from 'pino';
 import { API_PREFIXES, createApp } from '../../server/app';
 import { loadConfig } from '../../server/config';
 import { HTTP_METHODS, openapiDocument } from '../../server/openapi/document';
-import { useApp } from '../support/app';
+import { TEST_APP_SECRET_KEY, useApp } from '../support/app';
 import { ApiResponse, OpenApiMismatch, OpenApiValidator } from '../support/http';
 
 const ctx = useApp();
 
 /** What the router stack of the real app serves, as `METHOD /path/{param}` below each API prefix. */
 function registeredRoutes(): Map<string, Set<string>> {
-  const config = loadConfig({ DATABASE_URL: ctx.app.databaseUrl, LOG_LEVEL: 'silent' });
+  const config = loadConfig({ DATABASE_URL: ctx.app.databaseUrl, LOG_LEVEL: 'silent', APP_SECRET_KEY: TEST_APP_SECRET_KEY });
   const app = createApp({ config, db: ctx.app.db, services: ctx.app.server.services, logger: pino({ level: 'silent' }) });
 
   interface Layer {
