@@ -16,6 +16,7 @@ import * as addKeyExpiry from './20261122100000_add_expires_at_to_api_keys';
 import * as widenEmailNormalized from './20261123090000_widen_clients_email_normalized';
 import * as addLastAttemptNumber from './20261123090100_add_last_attempt_number_to_webhook_deliveries';
 import * as createEmailMessages from './20261124090000_create_email_messages';
+import * as addIdempotencyOwner from './20261124120000_add_owner_to_idempotency_keys';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -38,4 +39,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261123090000_widen_clients_email_normalized', ...widenEmailNormalized },
   { name: '20261123090100_add_last_attempt_number_to_webhook_deliveries', ...addLastAttemptNumber },
   { name: '20261124090000_create_email_messages', ...createEmailMessages },
+  { name: '20261124120000_add_owner_to_idempotency_keys', ...addIdempotencyOwner },
 ];

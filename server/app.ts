@@ -2,21 +2,16 @@
 import express, { Express, Router } from 'express';
 import type Redis from 'ioredis';
 import { Logger } from 'pino';
-import { businessRoutes } from './businesses/routes';
-import { clientRoutes } from './clients/routes';
 import { Config } from './config';
-import { contractRoutes } from './contracts/routes';
 import { Database } from './db/database';
-import { expenseRoutes } from './expenses/routes';
 import { errorHandler, notFoundRoute } from './http/errors';
 import { createGuard } from './http/guard';
+import { IdempotencyKeys } from './http/idempotency';
+import { mountRoutes } from './http/routes';
 import { requestLogging } from './http/logging';
 import { openapiRoutes } from './openapi/routes';
-import { invoiceRoutes } from './invoices/routes';
+import { partnerRoutes } from './partner-api';
 import { paymentPageRoutes } from './pay/routes';
-import { paymentRoutes } from './payments/routes';
-import { quickChargeRoutes } from './quick-charge/routes';
-import { webhookRoutes } from './webhooks/routes';
 import { Services } from './services';
 
 export interface AppDeps {
@@ -32,7 +27,6 @@ export const API_PREFIXES = ['/api/v1/partner', '/api/v1'] as const;
 export function createApp(deps: AppDeps): Express {
   const { config, db, services } = deps;
   const guard = createGuard({
-    db,
     keys: services.keys,
     limits: {
       perMinute: config.rateLimitPerMinute,
@@ -44,14 +38,7 @@ export function createApp(deps: AppDeps): Express {
 
   const api = Router();
   api.use(openapiRoutes());
-  api.use(businessRoutes(services.businesses, guard));
-  api.use(clientRoutes(services.clients, guard));
-  api.use(invoiceRoutes(services.invoices, services.payments, guard));
-  api.use(quickChargeRoutes(services.quickCharge, guard));
-  api.use(paymentRoutes(services.payments, guard));
-  api.use(webhookRoutes(services.webhooks, guard));
-  api.use(expenseRoutes(services.expenses, guard));
-  api.use(contractRoutes(services.contracts, guard));
+  api.use(mountRoutes(partnerRoutes, { services, guard, idempotency: new IdempotencyKeys(db, config.idempotencyLeaseMs) }));
 
   const app = express();
   app.disable('x-powered-by');

@@ -47,6 +47,12 @@ const schema = Joi.object({
     .max(10000)
     .default(3000)
     .description('How long POST /invoices/{id}/send waits for the e-mail\'s first attempt before answering email.status "queued"'),
+  IDEMPOTENCY_LEASE_MS: Joi.number()
+    .integer()
+    .min(100)
+    .max(600000)
+    .default(30000)
+    .description('How long a request running under an Idempotency-Key keeps its claim without renewing it (it renews every quarter of this); a retry may take over a claim left longer, whose request died'),
   APP_SECRET_KEY: Joi.string()
     .when('DATABASE_URL', { is: Joi.string().pattern(/^(mysql|mariadb):/), then: Joi.required() })
     .messages({ 'any.required': APP_SECRET_KEY_REQUIRED })
@@ -78,6 +84,7 @@ export interface Config {
   webhookSweepSeconds: number;
   webhookLeaseSeconds: number;
   emailFirstAttemptWaitMs: number;
+  idempotencyLeaseMs: number;
   appSecretKey?: string;
   trustProxy: string;
   smtpUrl?: string;
@@ -107,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookSweepSeconds: value.WEBHOOK_SWEEP_SECONDS,
     webhookLeaseSeconds: value.WEBHOOK_LEASE_SECONDS,
     emailFirstAttemptWaitMs: value.EMAIL_FIRST_ATTEMPT_WAIT_MS,
+    idempotencyLeaseMs: value.IDEMPOTENCY_LEASE_MS,
     appSecretKey: value.APP_SECRET_KEY,
     trustProxy: value.TRUST_PROXY,
     smtpUrl: value.SMTP_URL,

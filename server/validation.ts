@@ -48,10 +48,12 @@ export function isCalendarDate(value: string): boolean {
 /** A real calendar date `YYYY-MM-DD`: refused, never rolled over to the next month. */
 export const calendarDate = Joi.string()
   .custom((value: string, helpers) => (isCalendarDate(value) ? value : helpers.error('any.invalid')))
-  .messages({ 'any.invalid': '{{#label}} must be a calendar date, YYYY-MM-DD' });
+  .messages({ 'any.invalid': '{{#label}} must be a calendar date, YYYY-MM-DD' })
+  .meta({ format: 'date' });
 
 /** Optional text up to `max` characters, trimmed; null or empty clears it. */
-export const optionalText = (max: number) => Joi.string().trim().max(max).allow(null, '');
+export const optionalText = (max: number) =>
+  Joi.string().trim().max(max).allow(null, '').description('Trimmed; an empty string is stored as null');
 
 /** Empty optional text is stored as null. */
 export function blankToNull(value: string | null | undefined): string | null {

@@ -1,18 +1,28 @@
-import { Router } from 'express';
-import { Guard } from '../http/guard';
-import { credentialOf } from '../http/request';
-import { BusinessService } from './service';
+import { route } from '../http/routes';
 
 /** `GET /ping` verifies a key; `GET /business` returns the profile. Neither needs a scope. */
-export function businessRoutes(svc: BusinessService, guard: Guard): Router {
-  const r = Router();
-  r.get('/ping', ...guard(), async (req, res) => {
-    const cred = credentialOf(req);
-    const { id, name, currency } = await svc.ofCredential(cred);
-    res.json({ business: { id, name, currency }, scopes: cred.scopes, livemode: cred.livemode });
-  });
-  r.get('/business', ...guard(), async (req, res) => {
-    res.json({ business: await svc.ofCredential(credentialOf(req)) });
-  });
-  return r;
-}
+export const businessRoutes = [
+  route({
+    method: 'get',
+    path: '/ping',
+    operationId: 'ping',
+    summary: 'Verify a key',
+    tag: 'Business',
+    scopes: [],
+    response: { status: 200, description: 'The key\'s business, scopes and mode', schema: 'Ping' },
+    handle: async ({ cred }, s) => {
+      const { id, name, currency } = await s.businesses.ofCredential(cred);
+      return { business: { id, name, currency }, scopes: cred.scopes, livemode: cred.livemode };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/business',
+    operationId: 'getBusiness',
+    summary: 'The business profile',
+    tag: 'Business',
+    scopes: [],
+    response: { status: 200, description: 'The business', schema: 'BusinessEnvelope' },
+    handle: async ({ cred }, s) => ({ business: await s.businesses.ofCredential(cred) }),
+  }),
+];

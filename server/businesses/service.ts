@@ -3,7 +3,7 @@ import Joi from 'joi';
 import { Actor } from '../auth/actor';
 import { Database } from '../db/database';
 import { NotFound } from '../errors';
-import { isCurrency } from '../money/currencies';
+import { currencyField } from '../money/amount';
 import { isCountry } from './countries';
 import { validateInput } from '../validation';
 import { Business } from './model';
@@ -33,10 +33,7 @@ export interface BusinessChanges {
 
 const fields = {
   name: Joi.string().trim().min(1).max(255),
-  currency: Joi.string()
-    .uppercase()
-    .custom((value: string, helpers) => (isCurrency(value) ? value : helpers.error('any.invalid')))
-    .messages({ 'any.invalid': 'currency must be an ISO 4217 code such as USD' }),
+  currency: currencyField,
   country: Joi.string()
     .uppercase()
     .custom((value: string, helpers) => (isCountry(value) ? value : helpers.error('any.invalid')))

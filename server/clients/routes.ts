@@ -1,26 +1,64 @@
-import { Router } from 'express';
-import { Guard } from '../http/guard';
-import { credentialOf, recordId, validBody, validQuery } from '../http/request';
-import { body, query } from '../http/validate';
-import { ClientInput, ClientListParams, createClientBody, listClientsQuery, updateClientBody } from './schema';
-import { ClientService } from './service';
+import { route } from '../http/routes';
+import { createClientBody, listClientsQuery, updateClientBody } from './schema';
 
-export function clientRoutes(svc: ClientService, guard: Guard): Router {
-  const r = Router();
-  r.get('/clients', ...guard('clients:read'), query(listClientsQuery), async (req, res) => {
-    res.json(await svc.list(credentialOf(req), validQuery<ClientListParams>(req)));
-  });
-  r.get('/clients/:id', ...guard('clients:read'), async (req, res) => {
-    res.json({ client: await svc.get(credentialOf(req), recordId(req, 'Client')) });
-  });
-  r.post('/clients', ...guard('clients:write'), body(createClientBody), async (req, res) => {
-    res.status(201).json({ client: await svc.create(credentialOf(req), validBody<ClientInput>(req)) });
-  });
-  r.patch('/clients/:id', ...guard('clients:write'), body(updateClientBody), async (req, res) => {
-    res.json({ client: await svc.update(credentialOf(req), recordId(req, 'Client'), validBody<Partial<ClientInput>>(req)) });
-  });
-  r.delete('/clients/:id', ...guard('clients:write'), async (req, res) => {
-    res.json(await svc.remove(credentialOf(req), recordId(req, 'Client')));
-  });
-  return r;
-}
+export const clientRoutes = [
+  route({
+    method: 'get',
+    path: '/clients',
+    operationId: 'listClients',
+    summary: 'List clients',
+    tag: 'Clients',
+    scopes: ['clients:read'],
+    query: listClientsQuery,
+    response: { status: 200, description: 'A page of clients', schema: 'ClientList' },
+    handle: ({ cred, query }, s) => s.clients.list(cred, query),
+  }),
+  route({
+    method: 'post',
+    path: '/clients',
+    operationId: 'createClient',
+    summary: 'Create a client',
+    description: 'A duplicate e-mail (ignoring case) within the business and mode is a 422 with `errors.email`.',
+    tag: 'Clients',
+    scopes: ['clients:write'],
+    body: createClientBody,
+    response: { status: 201, description: 'The new client', schema: 'ClientEnvelope' },
+    handle: async ({ cred, body }, s) => ({ client: await s.clients.create(cred, body) }),
+  }),
+  route({
+    method: 'get',
+    path: '/clients/{id}',
+    operationId: 'getClient',
+    summary: 'Read a client',
+    tag: 'Clients',
+    scopes: ['clients:read'],
+    record: 'Client',
+    response: { status: 200, description: 'The client', schema: 'ClientEnvelope' },
+    handle: async ({ cred, id }, s) => ({ client: await s.clients.get(cred, id) }),
+  }),
+  route({
+    method: 'patch',
+    path: '/clients/{id}',
+    operationId: 'updateClient',
+    summary: 'Update a client',
+    tag: 'Clients',
+    scopes: ['clients:write'],
+    record: 'Client',
+    body: updateClientBody,
+    response: { status: 200, description: 'The updated client', schema: 'ClientEnvelope' },
+    handle: async ({ cred, id, body }, s) => ({ client: await s.clients.update(cred, id, body) }),
+  }),
+  route({
+    method: 'delete',
+    path: '/clients/{id}',
+    operationId: 'deleteClient',
+    summary: 'Delete a client',
+    description: 'A client that has invoices cannot be deleted (422 `invalid_state`).',
+    tag: 'Clients',
+    scopes: ['clients:write'],
+    record: 'Client',
+    response: { status: 200, description: 'Deleted', schema: 'Deleted' },
+    errors: { '422': 'Unprocessable' },
+    handle: ({ cred, id }, s) => s.clients.remove(cred, id),
+  }),
+];

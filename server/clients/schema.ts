@@ -17,7 +17,13 @@ export interface ClientListParams extends ListParams {
 
 const fields = {
   name: Joi.string().trim().min(1).max(255),
-  email: Joi.string().trim().max(254).email({ tlds: { allow: false } }),
+  email: Joi.string()
+    .trim()
+    .max(254)
+    .email({ tlds: { allow: false } })
+    // Internationalised addresses (RFC 6531) are accepted, so the document says idn-email.
+    .meta({ format: 'idn-email' })
+    .description('An e-mail address (internationalised addresses allowed), unique per business and mode, ignoring case'),
   phone: optionalText(50),
   company: optionalText(255),
   address: optionalText(1000),
@@ -31,11 +37,12 @@ export const createClientBody = Joi.object<ClientInput>({
 
 export const updateClientBody = Joi.object<Partial<ClientInput>>(fields);
 
-export const listClientsQuery = listQuery({
+export const listClientsQuery = listQuery<ClientListParams>({
   // Control characters match nothing a client holds, and a NUL would cut SQLite's LIKE pattern short.
   search: Joi.string()
     .max(255)
     .allow('')
     .pattern(/^[^\u0000-\u001f\u007f]*$/)
-    .messages({ 'string.pattern.base': 'search must not contain control characters' }),
+    .messages({ 'string.pattern.base': 'search must not contain control characters' })
+    .description('Case-insensitive substring of name, e-mail or company; control characters are a 400'),
 });

@@ -1,20 +1,39 @@
-import { Router } from 'express';
-import { Guard } from '../http/guard';
-import { credentialOf, recordId, validBody, validQuery } from '../http/request';
-import { body, query } from '../http/validate';
-import { ContractInput, ContractListParams, createContractBody, listContractsQuery } from './schema';
-import { ContractService } from './service';
+import { route } from '../http/routes';
+import { createContractBody, listContractsQuery } from './schema';
 
-export function contractRoutes(svc: ContractService, guard: Guard): Router {
-  const r = Router();
-  r.get('/contracts', ...guard('contracts:read'), query(listContractsQuery), async (req, res) => {
-    res.json(await svc.list(credentialOf(req), validQuery<ContractListParams>(req)));
-  });
-  r.get('/contracts/:id', ...guard('contracts:read'), async (req, res) => {
-    res.json({ contract: await svc.get(credentialOf(req), recordId(req, 'Contract')) });
-  });
-  r.post('/contracts', ...guard('contracts:write'), body(createContractBody), async (req, res) => {
-    res.status(201).json({ contract: await svc.create(credentialOf(req), validBody<ContractInput>(req)) });
-  });
-  return r;
-}
+export const contractRoutes = [
+  route({
+    method: 'get',
+    path: '/contracts',
+    operationId: 'listContracts',
+    summary: 'List contracts and proposals',
+    tag: 'Contracts',
+    scopes: ['contracts:read'],
+    query: listContractsQuery,
+    response: { status: 200, description: 'A page of contracts', schema: 'ContractList' },
+    handle: ({ cred, query }, s) => s.contracts.list(cred, query),
+  }),
+  route({
+    method: 'post',
+    path: '/contracts',
+    operationId: 'createContract',
+    summary: 'Create a contract or proposal',
+    description: 'The response carries `signing_url` and `embed_url` for the client. When both parties have signed, `contract.signed` fires.',
+    tag: 'Contracts',
+    scopes: ['contracts:write'],
+    body: createContractBody,
+    response: { status: 201, description: 'The new contract', schema: 'ContractEnvelope' },
+    handle: async ({ cred, body }, s) => ({ contract: await s.contracts.create(cred, body) }),
+  }),
+  route({
+    method: 'get',
+    path: '/contracts/{id}',
+    operationId: 'getContract',
+    summary: 'Read a contract or proposal',
+    tag: 'Contracts',
+    scopes: ['contracts:read'],
+    record: 'Contract',
+    response: { status: 200, description: 'The contract', schema: 'ContractEnvelope' },
+    handle: async ({ cred, id }, s) => ({ contract: await s.contracts.get(cred, id) }),
+  }),
+];

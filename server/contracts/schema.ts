@@ -37,7 +37,11 @@ export const createContractBody = Joi.object<ContractInput>({
   currency: currencyField.allow(null),
 });
 
-export const listContractsQuery = listQuery({
-  type: Joi.string().valid(...CONTRACT_TYPES),
-  status: Joi.string().valid(...CONTRACT_STATUSES),
+export const listContractsQuery = listQuery<ContractListParams>({
+  type: Joi.string()
+    .valid(...CONTRACT_TYPES)
+    .description('Only contracts or only proposals'),
+  status: Joi.string()
+    .valid(...CONTRACT_STATUSES)
+    .description('Only this status'),
 });

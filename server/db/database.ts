@@ -59,16 +59,6 @@ export class Database {
     else void this.outside(fn);
   }
 
-  /** Makes `trx`, begun by the caller, the ambient transaction within `fn`; its afterCommit work runs when it commits. */
-  withRequestTransaction<T>(trx: Knex.Transaction, fn: () => T): T {
-    const open: OpenTransaction = { trx, afterCommit: [] };
-    trx.executionPromise.then(
-      () => open.afterCommit.forEach((hook) => void this.outside(hook)),
-      () => undefined,
-    );
-    return this.ambient.run(open, fn);
-  }
-
   /** Answers `select 1`: the database is reachable. */
   async ping(): Promise<void> {
     await this.knex.raw('select 1');

@@ -1,26 +1,61 @@
-import { Router } from 'express';
-import { Guard } from '../http/guard';
-import { credentialOf, recordId, validBody, validQuery } from '../http/request';
-import { body, query } from '../http/validate';
-import { createExpenseBody, ExpenseInput, ExpenseListParams, listExpensesQuery, updateExpenseBody } from './schema';
-import { ExpenseService } from './service';
+import { route } from '../http/routes';
+import { createExpenseBody, listExpensesQuery, updateExpenseBody } from './schema';
 
-export function expenseRoutes(svc: ExpenseService, guard: Guard): Router {
-  const r = Router();
-  r.get('/expenses', ...guard('expenses:read'), query(listExpensesQuery), async (req, res) => {
-    res.json(await svc.list(credentialOf(req), validQuery<ExpenseListParams>(req)));
-  });
-  r.get('/expenses/:id', ...guard('expenses:read'), async (req, res) => {
-    res.json({ expense: await svc.get(credentialOf(req), recordId(req, 'Expense')) });
-  });
-  r.post('/expenses', ...guard('expenses:write'), body(createExpenseBody), async (req, res) => {
-    res.status(201).json({ expense: await svc.create(credentialOf(req), validBody<ExpenseInput>(req)) });
-  });
-  r.patch('/expenses/:id', ...guard('expenses:write'), body(updateExpenseBody), async (req, res) => {
-    res.json({ expense: await svc.update(credentialOf(req), recordId(req, 'Expense'), validBody<Partial<ExpenseInput>>(req)) });
-  });
-  r.delete('/expenses/:id', ...guard('expenses:write'), async (req, res) => {
-    res.json(await svc.remove(credentialOf(req), recordId(req, 'Expense')));
-  });
-  return r;
-}
+export const expenseRoutes = [
+  route({
+    method: 'get',
+    path: '/expenses',
+    operationId: 'listExpenses',
+    summary: 'List expenses',
+    tag: 'Expenses',
+    scopes: ['expenses:read'],
+    query: listExpensesQuery,
+    response: { status: 200, description: 'A page of expenses', schema: 'ExpenseList' },
+    handle: ({ cred, query }, s) => s.expenses.list(cred, query),
+  }),
+  route({
+    method: 'post',
+    path: '/expenses',
+    operationId: 'createExpense',
+    summary: 'Create an expense',
+    tag: 'Expenses',
+    scopes: ['expenses:write'],
+    body: createExpenseBody,
+    response: { status: 201, description: 'The new expense', schema: 'ExpenseEnvelope' },
+    handle: async ({ cred, body }, s) => ({ expense: await s.expenses.create(cred, body) }),
+  }),
+  route({
+    method: 'get',
+    path: '/expenses/{id}',
+    operationId: 'getExpense',
+    summary: 'Read an expense',
+    tag: 'Expenses',
+    scopes: ['expenses:read'],
+    record: 'Expense',
+    response: { status: 200, description: 'The expense', schema: 'ExpenseEnvelope' },
+    handle: async ({ cred, id }, s) => ({ expense: await s.expenses.get(cred, id) }),
+  }),
+  route({
+    method: 'patch',
+    path: '/expenses/{id}',
+    operationId: 'updateExpense',
+    summary: 'Update an expense',
+    tag: 'Expenses',
+    scopes: ['expenses:write'],
+    record: 'Expense',
+    body: updateExpenseBody,
+    response: { status: 200, description: 'The updated expense', schema: 'ExpenseEnvelope' },
+    handle: async ({ cred, id, body }, s) => ({ expense: await s.expenses.update(cred, id, body) }),
+  }),
+  route({
+    method: 'delete',
+    path: '/expenses/{id}',
+    operationId: 'deleteExpense',
+    summary: 'Delete an expense',
+    tag: 'Expenses',
+    scopes: ['expenses:write'],
+    record: 'Expense',
+    response: { status: 200, description: 'Deleted', schema: 'Deleted' },
+    handle: ({ cred, id }, s) => s.expenses.remove(cred, id),
+  }),
+];

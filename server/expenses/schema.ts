@@ -46,7 +46,11 @@ export const createExpenseBody = Joi.object<ExpenseInput>({
 
 export const updateExpenseBody = Joi.object<Partial<ExpenseInput>>(fields);
 
-export const listExpensesQuery = listQuery({ category, date_from: calendarDate, date_to: calendarDate })
+export const listExpensesQuery = listQuery<ExpenseListParams>({
+  category: category.description('Only this category'),
+  date_from: calendarDate.description('Expenses dated on or after this day'),
+  date_to: calendarDate.description('Expenses dated on or before this day (not before date_from)'),
+})
   // 'YYYY-MM-DD' text compares in date order.
   .custom((value: ExpenseListParams, helpers) =>
     value.date_from && value.date_to && value.date_from > value.date_to

@@ -1,24 +1,21 @@
 /**
- * The middlewares every partner endpoint runs, in order: authenticate, rate-limit, check the scope,
- * parse the JSON body, then (POST only) honour an Idempotency-Key. Routes declare
- * `guard('clients:read')` and nothing else. Bodies are parsed only for authenticated callers.
+ * The middlewares every partner endpoint runs before its own steps, in order: authenticate,
+ * rate-limit, check the scope, parse the JSON body. Bodies are parsed only for authenticated callers.
  */
 import express, { RequestHandler } from 'express';
 import { Scope } from '../auth/scopes';
-import { Database } from '../db/database';
 import { KeyService } from '../keys/service';
 import { authenticate, requireScope } from './auth';
 import { BODY_METHODS, requireJsonBody } from './validate';
-import { idempotency } from './idempotency';
 import { AuthFailureLimit, credentialRateLimit, RateLimitOptions } from './rate-limit';
 
 export type Guard = (...acceptedScopes: Scope[]) => RequestHandler[];
 
-export function createGuard(deps: { db: Database; keys: KeyService; limits: RateLimitOptions }): Guard {
+export function createGuard(deps: { keys: KeyService; limits: RateLimitOptions }): Guard {
   const before = [authenticate(deps.keys, new AuthFailureLimit(deps.limits)), ...credentialRateLimit(deps.limits)];
   const parseJson = express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] });
   // Only methods that take a body read one: a GET or DELETE with a body is answered as if it had none.
   const parseBody: RequestHandler = (req, res, next) => (BODY_METHODS.includes(req.method) ? parseJson(req, res, next) : next());
-  const after = [requireJsonBody, parseBody, idempotency(deps.db)];
+  const after = [requireJsonBody, parseBody];
   return (...acceptedScopes) => [...before, ...(acceptedScopes.length ? [requireScope(...acceptedScopes)] : []), ...after];
 }

@@ -1,21 +1,26 @@
 /**
- * `Idempotency-Key` on POST: the first request claims the key, runs inside one transaction and stores
- * its 2xx response in that same transaction; a retry replays it. Same key with another body: 422.
- * Same key while the first is running: 409. Failed requests release the key. Keys live 24 hours.
+ * `Idempotency-Key` on POST: a visible step of every route (server/http/routes.ts), run after
+ * validation. Keys are scoped to the credential and live 24 hours.
+ *
+ * 1. Claim: insert the key with this request's random owner token. If another request holds it:
+ *    replay its stored 2xx response, 422 when its body differs, 409 while it runs.
+ * 2. Lease: while the work runs its owner renews the claim (`updated_at`) every quarter lease. A
+ *    claim left unrenewed for a whole lease belongs to a request that died with its process: a
+ *    retry takes it over by replacing the owner token.
+ * 3. Settle: the work and its stored response commit in one transaction, and only while the claim
+ *    is still this request's. A request whose claim was taken over (it was alive but stalled,
+ *    say behind a table lock) rolls back, so one key never commits twice.
+ * 4. A failed request releases its claim: a non-2xx answer stores nothing.
  */
-import { createHash } from 'node:crypto';
-import { RequestHandler, Response } from 'express';
+import { createHash, randomUUID } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import { BaseModel } from '../db/base-model';
 import { Database } from '../db/database';
 import { isUniqueViolation } from '../db/errors';
 import { toDbTime } from '../db/time';
 import { AppError, BadRequest, Conflict } from '../errors';
-import { credentialOf } from './request';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** An in-flight claim older than this belongs to a request that died with its process. */
-const ABANDONED_AFTER_MS = 60_000;
 
 export class IdempotencyRecord extends BaseModel {
   static override tableName = 'idempotency_keys';
@@ -24,14 +29,30 @@ export class IdempotencyRecord extends BaseModel {
   subject!: string;
   idempotency_key!: string;
   fingerprint!: string;
+  /** The token of the request that holds an in-flight claim. */
+  owner!: string | null;
   state!: 'in_flight' | 'completed';
   response_status!: number | null;
   response_body!: string | null;
   expires_at!: string;
 }
 
+/** What identifies one idempotent request: who sent it, under which key, with which content. */
+export interface IdempotentRequest {
+  subject: string;
+  key: string;
+  fingerprint: string;
+}
+
+/** The response to send: the work's own, or the stored one of an earlier request (`replayed`). */
+export interface IdempotentResponse {
+  status: number;
+  body: string;
+  replayed: boolean;
+}
+
 type Claim =
-  | { kind: 'claimed'; id: number }
+  | { kind: 'claimed'; id: number; owner: string }
   | { kind: 'replay'; status: number; body: string }
   | { kind: 'in_flight' }
   | { kind: 'mismatch' };
@@ -42,41 +63,13 @@ class IdempotencyKeyReused extends AppError {
   }
 }
 
-async function claim(db: Database, subject: string, key: string, fingerprint: string): Promise<Claim> {
-  const records = () => IdempotencyRecord.query(db.knex);
-  for (let attempt = 0; attempt < 5; attempt += 1) {
-    try {
-      const row = await records().insert({
-        subject,
-        idempotency_key: key,
-        fingerprint,
-        state: 'in_flight',
-        response_status: null,
-        response_body: null,
-        expires_at: new Date(Date.now() + IDEMPOTENCY_TTL_MS).toISOString(),
-      });
-      return { kind: 'claimed', id: row.id };
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-    }
-    const existing = await records().findOne({ subject, idempotency_key: key });
-    if (!existing) continue; // released in between: claim again
-    if (Date.parse(existing.expires_at) <= Date.now()) {
-      await records().delete().where({ id: existing.id }).where('expires_at', '<=', toDbTime(new Date()));
-      continue;
-    }
-    if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' };
-    if (existing.state === 'completed') {
-      return { kind: 'replay', status: existing.response_status ?? 200, body: existing.response_body ?? '' };
-    }
-    if (Date.now() - Date.parse(existing.updated_at) < ABANDONED_AFTER_MS) return { kind: 'in_flight' };
-    const taken = await records()
-      .patch({ updated_at: new Date().toISOString() })
-      .where({ id: existing.id, state: 'in_flight' })
-      .where('updated_at', toDbTime(new Date(existing.updated_at)));
-    if (taken === 1) return { kind: 'claimed', id: existing.id };
-  }
-  return { kind: 'in_flight' };
+const inUse = () => new Conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry later');
+
+/** The Idempotency-Key header of a POST: undefined when absent, 400 when outside 1–255 characters. */
+export function idempotencyKeyOf(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (header.length < 1 || header.length > 255) throw new BadRequest('Idempotency-Key must be 1 to 255 characters');
+  return header;
 }
 
 export function fingerprintOf(method: string, path: string, body: unknown): string {
@@ -85,59 +78,102 @@ export function fingerprintOf(method: string, path: string, body: unknown): stri
     .digest('hex');
 }
 
-export function idempotency(db: Database): RequestHandler {
-  return async (req, res, next) => {
-    const key = req.get('Idempotency-Key');
-    if (req.method !== 'POST' || key === undefined) return next();
-    if (key.length < 1 || key.length > 255) throw new BadRequest('Idempotency-Key must be 1 to 255 characters');
+export class IdempotencyKeys {
+  constructor(
+    private readonly db: Database,
+    /** How long a claim stays with a request that stopped renewing it. */
+    private readonly leaseMs: number,
+  ) {}
 
-    const subject = credentialOf(req).subject;
-    const outcome = await claim(db, subject, key, fingerprintOf(req.method, req.path, req.body));
-    if (outcome.kind === 'mismatch') throw new IdempotencyKeyReused();
-    if (outcome.kind === 'in_flight') {
-      throw new Conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry later');
-    }
-    if (outcome.kind === 'replay') {
-      res.set('Idempotent-Replayed', 'true').status(outcome.status).type('json').send(outcome.body);
-      return;
-    }
+  /**
+   * Runs `work` once per key: inside one transaction with the stored response, while this request
+   * owns the claim. `work`'s afterCommit hooks have run when this resolves, and the body sent is
+   * the result as they left it (the stored copy is brought up to date, best effort).
+   */
+  async run(request: IdempotentRequest, status: number, work: () => Promise<unknown>): Promise<IdempotentResponse> {
+    const claim = await this.claim(request);
+    if (claim.kind === 'mismatch') throw new IdempotencyKeyReused();
+    if (claim.kind === 'in_flight') throw inUse();
+    if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
 
-    const trx = await db.knex.transaction();
-    const release = () => IdempotencyRecord.query(db.knex).deleteById(outcome.id);
-    // Every Express response (json, send, sendStatus) ends in res.send: settle there, then send.
-    const send = res.send.bind(res) as Response['send'];
-    res.send = ((payload: unknown) => {
-      res.send = send;
-      void settle(payload);
-      return res;
-    }) as Response['send'];
-
-    // The change and its stored response commit together, before the client sees the response.
-    const settle = async (payload: unknown): Promise<void> => {
-      try {
-        if (res.statusCode >= 200 && res.statusCode < 300) {
-          await IdempotencyRecord.query(trx)
-            .findById(outcome.id)
-            .patch({ state: 'completed', response_status: res.statusCode, response_body: String(payload ?? '') });
-          await trx.commit();
-        } else {
-          await trx.rollback();
-          await release();
-        }
-        send(payload);
-      } catch (err) {
-        req.log?.error({ err }, 'idempotent request could not be settled');
-        if (!trx.isCompleted()) await trx.rollback().catch(() => undefined);
-        await release().catch(() => undefined);
-        res.status(500).json({ error: 'server_error', message: 'The request could not be completed; nothing was changed' });
+    const mine = () => IdempotencyRecord.query(this.db.current).where({ id: claim.id, owner: claim.owner, state: 'in_flight' });
+    const renewal = setInterval(() => {
+      mine()
+        .patch({ updated_at: new Date().toISOString() })
+        .catch(() => undefined); // a missed renewal only shortens the lease; settling still checks the owner
+    }, Math.max(1, Math.floor(this.leaseMs / 4)));
+    try {
+      let stored = '';
+      const result = await this.db.transaction(async (trx) => {
+        const value = await work();
+        stored = JSON.stringify(value);
+        const settled = await IdempotencyRecord.query(trx)
+          .patch({ state: 'completed', response_status: status, response_body: stored })
+          .where({ id: claim.id, owner: claim.owner, state: 'in_flight' });
+        if (settled !== 1) throw inUse(); // taken over while we ran: roll back, the new owner's outcome stands
+        return value;
+      });
+      const body = JSON.stringify(result);
+      if (body !== stored) {
+        await IdempotencyRecord.query(this.db.current)
+          .patch({ response_body: body })
+          .where({ id: claim.id, owner: claim.owner })
+          .catch(() => undefined);
       }
-    };
+      return { status, body, replayed: false };
+    } catch (err) {
+      await mine()
+        .delete()
+        .catch(() => undefined);
+      throw err;
+    } finally {
+      clearInterval(renewal);
+    }
+  }
 
-    db.withRequestTransaction(trx, () => next());
-  };
+  private async claim({ subject, key, fingerprint }: IdempotentRequest): Promise<Claim> {
+    const records = () => IdempotencyRecord.query(this.db.current);
+    const owner = randomUUID();
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      try {
+        const row = await records().insert({
+          subject,
+          idempotency_key: key,
+          fingerprint,
+          owner,
+          state: 'in_flight',
+          response_status: null,
+          response_body: null,
+          expires_at: new Date(Date.now() + IDEMPOTENCY_TTL_MS).toISOString(),
+        });
+        return { kind: 'claimed', id: row.id, owner };
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+      }
+      const existing = await records().findOne({ subject, idempotency_key: key });
+      if (!existing) continue; // released in between: claim again
+      if (Date.parse(existing.expires_at) <= Date.now()) {
+        await records().delete().where({ id: existing.id }).where('expires_at', '<=', toDbTime(new Date()));
+        continue;
+      }
+      if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' };
+      if (existing.state === 'completed') {
+        return { kind: 'replay', status: existing.response_status ?? 200, body: existing.response_body ?? '' };
+      }
+      const leaseEnd = Date.parse(existing.updated_at) + this.leaseMs;
+      if (Date.now() < leaseEnd) return { kind: 'in_flight' };
+      // The lease ran out: take the claim over, unless its owner renewed it meanwhile.
+      const taken = await records()
+        .patch({ owner, updated_at: new Date().toISOString() })
+        .where({ id: existing.id, state: 'in_flight' })
+        .where('updated_at', '<=', toDbTime(new Date(Date.now() - this.leaseMs)));
+      if (taken === 1) return { kind: 'claimed', id: existing.id, owner };
+    }
+    return { kind: 'in_flight' };
+  }
 }
 
 /** Deletes keys past their 24 hours; run by the scheduler. */
 export async function purgeExpiredIdempotencyKeys(db: Database): Promise<number> {
-  return IdempotencyRecord.query(db.knex).delete().where('expires_at', '<', toDbTime(new Date()));
+  return await IdempotencyRecord.query(db.current).delete().where('expires_at', '<', toDbTime(new Date()));
 }

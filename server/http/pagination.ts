@@ -2,6 +2,7 @@
 import Joi from 'joi';
 import { Model, QueryBuilder } from 'objection';
 import { toDbTime } from '../db/time';
+import { calendarDate } from '../validation';
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
@@ -21,27 +22,31 @@ export interface Page<T> {
 const after = Joi.alternatives()
   .try(
     Joi.string().pattern(/^[0-9]{1,16}$/).custom((v: string) => Number(v)),
+    calendarDate.custom((v: string) => new Date(`${v}T00:00:00Z`)),
     // Four-digit years only: stored timestamps compare as text.
     Joi.date().iso().min('0001-01-01T00:00:00Z').max('9999-12-31T23:59:59.999Z'),
   )
-  .messages({ 'alternatives.match': 'after must be a record id or an ISO 8601 date' });
+  .messages({ 'alternatives.match': 'after must be a record id or an ISO 8601 date' })
+  .description('A record id: records with a greater id (keyset cursor). An ISO 8601 date or timestamp: records created after it. Anything else is a 400.');
 
 /** The list query schema, plus the endpoint's own filters. */
-export function listQuery(filters: Joi.PartialSchemaMap = {}): Joi.ObjectSchema {
-  return Joi.object({
+export function listQuery<T extends ListParams = ListParams>(filters: Joi.PartialSchemaMap = {}): Joi.ObjectSchema<T> {
+  return Joi.object<T>({
     // The offset (page - 1) × per_page must stay an exact integer.
     page: Joi.number()
       .integer()
       .min(1)
       .max(Math.floor(Number.MAX_SAFE_INTEGER / MAX_PER_PAGE))
-      .default(1),
+      .default(1)
+      .description('Page number, from 1'),
     // Any whole number above 100 is clamped, however large.
     per_page: Joi.number()
       .unsafe()
       .integer()
       .min(1)
       .default(DEFAULT_PER_PAGE)
-      .custom((v: number) => Math.min(v, MAX_PER_PAGE)),
+      .custom((v: number) => Math.min(v, MAX_PER_PAGE))
+      .description('Records per page: default 20, values above 100 are clamped to 100; not a whole number ≥ 1 is a 400'),
     after,
     ...filters,
   });
@@ -85,5 +90,6 @@ export function idFilter(name: string): Joi.Schema {
   return Joi.string()
     .pattern(/^[1-9][0-9]{0,15}$/)
     .custom((v: string) => Number(v))
-    .messages({ 'string.pattern.base': `${name} must be a positive integer` });
+    .messages({ 'string.pattern.base': `${name} must be a positive integer` })
+    .description(`Only records of this ${name.replace(/_id$/, '')}; not a positive integer is a 400`);
 }

@@ -11,8 +11,6 @@ declare global {
       credential?: Credential;
       /** Set by express-rate-limit. */
       rateLimit?: RateLimitInfo;
-      /** Validated and defaulted input, set by the `body` and `query` middlewares. */
-      valid?: { body?: unknown; query?: unknown };
     }
   }
 }
@@ -20,14 +18,6 @@ declare global {
 export function credentialOf(req: Request): Credential {
   if (!req.credential) throw new Unauthorized();
   return req.credential;
-}
-
-export function validBody<T>(req: Request): T {
-  return (req.valid?.body ?? {}) as T;
-}
-
-export function validQuery<T>(req: Request): T {
-  return (req.valid?.query ?? {}) as T;
 }
 
 const MAX_ID = Number.MAX_SAFE_INTEGER;

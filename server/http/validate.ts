@@ -1,24 +1,6 @@
-/** Route middlewares that validate the body or the query string against a Joi schema. */
+/** Request shape checks that come before validation: which methods carry a body, and that it is JSON. */
 import { RequestHandler } from 'express';
-import Joi from 'joi';
 import { BadRequest } from '../errors';
-import { validateInput, validateQuery } from '../validation';
-
-export function body(schema: Joi.ObjectSchema): RequestHandler {
-  return (req, _res, next) => {
-    const raw: unknown = req.body ?? {};
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BadRequest('The request body must be a JSON object');
-    req.valid = { ...req.valid, body: validateInput(schema, raw) };
-    next();
-  };
-}
-
-export function query(schema: Joi.ObjectSchema): RequestHandler {
-  return (req, _res, next) => {
-    req.valid = { ...req.valid, query: validateQuery(schema, req.query) };
-    next();
-  };
-}
 
 export const BODY_METHODS = ['POST', 'PATCH', 'PUT'];
 

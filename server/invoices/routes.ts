@@ -1,55 +1,130 @@
-import { Router } from 'express';
-import Joi from 'joi';
-import { Guard } from '../http/guard';
-import { credentialOf, recordId, validBody, validQuery } from '../http/request';
-import { body, query } from '../http/validate';
-import {
-  createInvoiceBody,
-  InvoiceChanges,
-  InvoiceInput,
-  InvoiceListParams,
-  listInvoicesQuery,
-  simulatePaymentBody,
-  updateInvoiceBody,
-} from './schema';
-import { PaymentService } from '../payments/service';
-import { InvoiceService } from './service';
+import { route } from '../http/routes';
+import { createInvoiceBody, listInvoicesQuery, simulatePaymentBody, updateInvoiceBody } from './schema';
 
-/** Actions take no body: any field sent is an unknown field (422). */
-const noFields = Joi.object({});
-
-export function invoiceRoutes(svc: InvoiceService, payments: PaymentService, guard: Guard): Router {
-  const r = Router();
-  r.get('/invoices', ...guard('invoices:read'), query(listInvoicesQuery), async (req, res) => {
-    res.json(await svc.list(credentialOf(req), validQuery<InvoiceListParams>(req)));
-  });
-  r.get('/invoices/:id', ...guard('invoices:read'), async (req, res) => {
-    res.json({ invoice: await svc.get(credentialOf(req), recordId(req, 'Invoice')) });
-  });
-  r.get('/invoices/:id/payment-status', ...guard('invoices:read'), async (req, res) => {
-    res.json(await svc.paymentStatus(credentialOf(req), recordId(req, 'Invoice')));
-  });
-  r.post('/invoices', ...guard('invoices:write'), body(createInvoiceBody), async (req, res) => {
-    res.status(201).json({ invoice: await svc.create(credentialOf(req), validBody<InvoiceInput>(req)) });
-  });
-  r.patch('/invoices/:id', ...guard('invoices:write'), body(updateInvoiceBody), async (req, res) => {
-    res.json({ invoice: await svc.update(credentialOf(req), recordId(req, 'Invoice'), validBody<InvoiceChanges>(req)) });
-  });
-  r.delete('/invoices/:id', ...guard('invoices:write'), async (req, res) => {
-    res.json(await svc.remove(credentialOf(req), recordId(req, 'Invoice')));
-  });
-  r.post('/invoices/:id/send', ...guard('invoices:write'), body(noFields), async (req, res) => {
-    res.json(await svc.send(credentialOf(req), recordId(req, 'Invoice')));
-  });
-  r.post('/invoices/:id/void', ...guard('invoices:write'), body(noFields), async (req, res) => {
-    res.json({ invoice: await svc.void(credentialOf(req), recordId(req, 'Invoice')) });
-  });
-  r.post('/invoices/:id/initiate-payment', ...guard('invoices:write', 'payments:write'), body(noFields), async (req, res) => {
-    res.json(await svc.initiatePayment(credentialOf(req), recordId(req, 'Invoice')));
-  });
-  r.post('/invoices/:id/simulate-payment', ...guard('invoices:write', 'payments:write'), body(simulatePaymentBody), async (req, res) => {
-    const { amount } = validBody<{ amount?: number }>(req);
-    res.status(201).json(await payments.simulate(credentialOf(req), recordId(req, 'Invoice'), amount));
-  });
-  return r;
-}
+export const invoiceRoutes = [
+  route({
+    method: 'get',
+    path: '/invoices',
+    operationId: 'listInvoices',
+    summary: 'List invoices',
+    tag: 'Invoices',
+    scopes: ['invoices:read'],
+    query: listInvoicesQuery,
+    response: { status: 200, description: 'A page of invoices (without payments)', schema: 'InvoiceList' },
+    handle: ({ cred, query }, s) => s.invoices.list(cred, query),
+  }),
+  route({
+    method: 'post',
+    path: '/invoices',
+    operationId: 'createInvoice',
+    summary: 'Create a draft invoice',
+    description:
+      'Fires `invoice.created`. An unknown client_id, a due_date not after issue_date, an amount with more decimals than the currency allows or a negative total is a 422.',
+    tag: 'Invoices',
+    scopes: ['invoices:write'],
+    body: createInvoiceBody,
+    response: { status: 201, description: 'The new draft', schema: 'InvoiceEnvelope' },
+    handle: async ({ cred, body }, s) => ({ invoice: await s.invoices.create(cred, body) }),
+  }),
+  route({
+    method: 'get',
+    path: '/invoices/{id}',
+    operationId: 'getInvoice',
+    summary: 'Read an invoice with its line items and payments',
+    tag: 'Invoices',
+    scopes: ['invoices:read'],
+    record: 'Invoice',
+    response: { status: 200, description: 'The invoice', schema: 'InvoiceEnvelope' },
+    handle: async ({ cred, id }, s) => ({ invoice: await s.invoices.get(cred, id) }),
+  }),
+  route({
+    method: 'patch',
+    path: '/invoices/{id}',
+    operationId: 'updateInvoice',
+    summary: 'Update a draft invoice',
+    description: 'Only a draft can be updated: otherwise 422 `invalid_state`.',
+    tag: 'Invoices',
+    scopes: ['invoices:write'],
+    record: 'Invoice',
+    body: updateInvoiceBody,
+    response: { status: 200, description: 'The updated draft', schema: 'InvoiceEnvelope' },
+    handle: async ({ cred, id, body }, s) => ({ invoice: await s.invoices.update(cred, id, body) }),
+  }),
+  route({
+    method: 'delete',
+    path: '/invoices/{id}',
+    operationId: 'deleteInvoice',
+    summary: 'Delete a draft invoice',
+    description: 'Only a draft can be deleted: otherwise 422 `invalid_state`.',
+    tag: 'Invoices',
+    scopes: ['invoices:write'],
+    record: 'Invoice',
+    response: { status: 200, description: 'Deleted', schema: 'Deleted' },
+    errors: { '422': 'Unprocessable' },
+    handle: ({ cred, id }, s) => s.invoices.remove(cred, id),
+  }),
+  route({
+    method: 'post',
+    path: '/invoices/{id}/send',
+    operationId: 'sendInvoice',
+    summary: 'E-mail the invoice to its client',
+    description:
+      'Issues a draft (status sent, number assigned) and fires `invoice.sent`. Re-sending a sent invoice is a reminder. The e-mail goes out after the change commits: `email.status` is `sent` when the mail server accepted it within a few seconds, `queued` when it is retried later, and `suppressed` under a test key (no e-mail leaves). A paid or void invoice is a 422 `invalid_state`.',
+    tag: 'Invoices',
+    scopes: ['invoices:write'],
+    record: 'Invoice',
+    response: { status: 200, description: 'The invoice and the e-mail', schema: 'SentInvoice' },
+    handle: ({ cred, id }, s) => s.invoices.send(cred, id),
+  }),
+  route({
+    method: 'get',
+    path: '/invoices/{id}/payment-status',
+    operationId: 'getInvoicePaymentStatus',
+    summary: 'Payment status and outstanding amount',
+    tag: 'Invoices',
+    scopes: ['invoices:read'],
+    record: 'Invoice',
+    response: { status: 200, description: 'The status', schema: 'PaymentStatusReport' },
+    handle: ({ cred, id }, s) => s.invoices.paymentStatus(cred, id),
+  }),
+  route({
+    method: 'post',
+    path: '/invoices/{id}/initiate-payment',
+    operationId: 'initiateInvoicePayment',
+    summary: 'Get the invoice\'s payment URL',
+    description:
+      'Issues a draft (status sent, number assigned; no e-mail, no `invoice.sent`). A paid or void invoice is a 422 `invalid_state`. On 403, `required_scope` names invoices:write.',
+    tag: 'Invoices',
+    scopes: ['invoices:write', 'payments:write'],
+    record: 'Invoice',
+    response: { status: 200, description: 'The payment link', schema: 'PaymentLink' },
+    handle: ({ cred, id }, s) => s.invoices.initiatePayment(cred, id),
+  }),
+  route({
+    method: 'post',
+    path: '/invoices/{id}/simulate-payment',
+    operationId: 'simulateInvoicePayment',
+    summary: 'Test mode: record a payment',
+    description:
+      'Test keys only (a live key gets 403 `test_mode_only`). Records a succeeded payment (default: the amount due), fires `payment.received`, and `invoice.paid` when fully paid. An amount above the amount due, or a draft, paid or void invoice, is a 422.',
+    tag: 'Invoices',
+    scopes: ['invoices:write', 'payments:write'],
+    record: 'Invoice',
+    body: simulatePaymentBody,
+    response: { status: 201, description: 'The payment and the invoice', schema: 'SimulatedPayment' },
+    errors: { '403': 'ForbiddenOrTestModeOnly' },
+    handle: ({ cred, id, body }, s) => s.payments.simulate(cred, id, body.amount),
+  }),
+  route({
+    method: 'post',
+    path: '/invoices/{id}/void',
+    operationId: 'voidInvoice',
+    summary: 'Void an invoice (extension)',
+    description: 'Cancels a draft, sent or viewed invoice that has taken no money; a paid, partly paid or void one is a 422 `invalid_state`.',
+    tag: 'Invoices',
+    scopes: ['invoices:write'],
+    record: 'Invoice',
+    response: { status: 200, description: 'The void invoice', schema: 'InvoiceEnvelope' },
+    handle: async ({ cred, id }, s) => ({ invoice: await s.invoices.void(cred, id) }),
+  }),
+];

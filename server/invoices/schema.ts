@@ -55,7 +55,9 @@ export const updateInvoiceBody = Joi.object<InvoiceChanges>(fields);
 
 export const simulatePaymentBody = Joi.object<{ amount?: number }>({ amount: moneyField.greater(0) });
 
-export const listInvoicesQuery = listQuery({
-  status: Joi.string().valid(...INVOICE_STATUSES),
+export const listInvoicesQuery = listQuery<InvoiceListParams>({
+  status: Joi.string()
+    .valid(...INVOICE_STATUSES)
+    .description('Only invoices in this status; an unknown value is a 400'),
   client_id: idFilter('client_id'),
 });

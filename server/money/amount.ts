@@ -59,12 +59,17 @@ export function lineAmount(quantityUnits: number, unitPriceMinor: number): numbe
   return amount.toNumber();
 }
 
-/** An ISO 4217 code, upper-cased on the way in, checked against the real list. */
+/**
+ * The one currency input of the API, the CLI and the documents: three letters in any case (the
+ * pattern is what the OpenAPI document shows), upper-cased, and checked against the ISO 4217 list.
+ */
 export const currencyField = Joi.string()
-  .trim()
+  .pattern(/^[A-Za-z]{3}$/)
   .uppercase()
-  .custom((value: string, helpers) => (isCurrency(value) ? value : helpers.error('any.invalid')))
-  .messages({ 'any.invalid': 'must be an ISO 4217 currency code' });
+  // A value the pattern refused has its error already: one message per field.
+  .custom((value: string, helpers) => (!/^[A-Z]{3}$/.test(value) || isCurrency(value) ? value : helpers.error('any.invalid')))
+  .messages({ 'string.pattern.base': '{{#label}} must be an ISO 4217 code such as USD', 'any.invalid': '{{#label}} must be an ISO 4217 code such as USD' })
+  .description('ISO 4217 code, any case (usd = USD); stored and returned upper-case');
 
 /** A JSON number (never a numeric string) of major units; decimals are checked against the currency later. */
 export const moneyField = Joi.number().strict();

@@ -10,6 +10,10 @@ import { EVENT_TYPES } from '../events/outbox';
 import { DELIVERY_STATUSES } from '../webhooks/model';
 import { INVOICE_STATUSES } from '../invoices/model';
 import { PAYMENT_STATUSES } from '../payments/model';
+import Joi from 'joi';
+import { bodySchemaOf, Route } from '../http/routes';
+import { partnerRoutes } from '../partner-api';
+import { hasRequiredField, jsonSchemaOf } from './request-schema';
 
 /** A JSON Schema 2020-12 schema (the OpenAPI 3.1 base dialect). */
 export interface Schema {
@@ -102,22 +106,12 @@ function object(properties: Record<string, Schema | Reference>, required: string
   return { type: 'object', properties, required, additionalProperties: false, ...extra };
 }
 
-/** A request-body object: all properties optional unless named, unknown fields refused (422). */
-function input(properties: Record<string, Schema | Reference>, required: string[] = [], extra: Schema = {}): Schema {
-  return object(properties, required, extra);
-}
-
 const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
 const id: Schema = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
 const dateTime: Schema = { type: 'string', format: 'date-time', description: 'ISO 8601 UTC timestamp with milliseconds' };
 const date: Schema = { type: 'string', format: 'date', description: 'Calendar date YYYY-MM-DD' };
 const money: Schema = { type: 'number', description: 'Amount in major units (12.5 = 12.50), at most the currency\'s decimals' };
 const text = (maxLength: number, minLength = 0): Schema => ({ type: 'string', maxLength, ...(minLength ? { minLength } : {}) });
-const optionalText = (maxLength: number): Schema => ({
-  type: ['string', 'null'],
-  maxLength,
-  description: 'Trimmed; an empty string is stored as null',
-});
 
 const ERROR_CODES = [
   'bad_request',
@@ -261,24 +255,6 @@ const schemas: Record<string, Schema> = {
     created_at: dateTime,
     updated_at: dateTime,
   }),
-  ClientCreate: input(
-    {
-      name: text(255, 1),
-      email: { type: 'string', maxLength: 254, description: 'An e-mail address (internationalised addresses allowed)' },
-      phone: optionalText(50),
-      company: optionalText(255),
-      address: optionalText(1000),
-    },
-    ['name', 'email'],
-  ),
-  ClientUpdate: input({
-    name: text(255, 1),
-    email: { type: 'string', maxLength: 254, description: 'An e-mail address (internationalised addresses allowed)' },
-    phone: optionalText(50),
-    company: optionalText(255),
-    address: optionalText(1000),
-  }),
-
   InvoiceStatus: {
     type: 'string',
     enum: [...INVOICE_STATUSES],
@@ -336,34 +312,6 @@ const schemas: Record<string, Schema> = {
     required: ['payments'],
     unevaluatedProperties: false,
   },
-  InvoiceItemInput: input(
-    {
-      description: { ...text(1000, 1), description: 'Trimmed, 1–1000 characters' },
-      quantity: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000, description: '> 0, at most 4 decimals' },
-      unit_price: { ...money, description: 'Major units; may be negative as long as the invoice total stays ≥ 0' },
-    },
-    ['description', 'quantity', 'unit_price'],
-  ),
-  InvoiceCreate: input(
-    {
-      client_id: { ...id, description: 'A client of this business and mode' },
-      currency: { ...schemaRef('Currency'), description: 'Default: the business currency' },
-      issue_date: { ...date, description: 'Default: today (UTC)' },
-      due_date: { ...date, description: 'Strictly after issue_date; default issue_date + 30 days' },
-      items: { type: 'array', items: schemaRef('InvoiceItemInput'), minItems: 1, maxItems: 500 },
-      notes: optionalText(5000),
-    },
-    ['client_id', 'items'],
-  ),
-  InvoiceUpdate: input({
-    currency: schemaRef('Currency'),
-    issue_date: date,
-    due_date: { ...date, description: 'Strictly after issue_date' },
-    items: { type: 'array', items: schemaRef('InvoiceItemInput'), minItems: 1, maxItems: 500, description: 'Replaces every line item' },
-    notes: optionalText(5000),
-  }),
-  NoFields: { type: 'object', maxProperties: 0, description: 'No body, or an empty JSON object: any field is refused (422)' },
-  SimulatePayment: input({ amount: { ...money, exclusiveMinimum: 0, description: 'Default: the amount due; at most the amount due' } }),
   PaymentStatusReport: object({
     invoice_id: schemaRef('Id'),
     status: schemaRef('InvoiceStatus'),
@@ -390,18 +338,6 @@ const schemas: Record<string, Schema> = {
   }),
   SimulatedPayment: object({ payment: schemaRef('Payment'), invoice: schemaRef('InvoiceDetail') }),
 
-  QuickCharge: input(
-    {
-      amount: { ...money, exclusiveMinimum: 0 },
-      currency: { ...schemaRef('Currency'), description: 'Default: the business currency' },
-      description: { ...text(1000, 1), description: 'The line item\'s description' },
-      due_date: date,
-      client_id: { ...id, description: 'An existing client (exactly one of client_id and client)' },
-      client: { ...schemaRef('ClientCreate'), description: 'Found by e-mail within the business and mode, or created' },
-    },
-    ['amount'],
-    { oneOf: [{ type: 'object', required: ['client_id'] }, { type: 'object', required: ['client'] }] },
-  ),
   QuickChargeResult: object({
     invoice: { ...schemaRef('InvoiceDetail'), description: 'Issued (status sent) with one line item' },
     client: schemaRef('Client'),
@@ -473,28 +409,6 @@ const schemas: Record<string, Schema> = {
     created_at: dateTime,
     updated_at: dateTime,
   }),
-  ExpenseCreate: input(
-    {
-      amount: { ...money, exclusiveMinimum: 0 },
-      currency: { ...schemaRef('Currency'), description: 'Default: the business currency' },
-      category: schemaRef('ExpenseCategory'),
-      date,
-      description: optionalText(1000),
-      vendor: optionalText(255),
-      notes: optionalText(5000),
-    },
-    ['amount', 'category', 'date'],
-  ),
-  ExpenseUpdate: input({
-    amount: { ...money, exclusiveMinimum: 0 },
-    currency: schemaRef('Currency'),
-    category: schemaRef('ExpenseCategory'),
-    date,
-    description: optionalText(1000),
-    vendor: optionalText(255),
-    notes: optionalText(5000),
-  }),
-
   ContractType: { type: 'string', enum: [...CONTRACT_TYPES] },
   ContractStatus: {
     type: 'string',
@@ -518,18 +432,6 @@ const schemas: Record<string, Schema> = {
     created_at: dateTime,
     updated_at: dateTime,
   }),
-  ContractCreate: input(
-    {
-      title: { ...text(255, 1), description: 'Trimmed, 1–255 characters' },
-      client_id: { ...id, description: 'A client of this business and mode' },
-      body: { type: 'string', minLength: 1, maxLength: 100_000, pattern: '\\S', description: 'Kept as written; must not be blank' },
-      type: { ...schemaRef('ContractType'), default: 'contract' },
-      amount: { type: ['number', 'null'], minimum: 0, description: 'Major units; needs a currency (or the business currency)' },
-      currency: { type: ['string', 'null'], pattern: '^[A-Za-z]{3}$' },
-    },
-    ['title', 'client_id', 'body'],
-  ),
-
   EventType: {
     type: 'string',
     enum: [...EVENT_TYPES],
@@ -596,6 +498,7 @@ schemas.InvoiceEnvelope = wrapped('invoice', 'InvoiceDetail');
 schemas.ExpenseEnvelope = wrapped('expense', 'Expense');
 schemas.ContractEnvelope = wrapped('contract', 'Contract');
 schemas.BusinessEnvelope = wrapped('business', 'Business');
+schemas.WebhookDeliveryEnvelope = wrapped('delivery', 'WebhookDelivery');
 
 // ---------------------------------------------------------------------------------------------
 // Responses
@@ -646,421 +549,74 @@ const responses: Record<string, Response> = {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Operations
+// Operations: built from the route tables (server/partner-api.ts)
 
-interface OperationSpec {
-  id: string;
-  summary: string;
-  description?: string;
-  tag: string;
-  /** Accepted scopes (any one suffices); [] = any valid key; null = no authentication. */
-  scopes: string[] | null;
-  parameters?: (Parameter | Reference)[];
-  body?: { schema: Schema | Reference; required: boolean; description?: string };
-  ok: { status: 200 | 201; description: string; schema: Schema | Reference };
-  /** Error responses beyond the ones every authenticated endpoint has. */
-  errors?: Record<string, Reference>;
+const idParameter = parameterRef('Id');
+
+/** The query parameters of a route, one per key of its joi query schema. */
+function queryParameters(query: Joi.ObjectSchema): Parameter[] {
+  const converted = jsonSchemaOf(query);
+  const properties = (converted.properties ?? {}) as Record<string, Schema>;
+  return Object.entries(properties).map(([name, schema]) => {
+    const { description, ...rest } = schema;
+    return { name, in: 'query', required: false, ...(typeof description === 'string' ? { description } : {}), schema: rest };
+  });
 }
 
-function operation(method: HttpMethod, spec: OperationSpec): Operation {
-  const isPost = method === 'post';
-  const authenticated = spec.scopes !== null;
-  const parameters = [...(spec.parameters ?? []), ...(isPost && authenticated ? [parameterRef('IdempotencyKey')] : [])];
+function operation(spec: Route): Operation {
+  const isPost = spec.method === 'post';
+  const bodySchema = bodySchemaOf(spec);
+  const body = bodySchema ? jsonSchemaOf(bodySchema) : undefined;
+  const parameters = [
+    ...(spec.record ? [idParameter] : []),
+    ...(spec.query ? queryParameters(spec.query) : []),
+    ...(isPost ? [parameterRef('IdempotencyKey')] : []),
+  ];
   const responses: Record<string, Response | Reference> = {
-    [spec.ok.status]: {
-      description: spec.ok.description,
-      headers: responseHeaders(authenticated ? 'authenticated' : 'none', isPost && authenticated),
-      content: json(spec.ok.schema),
+    [spec.response.status]: {
+      description: spec.response.description,
+      headers: responseHeaders('authenticated', isPost),
+      content: json(schemaRef(spec.response.schema)),
     },
+    '400': responseRef('BadRequest'),
+    '401': responseRef('Unauthorized'),
+    ...(spec.scopes.length ? { '403': responseRef('Forbidden') } : {}),
+    '404': responseRef('NotFound'),
+    ...(isPost ? { '409': responseRef('IdempotencyKeyInUse') } : {}),
+    ...(body ? { '413': responseRef('PayloadTooLarge'), '422': responseRef('Unprocessable') } : {}),
+    ...Object.fromEntries(Object.entries(spec.errors ?? {}).map(([status, name]) => [status, responseRef(name)])),
+    '429': responseRef('RateLimited'),
+    '500': responseRef('ServerError'),
   };
-  if (authenticated) {
-    responses['400'] = responseRef('BadRequest');
-    responses['401'] = responseRef('Unauthorized');
-    if (spec.scopes!.length) responses['403'] = responseRef('Forbidden');
-    responses['404'] = responseRef('NotFound');
-    if (isPost) responses['409'] = responseRef('IdempotencyKeyInUse');
-    if (spec.body) responses['413'] = responseRef('PayloadTooLarge');
-    if (spec.body || isPost) responses['422'] = responseRef('Unprocessable');
-    Object.assign(responses, spec.errors ?? {});
-    responses['429'] = responseRef('RateLimited');
-    responses['500'] = responseRef('ServerError');
-  } else {
-    responses['404'] = responseRef('NotFound');
-  }
-  const scopeNote = spec.scopes === null ? 'No authentication.' : spec.scopes.length ? `Scope: ${spec.scopes.join(' or ')}.` : 'Any valid key; no scope needed.';
-  const op: Operation = {
-    operationId: spec.id,
+  const scopeNote = spec.scopes.length ? `Scope: ${spec.scopes.join(' or ')}.` : 'Any valid key; no scope needed.';
+  return {
+    operationId: spec.operationId,
     summary: spec.summary,
     description: [spec.description, scopeNote].filter(Boolean).join('\n\n'),
     tags: [spec.tag],
-    ...(spec.scopes === null
-      ? { security: [] }
-      : { security: spec.scopes.length ? spec.scopes.map((scope) => ({ apiKey: [scope] })) : [{ apiKey: [] }] }),
+    security: spec.scopes.length ? spec.scopes.map((scope) => ({ apiKey: [scope] })) : [{ apiKey: [] }],
     ...(parameters.length ? { parameters } : {}),
-    ...(spec.body
-      ? { requestBody: { required: spec.body.required, ...(spec.body.description ? { description: spec.body.description } : {}), content: json(spec.body.schema) } }
-      : {}),
+    ...(body ? { requestBody: { required: hasRequiredField(body), content: json(body) } } : {}),
     responses,
   };
-  return op;
 }
-
-const listParameters = [parameterRef('Page'), parameterRef('PerPage'), parameterRef('After')];
-const idParameter = parameterRef('Id');
-const queryFilter = (name: string, schema: Schema | Reference, description: string): Parameter => ({
-  name,
-  in: 'query',
-  required: false,
-  description,
-  schema,
-});
-const invalidState = { '422': responseRef('Unprocessable') };
 
 const paths: Record<string, PathItem> = {
   '/openapi.json': {
-    get: operation('get', {
-      id: 'getOpenApiDocument',
+    get: {
+      operationId: 'getOpenApiDocument',
       summary: 'This OpenAPI 3.1 document',
-      tag: 'Meta',
-      scopes: null,
-      ok: { status: 200, description: 'The document', schema: schemaRef('OpenApiDocument') },
-    }),
-  },
-  '/ping': {
-    get: operation('get', {
-      id: 'ping',
-      summary: 'Verify a key',
-      tag: 'Business',
-      scopes: [],
-      ok: { status: 200, description: 'The key\'s business, scopes and mode', schema: schemaRef('Ping') },
-    }),
-  },
-  '/business': {
-    get: operation('get', {
-      id: 'getBusiness',
-      summary: 'The business profile',
-      tag: 'Business',
-      scopes: [],
-      ok: { status: 200, description: 'The business', schema: schemaRef('BusinessEnvelope') },
-    }),
-  },
-
-  '/clients': {
-    get: operation('get', {
-      id: 'listClients',
-      summary: 'List clients',
-      tag: 'Clients',
-      scopes: ['clients:read'],
-      parameters: [
-        ...listParameters,
-        queryFilter('search', { type: 'string', maxLength: 255, pattern: '^[^\\u0000-\\u001f\\u007f]*$' }, 'Case-insensitive substring of name, e-mail or company; control characters are a 400'),
-      ],
-      ok: { status: 200, description: 'A page of clients', schema: schemaRef('ClientList') },
-    }),
-    post: operation('post', {
-      id: 'createClient',
-      summary: 'Create a client',
-      description: 'A duplicate e-mail (ignoring case) within the business and mode is a 422 with `errors.email`.',
-      tag: 'Clients',
-      scopes: ['clients:write'],
-      body: { schema: schemaRef('ClientCreate'), required: true },
-      ok: { status: 201, description: 'The new client', schema: schemaRef('ClientEnvelope') },
-    }),
-  },
-  '/clients/{id}': {
-    get: operation('get', {
-      id: 'getClient',
-      summary: 'Read a client',
-      tag: 'Clients',
-      scopes: ['clients:read'],
-      parameters: [idParameter],
-      ok: { status: 200, description: 'The client', schema: schemaRef('ClientEnvelope') },
-    }),
-    patch: operation('patch', {
-      id: 'updateClient',
-      summary: 'Update a client',
-      tag: 'Clients',
-      scopes: ['clients:write'],
-      parameters: [idParameter],
-      body: { schema: schemaRef('ClientUpdate'), required: true },
-      ok: { status: 200, description: 'The updated client', schema: schemaRef('ClientEnvelope') },
-    }),
-    delete: operation('delete', {
-      id: 'deleteClient',
-      summary: 'Delete a client',
-      description: 'A client that has invoices cannot be deleted (422 `invalid_state`).',
-      tag: 'Clients',
-      scopes: ['clients:write'],
-      parameters: [idParameter],
-      ok: { status: 200, description: 'Deleted', schema: schemaRef('Deleted') },
-      errors: invalidState,
-    }),
-  },
-
-  '/invoices': {
-    get: operation('get', {
-      id: 'listInvoices',
-      summary: 'List invoices',
-      tag: 'Invoices',
-      scopes: ['invoices:read'],
-      parameters: [
-        ...listParameters,
-        queryFilter('status', schemaRef('InvoiceStatus'), 'Only invoices in this status; an unknown value is a 400'),
-        queryFilter('client_id', id, 'Only invoices of this client; not a positive integer is a 400'),
-      ],
-      ok: { status: 200, description: 'A page of invoices (without payments)', schema: schemaRef('InvoiceList') },
-    }),
-    post: operation('post', {
-      id: 'createInvoice',
-      summary: 'Create a draft invoice',
-      description: 'Fires `invoice.created`. An unknown client_id, a due_date not after issue_date, an amount with more decimals than the currency allows or a negative total is a 422.',
-      tag: 'Invoices',
-      scopes: ['invoices:write'],
-      body: { schema: schemaRef('InvoiceCreate'), required: true },
-      ok: { status: 201, description: 'The new draft', schema: schemaRef('InvoiceEnvelope') },
-    }),
-  },
-  '/invoices/{id}': {
-    get: operation('get', {
-      id: 'getInvoice',
-      summary: 'Read an invoice with its line items and payments',
-      tag: 'Invoices',
-      scopes: ['invoices:read'],
-      parameters: [idParameter],
-      ok: { status: 200, description: 'The invoice', schema: schemaRef('InvoiceEnvelope') },
-    }),
-    patch: operation('patch', {
-      id: 'updateInvoice',
-      summary: 'Update a draft invoice',
-      description: 'Only a draft can be updated: otherwise 422 `invalid_state`.',
-      tag: 'Invoices',
-      scopes: ['invoices:write'],
-      parameters: [idParameter],
-      body: { schema: schemaRef('InvoiceUpdate'), required: true },
-      ok: { status: 200, description: 'The updated draft', schema: schemaRef('InvoiceEnvelope') },
-    }),
-    delete: operation('delete', {
-      id: 'deleteInvoice',
-      summary: 'Delete a draft invoice',
-      description: 'Only a draft can be deleted: otherwise 422 `invalid_state`.',
-      tag: 'Invoices',
-      scopes: ['invoices:write'],
-      parameters: [idParameter],
-      ok: { status: 200, description: 'Deleted', schema: schemaRef('Deleted') },
-      errors: invalidState,
-    }),
-  },
-  '/invoices/{id}/send': {
-    post: operation('post', {
-      id: 'sendInvoice',
-      summary: 'E-mail the invoice to its client',
-      description:
-        'Issues a draft (status sent, number assigned) and fires `invoice.sent`. Re-sending a sent invoice is a reminder. Under a test key no e-mail leaves (`email.status` suppressed). A paid or void invoice is a 422 `invalid_state`.',
-      tag: 'Invoices',
-      scopes: ['invoices:write'],
-      parameters: [idParameter],
-      body: { schema: schemaRef('NoFields'), required: false },
-      ok: { status: 200, description: 'The invoice and the e-mail', schema: schemaRef('SentInvoice') },
-      errors: { '502': responseRef('EmailFailed') },
-    }),
-  },
-  '/invoices/{id}/payment-status': {
-    get: operation('get', {
-      id: 'getInvoicePaymentStatus',
-      summary: 'Payment status and outstanding amount',
-      tag: 'Invoices',
-      scopes: ['invoices:read'],
-      parameters: [idParameter],
-      ok: { status: 200, description: 'The status', schema: schemaRef('PaymentStatusReport') },
-    }),
-  },
-  '/invoices/{id}/initiate-payment': {
-    post: operation('post', {
-      id: 'initiateInvoicePayment',
-      summary: 'Get the invoice\'s payment URL',
-      description: 'Issues a draft (status sent, number assigned; no e-mail, no `invoice.sent`). A paid or void invoice is a 422 `invalid_state`. On 403, `required_scope` names invoices:write.',
-      tag: 'Invoices',
-      scopes: ['invoices:write', 'payments:write'],
-      parameters: [idParameter],
-      body: { schema: schemaRef('NoFields'), required: false },
-      ok: { status: 200, description: 'The payment link', schema: schemaRef('PaymentLink') },
-    }),
-  },
-  '/invoices/{id}/simulate-payment': {
-    post: operation('post', {
-      id: 'simulateInvoicePayment',
-      summary: 'Test mode: record a payment',
-      description:
-        'Test keys only (a live key gets 403 `test_mode_only`). Records a succeeded payment (default: the amount due), fires `payment.received`, and `invoice.paid` when fully paid. An amount above the amount due, or a draft, paid or void invoice, is a 422.',
-      tag: 'Invoices',
-      scopes: ['invoices:write', 'payments:write'],
-      parameters: [idParameter],
-      body: { schema: schemaRef('SimulatePayment'), required: false },
-      ok: { status: 201, description: 'The payment and the invoice', schema: schemaRef('SimulatedPayment') },
-      errors: { '403': responseRef('ForbiddenOrTestModeOnly') },
-    }),
-  },
-  '/invoices/{id}/void': {
-    post: operation('post', {
-      id: 'voidInvoice',
-      summary: 'Void an invoice (extension)',
-      description: 'Cancels a draft, sent, viewed or partially paid invoice; a paid or void one is a 422 `invalid_state`.',
-      tag: 'Invoices',
-      scopes: ['invoices:write'],
-      parameters: [idParameter],
-      body: { schema: schemaRef('NoFields'), required: false },
-      ok: { status: 200, description: 'The void invoice', schema: schemaRef('InvoiceEnvelope') },
-    }),
-  },
-  '/quick-charge': {
-    post: operation('post', {
-      id: 'quickCharge',
-      summary: 'Create an issued invoice and its payment URL in one call',
-      description: 'Exactly one of `client_id` and `client`. The client is found by e-mail within the business and mode, or created. Fires `invoice.created`.',
-      tag: 'Invoices',
-      scopes: ['invoices:write'],
-      body: { schema: schemaRef('QuickCharge'), required: true },
-      ok: { status: 201, description: 'The invoice, the client and the payment URL', schema: schemaRef('QuickChargeResult') },
-    }),
-  },
-
-  '/payments': {
-    get: operation('get', {
-      id: 'listPayments',
-      summary: 'List payments',
-      tag: 'Payments',
-      scopes: ['payments:read'],
-      parameters: [
-        ...listParameters,
-        queryFilter('status', schemaRef('PaymentStatus'), 'Only payments in this status; an unknown value is a 400'),
-        queryFilter('invoice_id', id, 'Only payments of this invoice'),
-      ],
-      ok: { status: 200, description: 'A page of payments', schema: schemaRef('PaymentList') },
-    }),
-  },
-
-  '/webhook-deliveries': {
-    get: operation('get', {
-      id: 'listWebhookDeliveries',
-      summary: 'The delivery log of the calling key\'s webhook URL',
-      tag: 'Webhooks',
-      scopes: [],
-      parameters: [
-        ...listParameters,
-        queryFilter('status', schemaRef('DeliveryStatus'), 'Only deliveries in this status'),
-        queryFilter('event', schemaRef('EventType'), 'Only deliveries of this event type'),
-      ],
-      ok: { status: 200, description: 'A page of deliveries', schema: schemaRef('WebhookDeliveryList') },
-    }),
-  },
-  '/webhook-deliveries/{id}': {
-    get: operation('get', {
-      id: 'getWebhookDelivery',
-      summary: 'One delivery with every attempt',
-      tag: 'Webhooks',
-      scopes: [],
-      parameters: [idParameter],
-      ok: { status: 200, description: 'The delivery and its attempts', schema: schemaRef('WebhookDeliveryDetail') },
-    }),
-  },
-  '/webhook-deliveries/{id}/replay': {
-    post: operation('post', {
-      id: 'replayWebhookDelivery',
-      summary: 'Send a delivery again',
-      description: 'With a fresh retry schedule; the payload and its `idempotency_key` are the event\'s own.',
-      tag: 'Webhooks',
-      scopes: [],
-      parameters: [idParameter],
-      body: { schema: schemaRef('NoFields'), required: false },
-      ok: { status: 200, description: 'The delivery, pending again', schema: wrapped('delivery', 'WebhookDelivery') },
-    }),
-  },
-
-  '/expenses': {
-    get: operation('get', {
-      id: 'listExpenses',
-      summary: 'List expenses',
-      tag: 'Expenses',
-      scopes: ['expenses:read'],
-      parameters: [
-        ...listParameters,
-        queryFilter('category', schemaRef('ExpenseCategory'), 'Only this category'),
-        queryFilter('date_from', date, 'Expenses dated on or after this day'),
-        queryFilter('date_to', date, 'Expenses dated on or before this day (not before date_from)'),
-      ],
-      ok: { status: 200, description: 'A page of expenses', schema: schemaRef('ExpenseList') },
-    }),
-    post: operation('post', {
-      id: 'createExpense',
-      summary: 'Create an expense',
-      tag: 'Expenses',
-      scopes: ['expenses:write'],
-      body: { schema: schemaRef('ExpenseCreate'), required: true },
-      ok: { status: 201, description: 'The new expense', schema: schemaRef('ExpenseEnvelope') },
-    }),
-  },
-  '/expenses/{id}': {
-    get: operation('get', {
-      id: 'getExpense',
-      summary: 'Read an expense',
-      tag: 'Expenses',
-      scopes: ['expenses:read'],
-      parameters: [idParameter],
-      ok: { status: 200, description: 'The expense', schema: schemaRef('ExpenseEnvelope') },
-    }),
-    patch: operation('patch', {
-      id: 'updateExpense',
-      summary: 'Update an expense',
-      tag: 'Expenses',
-      scopes: ['expenses:write'],
-      parameters: [idParameter],
-      body: { schema: schemaRef('ExpenseUpdate'), required: true },
-      ok: { status: 200, description: 'The updated expense', schema: schemaRef('ExpenseEnvelope') },
-    }),
-    delete: operation('delete', {
-      id: 'deleteExpense',
-      summary: 'Delete an expense',
-      tag: 'Expenses',
-      scopes: ['expenses:write'],
-      parameters: [idParameter],
-      ok: { status: 200, description: 'Deleted', schema: schemaRef('Deleted') },
-    }),
-  },
-
-  '/contracts': {
-    get: operation('get', {
-      id: 'listContracts',
-      summary: 'List contracts and proposals',
-      tag: 'Contracts',
-      scopes: ['contracts:read'],
-      parameters: [
-        ...listParameters,
-        queryFilter('type', schemaRef('ContractType'), 'Only contracts or only proposals'),
-        queryFilter('status', schemaRef('ContractStatus'), 'Only this status'),
-      ],
-      ok: { status: 200, description: 'A page of contracts', schema: schemaRef('ContractList') },
-    }),
-    post: operation('post', {
-      id: 'createContract',
-      summary: 'Create a contract or proposal',
-      description: 'The response carries `signing_url` and `embed_url` for the client. When both parties have signed, `contract.signed` fires.',
-      tag: 'Contracts',
-      scopes: ['contracts:write'],
-      body: { schema: schemaRef('ContractCreate'), required: true },
-      ok: { status: 201, description: 'The new contract', schema: schemaRef('ContractEnvelope') },
-    }),
-  },
-  '/contracts/{id}': {
-    get: operation('get', {
-      id: 'getContract',
-      summary: 'Read a contract or proposal',
-      tag: 'Contracts',
-      scopes: ['contracts:read'],
-      parameters: [idParameter],
-      ok: { status: 200, description: 'The contract', schema: schemaRef('ContractEnvelope') },
-    }),
+      description: 'No authentication.',
+      tags: ['Meta'],
+      security: [],
+      responses: {
+        '200': { description: 'The document', headers: responseHeaders('none'), content: json(schemaRef('OpenApiDocument')) },
+        '404': responseRef('NotFound'),
+      },
+    },
   },
 };
+for (const spec of partnerRoutes) paths[spec.path] = { ...paths[spec.path], [spec.method]: operation(spec) };
 
 // ---------------------------------------------------------------------------------------------
 // Webhooks
@@ -1174,27 +730,6 @@ export const openapiDocument: OpenApiDocument = {
     responses,
     parameters: {
       Id: { name: 'id', in: 'path', required: true, description: 'A record id; anything but a positive integer is a 404', schema: schemaRef('Id') },
-      Page: { name: 'page', in: 'query', required: false, description: 'Page number, from 1', schema: { type: 'integer', minimum: 1, default: 1 } },
-      PerPage: {
-        name: 'per_page',
-        in: 'query',
-        required: false,
-        description: 'Records per page: default 20, values above 100 are clamped to 100; not a whole number ≥ 1 is a 400',
-        schema: { type: 'integer', minimum: 1, default: 20 },
-      },
-      After: {
-        name: 'after',
-        in: 'query',
-        required: false,
-        description: 'An integer: records with a greater id (keyset cursor). An ISO 8601 date or timestamp: records created after it. Anything else is a 400.',
-        schema: {
-          anyOf: [
-            { type: 'integer', minimum: 0 },
-            { type: 'string', format: 'date' },
-            { type: 'string', format: 'date-time' },
-          ],
-        },
-      },
       IdempotencyKey: {
         name: 'Idempotency-Key',
         in: 'header',

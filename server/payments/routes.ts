@@ -1,13 +1,16 @@
-import { Router } from 'express';
-import { Guard } from '../http/guard';
-import { credentialOf, validQuery } from '../http/request';
-import { query } from '../http/validate';
-import { listPaymentsQuery, PaymentListParams, PaymentService } from './service';
+import { route } from '../http/routes';
+import { listPaymentsQuery } from './service';
 
-export function paymentRoutes(svc: PaymentService, guard: Guard): Router {
-  const r = Router();
-  r.get('/payments', ...guard('payments:read'), query(listPaymentsQuery), async (req, res) => {
-    res.json(await svc.list(credentialOf(req), validQuery<PaymentListParams>(req)));
-  });
-  return r;
-}
+export const paymentRoutes = [
+  route({
+    method: 'get',
+    path: '/payments',
+    operationId: 'listPayments',
+    summary: 'List payments',
+    tag: 'Payments',
+    scopes: ['payments:read'],
+    query: listPaymentsQuery,
+    response: { status: 200, description: 'A page of payments', schema: 'PaymentList' },
+    handle: ({ cred, query }, s) => s.payments.list(cred, query),
+  }),
+];

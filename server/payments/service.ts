@@ -22,8 +22,10 @@ export interface PaymentListParams extends ListParams {
   invoice_id?: number;
 }
 
-export const listPaymentsQuery = listQuery({
-  status: Joi.string().valid(...PAYMENT_STATUSES),
+export const listPaymentsQuery = listQuery<PaymentListParams>({
+  status: Joi.string()
+    .valid(...PAYMENT_STATUSES)
+    .description('Only payments in this status; an unknown value is a 400'),
   invoice_id: idFilter('invoice_id'),
 });
 

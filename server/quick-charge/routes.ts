@@ -1,14 +1,17 @@
-import { Router } from 'express';
-import { Guard } from '../http/guard';
-import { credentialOf, validBody } from '../http/request';
-import { body } from '../http/validate';
-import { QuickChargeInput, quickChargeBody } from './schema';
-import { QuickChargeService } from './service';
+import { route } from '../http/routes';
+import { quickChargeBody } from './schema';
 
-export function quickChargeRoutes(svc: QuickChargeService, guard: Guard): Router {
-  const r = Router();
-  r.post('/quick-charge', ...guard('invoices:write'), body(quickChargeBody), async (req, res) => {
-    res.status(201).json(await svc.charge(credentialOf(req), validBody<QuickChargeInput>(req)));
-  });
-  return r;
-}
+export const quickChargeRoutes = [
+  route({
+    method: 'post',
+    path: '/quick-charge',
+    operationId: 'quickCharge',
+    summary: 'Create an issued invoice and its payment URL in one call',
+    description: 'Exactly one of `client_id` and `client`. The client is found by e-mail within the business and mode, or created. Fires `invoice.created`.',
+    tag: 'Invoices',
+    scopes: ['invoices:write'],
+    body: quickChargeBody,
+    response: { status: 201, description: 'The invoice, the client and the payment URL', schema: 'QuickChargeResult' },
+    handle: ({ cred, body }, s) => s.quickCharge.charge(cred, body),
+  }),
+];

@@ -1,21 +1,40 @@
-import { Router } from 'express';
-import Joi from 'joi';
-import { Guard } from '../http/guard';
-import { credentialOf, recordId, validQuery } from '../http/request';
-import { body, query } from '../http/validate';
-import { DeliveryListParams, listDeliveriesQuery, WebhookService } from './service';
+import { route } from '../http/routes';
+import { listDeliveriesQuery } from './service';
 
 /** A key reads and replays the deliveries to its own webhook URL: no scope beyond holding the key. */
-export function webhookRoutes(svc: WebhookService, guard: Guard): Router {
-  const r = Router();
-  r.get('/webhook-deliveries', ...guard(), query(listDeliveriesQuery), async (req, res) => {
-    res.json(await svc.list(credentialOf(req), validQuery<DeliveryListParams>(req)));
-  });
-  r.get('/webhook-deliveries/:id', ...guard(), async (req, res) => {
-    res.json(await svc.get(credentialOf(req), recordId(req, 'Webhook delivery')));
-  });
-  r.post('/webhook-deliveries/:id/replay', ...guard(), body(Joi.object({})), async (req, res) => {
-    res.json({ delivery: await svc.replay(credentialOf(req), recordId(req, 'Webhook delivery')) });
-  });
-  return r;
-}
+export const webhookRoutes = [
+  route({
+    method: 'get',
+    path: '/webhook-deliveries',
+    operationId: 'listWebhookDeliveries',
+    summary: 'The delivery log of the calling key\'s webhook URL',
+    tag: 'Webhooks',
+    scopes: [],
+    query: listDeliveriesQuery,
+    response: { status: 200, description: 'A page of deliveries', schema: 'WebhookDeliveryList' },
+    handle: ({ cred, query }, s) => s.webhooks.list(cred, query),
+  }),
+  route({
+    method: 'get',
+    path: '/webhook-deliveries/{id}',
+    operationId: 'getWebhookDelivery',
+    summary: 'One delivery with every attempt',
+    tag: 'Webhooks',
+    scopes: [],
+    record: 'Webhook delivery',
+    response: { status: 200, description: 'The delivery and its attempts', schema: 'WebhookDeliveryDetail' },
+    handle: ({ cred, id }, s) => s.webhooks.get(cred, id),
+  }),
+  route({
+    method: 'post',
+    path: '/webhook-deliveries/{id}/replay',
+    operationId: 'replayWebhookDelivery',
+    summary: 'Send a delivery again',
+    description: 'With a fresh retry schedule, to the key\'s current webhook URL; the payload and its `idempotency_key` are the event\'s own.',
+    tag: 'Webhooks',
+    scopes: [],
+    record: 'Webhook delivery',
+    response: { status: 200, description: 'The delivery, pending again', schema: 'WebhookDeliveryEnvelope' },
+    handle: async ({ cred, id }, s) => ({ delivery: await s.webhooks.replay(cred, id) }),
+  }),
+];

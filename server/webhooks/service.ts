@@ -42,9 +42,13 @@ export interface DeliveryListParams extends ListParams {
   event?: EventType;
 }
 
-export const listDeliveriesQuery = listQuery({
-  status: Joi.string().valid(...DELIVERY_STATUSES),
-  event: Joi.string().valid(...EVENT_TYPES),
+export const listDeliveriesQuery = listQuery<DeliveryListParams>({
+  status: Joi.string()
+    .valid(...DELIVERY_STATUSES)
+    .description('Only deliveries in this status'),
+  event: Joi.string()
+    .valid(...EVENT_TYPES)
+    .description('Only deliveries of this event type'),
 });
 
 /** The CLI's view of the whole log: any business, any key. */

@@ -1,0 +1,102 @@
+/**
+ * The one place a partner endpoint is declared: method, path, accepted scopes, request schemas
+ * (joi), documented response and handler. `mountRoutes` builds the Express routes from these
+ * tables and server/openapi/operations.ts builds the OpenAPI paths from the same tables, so a
+ * route, its scopes and its request schema are written once.
+ *
+ * Every route runs the same steps, in this order:
+ *   authenticate → rate limit → scope → parse JSON (the guard's middlewares)
+ *   → validate the `{id}`, the query and the body → claim the Idempotency-Key (POST)
+ *   → handle (inside the key's transaction when there is one) → respond.
+ * Handlers receive validated input and the services; they never see `req` or `res`.
+ */
+import { Request, Response, Router } from 'express';
+import Joi from 'joi';
+import { Credential } from '../auth/credential';
+import { Scope } from '../auth/scopes';
+import { BadRequest } from '../errors';
+import type { Services } from '../services';
+import { validateInput, validateQuery } from '../validation';
+import { Guard } from './guard';
+import { fingerprintOf, IdempotencyKeys, idempotencyKeyOf } from './idempotency';
+import { credentialOf, recordId } from './request';
+
+export type RouteMethod = 'get' | 'post' | 'patch' | 'delete';
+
+export interface RouteInput<B, Q> {
+  cred: Credential;
+  /** The `{id}` of the path (0 when the path has none). */
+  id: number;
+  body: B;
+  query: Q;
+}
+
+export interface RouteSpec<B, Q> {
+  method: RouteMethod;
+  /** The OpenAPI path template below the API prefix: `/clients/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** Any one of these suffices; [] admits any valid credential. */
+  scopes: Scope[];
+  /** What the path's `{id}` names, for its 404 ("Client not found"). */
+  record?: string;
+  query?: Joi.ObjectSchema<Q>;
+  /** POST and PATCH: the body. Without one, a POST takes no fields (an empty object or nothing). */
+  body?: Joi.ObjectSchema<B>;
+  /** The success response; `schema` names a response schema of the OpenAPI document's components. */
+  response: { status: 200 | 201; description: string; schema: string };
+  /** Error responses beyond the ones every authenticated route has: status → a response component's name. */
+  errors?: Record<string, string>;
+  handle(input: RouteInput<B, Q>, services: Services): Promise<unknown>;
+}
+
+export type Route = RouteSpec<unknown, unknown>;
+
+/** Declares a route; `B` and `Q` are inferred from the joi schemas, so the handler's input is typed. */
+export function route<B = Record<string, never>, Q = Record<string, never>>(spec: RouteSpec<B, Q>): Route {
+  return spec as Route;
+}
+
+/** A body that must be empty: actions such as `/send` take no fields, and any field sent is a 422. */
+export const noFields = Joi.object<Record<string, never>>({});
+
+export function bodySchemaOf(spec: Route): Joi.ObjectSchema | undefined {
+  if (spec.body) return spec.body;
+  return spec.method === 'post' ? noFields : undefined;
+}
+
+/** `/clients/{id}` → `/clients/:id`. */
+const expressPath = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');
+
+function jsonObject(req: Request): unknown {
+  const raw: unknown = req.body ?? {};
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BadRequest('The request body must be a JSON object');
+  return raw;
+}
+
+export function mountRoutes(routes: Route[], deps: { services: Services; guard: Guard; idempotency: IdempotencyKeys }): Router {
+  const router = Router();
+  for (const spec of routes) {
+    const bodySchema = bodySchemaOf(spec);
+    router[spec.method](expressPath(spec.path), ...deps.guard(...spec.scopes), async (req: Request, res: Response) => {
+      const input: RouteInput<unknown, unknown> = {
+        cred: credentialOf(req),
+        id: spec.record ? recordId(req, spec.record) : 0,
+        query: spec.query ? validateQuery(spec.query, req.query) : {},
+        body: bodySchema ? validateInput(bodySchema, jsonObject(req)) : {},
+      };
+      const handle = () => spec.handle(input, deps.services);
+      const key = spec.method === 'post' ? idempotencyKeyOf(req.get('Idempotency-Key')) : undefined;
+      if (key === undefined) return void res.status(spec.response.status).json(await handle());
+
+      const request = { subject: input.cred.subject, key, fingerprint: fingerprintOf(req.method, req.path, req.body) };
+      const answer = await deps.idempotency.run(request, spec.response.status, handle);
+      if (answer.replayed) res.set('Idempotent-Replayed', 'true');
+      res.status(answer.status).type('json').send(answer.body);
+    });
+  }
+  return router;
+}

@@ -1,0 +1,21 @@
+/** Every partner endpoint, resource by resource: the Express routes and the OpenAPI paths are both built from this list. */
+import { businessRoutes } from './businesses/routes';
+import { clientRoutes } from './clients/routes';
+import { contractRoutes } from './contracts/routes';
+import { expenseRoutes } from './expenses/routes';
+import { Route } from './http/routes';
+import { invoiceRoutes } from './invoices/routes';
+import { paymentRoutes } from './payments/routes';
+import { quickChargeRoutes } from './quick-charge/routes';
+import { webhookRoutes } from './webhooks/routes';
+
+export const partnerRoutes: Route[] = [
+  ...businessRoutes,
+  ...clientRoutes,
+  ...invoiceRoutes,
+  ...quickChargeRoutes,
+  ...paymentRoutes,
+  ...webhookRoutes,
+  ...expenseRoutes,
+  ...contractRoutes,
+];

@@ -1,0 +1,117 @@
+/**
+ * An Idempotency-Key claim belongs to a live request: its owner renews a lease while it runs, and
+ * only the owner can settle it. The request is held up the way a busy database holds it up: a
+ * table lock taken by another connection (MariaDB; the embedded SQLite database has one connection,
+ * so a stalled request there holds up every other request too and no retry can claim anything).
+ */
+import { randomUUID } from 'node:crypto';
+import { Knex } from 'knex';
+import { anInvoice, useApp } from '../support/app';
+import { testDriver } from '../support/database';
+import { eventually } from '../support/eventually';
+
+const LEASE_MS = 400;
+const ctx = useApp({ idempotencyLeaseMs: LEASE_MS });
+const onMysql = testDriver() === 'mysql' ? describe : describe.skip;
+
+const withKey = (key: string) => ({ headers: { 'Idempotency-Key': key } });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const invoiceCount = async () => (await ctx.t.api.get('/invoices?per_page=1')).body.meta.total as number;
+const claimOf = (key: string) => ctx.app.db.knex('idempotency_keys').where({ idempotency_key: key }).first<{ owner: string; state: string } | undefined>();
+
+/** Holds a write lock on the invoices table from another connection until `release` is called. */
+async function lockInvoices(): Promise<{ release: () => Promise<void> }> {
+  const connection: Knex.Transaction = await ctx.app.db.knex.transaction();
+  await connection.raw('LOCK TABLES invoices WRITE');
+  return {
+    release: async () => {
+      await connection.raw('UNLOCK TABLES');
+      await connection.commit();
+    },
+  };
+}
+
+onMysql('Idempotency-Key claims held by a live request', () => {
+  test('when a request runs well past the lease, then its renewals keep the claim: a retry gets 409 and one invoice is created', async () => {
+    // Arrange
+    const client = await ctx.t.api.post('/clients', { name: 'Lease', email: `lease.${randomUUID()}@example.com` });
+    const input = anInvoice(client.body.client.id);
+    const key = randomUUID();
+    const before = await invoiceCount();
+    const lock = await lockInvoices();
+    let first: Promise<{ status: number; body: any }>;
+    let retry: { status: number; body: any };
+    try {
+      first = ctx.t.api.post('/invoices', input, withKey(key));
+      await eventually(async () => (await claimOf(key)) !== undefined, 5000);
+
+      // Act: the first request is stuck for three leases, renewing its claim
+      await sleep(3 * LEASE_MS);
+      retry = await ctx.t.api.post('/invoices', input, withKey(key));
+    } finally {
+      await lock.release();
+    }
+    const firstAnswer = await first;
+    const replay = await ctx.t.api.post('/invoices', input, withKey(key));
+
+    // Assert
+    expect(retry.status).toBe(409);
+    expect(retry.body.error).toBe('idempotency_key_in_use');
+    expect(firstAnswer.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.invoice.id).toBe(firstAnswer.body.invoice.id);
+    expect(await invoiceCount()).toBe(before + 1);
+  });
+
+  test('when a stalled request lost its claim to a retry, then it cannot settle: its work rolls back and it answers 409', async () => {
+    // Arrange
+    const client = await ctx.t.api.post('/clients', { name: 'Lost', email: `lost.${randomUUID()}@example.com` });
+    const input = anInvoice(client.body.client.id);
+    const key = randomUUID();
+    const before = await invoiceCount();
+    const lock = await lockInvoices();
+    let first: Promise<{ status: number; body: any }>;
+    try {
+      first = ctx.t.api.post('/invoices', input, withKey(key));
+      await eventually(async () => (await claimOf(key)) !== undefined, 5000);
+
+      // Act: another request takes the claim over, as one would from a request it presumed dead
+      await ctx.app.db.knex('idempotency_keys').where({ idempotency_key: key }).update({ owner: randomUUID() });
+    } finally {
+      await lock.release();
+    }
+    const firstAnswer = await first;
+
+    // Assert
+    expect(firstAnswer.status).toBe(409);
+    expect(firstAnswer.body.error).toBe('idempotency_key_in_use');
+    expect(await invoiceCount()).toBe(before);
+    expect((await claimOf(key))?.state).toBe('in_flight');
+  });
+});
+
+describe('Idempotency-Key claims whose owner stopped renewing them', () => {
+  test('when a claim was not renewed for a whole lease, then a retry takes it over and runs once', async () => {
+    // Arrange: a claim as a process that died mid-request leaves it
+    const client = await ctx.t.api.post('/clients', { name: 'Dead', email: `dead.${randomUUID()}@example.com` });
+    const input = anInvoice(client.body.client.id);
+    const key = randomUUID();
+    const first = await ctx.t.api.post('/invoices', input, withKey(key));
+    await ctx.app.db
+      .knex('idempotency_keys')
+      .where({ idempotency_key: key })
+      .update({ state: 'in_flight', owner: randomUUID(), response_status: null, response_body: null });
+    await ctx.t.api.delete(`/invoices/${first.body.invoice.id}`);
+    const before = await invoiceCount();
+
+    // Act
+    await sleep(LEASE_MS + 100);
+    const retry = await ctx.t.api.post('/invoices', input, withKey(key));
+    const replay = await ctx.t.api.post('/invoices', input, withKey(key));
+
+    // Assert
+    expect(retry.status).toBe(201);
+    expect(replay.body.invoice.id).toBe(retry.body.invoice.id);
+    expect(await invoiceCount()).toBe(before + 1);
+  });
+});
