@@ -58,7 +58,7 @@ async function seed(): Promise<{ key: string; sampleId: number }> {
     updated_at: now,
   }));
   await db.knex.batchInsert('clients', rows, 1000);
-  const [{ id }] = await db.knex('clients').select('id').orderBy('id').offset(CLIENTS / 2).limit(1);
+  const [{ id }] = await db.knex<{ id: number }>('clients').select('id').orderBy('id').offset(CLIENTS / 2).limit(1);
   await db.close();
   return { key, sampleId: id };
 }

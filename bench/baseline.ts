@@ -49,7 +49,7 @@ app.get('/clients', async (req, res) => {
     'SELECT id, name, email, phone, company, address, livemode, created_at, updated_at FROM clients WHERE business_id = ? AND livemode = ? ORDER BY id LIMIT ?',
     [key.business_id, key.livemode, perPage],
   );
-  const [[count]] = await pool.query<RowDataPacket[]>('SELECT COUNT(*) AS total FROM clients WHERE business_id = ? AND livemode = ?', [
+  const [[count]] = await pool.query<(RowDataPacket & { total: number })[]>('SELECT COUNT(*) AS total FROM clients WHERE business_id = ? AND livemode = ?', [
     key.business_id,
     key.livemode,
   ]);
@@ -204,6 +204,19 @@ app.post('/invoices', async (req, res) => {
 
 const CLIENT_COLUMNS = 'id, name, email, phone, company, address, livemode, created_at, updated_at';
 
+/** A row of CLIENT_COLUMNS. */
+interface ClientRow extends RowDataPacket {
+  id: number;
+  name: string;
+  email: string;
+  phone: string | null;
+  company: string | null;
+  address: string | null;
+  livemode: number;
+  created_at: string;
+  updated_at: string;
+}
+
 app.post('/quick-charge', async (req, res) => {
   const key = await business(req.get('authorization'));
   if (!key) return void res.status(401).json({ error: 'unauthorized' });
@@ -213,7 +226,7 @@ app.post('/quick-charge', async (req, res) => {
   await transaction(res, async (conn) => {
     const email = body.client.email.toLowerCase();
     const byEmail = (lock: string) =>
-      conn.query<RowDataPacket[]>(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE business_id = ? AND livemode = ? AND email_normalized = ? ${lock}`, [
+      conn.query<ClientRow[]>(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE business_id = ? AND livemode = ? AND email_normalized = ? ${lock}`, [
         key.business_id,
         key.livemode,
         email,
@@ -227,7 +240,7 @@ app.post('/quick-charge', async (req, res) => {
            VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?)`,
           [key.business_id, key.livemode, body.client.name, body.client.email, email, `${body.client.name}\n${body.client.email}\n`.toLowerCase(), now, now],
         );
-        client = { id: inserted.insertId, name: body.client.name, email: body.client.email, phone: null, company: null, address: null, livemode: key.livemode, created_at: now, updated_at: now } as RowDataPacket;
+        client = { id: inserted.insertId, name: body.client.name, email: body.client.email, phone: null, company: null, address: null, livemode: key.livemode, created_at: now, updated_at: now } as ClientRow;
       } catch (err) {
         // A concurrent checkout created it first: read the winner's committed row.
         if ((err as { code?: string }).code !== 'ER_DUP_ENTRY') throw err;

@@ -148,9 +148,9 @@ async function startServer(): Promise<ChildProcess> {
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  child.stdout!.setEncoding('utf8');
+  child.stdout.setEncoding('utf8');
   let partial = '';
-  child.stdout!.on('data', (text: string) => {
+  child.stdout.on('data', (text: string) => {
     const lines = (partial + text).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
@@ -214,17 +214,20 @@ function percentile(sorted: number[], p: number): number {
 
 /** Delivery rows by status, and attempts that did not get a 2xx. */
 async function deliveryState(db: Database): Promise<string> {
-  const rows = (await db
+  const rows: { status: string; n: number; attempts: number; most: number }[] = await db
     .knex('webhook_deliveries')
     .select('status')
     .count({ n: '*' })
     .sum({ attempts: 'attempts' })
     .max({ most: 'attempts' })
-    .groupBy('status')) as { status: string; n: number; attempts: number; most: number }[];
-  const [{ bad }] = (await db.knex('webhook_attempts').whereNotNull('error').orWhereNull('status_code').orWhere('status_code', '>=', 300).count({ bad: '*' })) as {
-    bad: number;
-  }[];
-  const [{ events }] = (await db.knex('events').count({ events: '*' })) as { events: number }[];
+    .groupBy('status');
+  const [{ bad }]: { bad: number }[] = await db
+    .knex('webhook_attempts')
+    .whereNotNull('error')
+    .orWhereNull('status_code')
+    .orWhere('status_code', '>=', 300)
+    .count({ bad: '*' });
+  const [{ events }]: { events: number }[] = await db.knex('events').count({ events: '*' });
   const statuses = rows.map((r) => `${r.status} ${r.n} (attempts ${r.attempts}, most ${r.most})`).join(', ');
   return `events ${events}; deliveries: ${statuses || 'none'}; failed attempts ${bad}`;
 }
@@ -312,7 +315,7 @@ async function sweep(seeded: Seeded, receiver: Receiver): Promise<boolean> {
     await seeded.services.invoices.create(seeded.cred, invoiceBody(seeded.clientId, i));
   });
   const commitSeconds = (Date.now() - started) / 1000;
-  const [{ pending }] = (await seeded.db.knex('webhook_deliveries').where('status', 'pending').count({ pending: '*' })) as { pending: number }[];
+  const [{ pending }]: { pending: number }[] = await seeded.db.knex('webhook_deliveries').where('status', 'pending').count({ pending: '*' });
   const spawnedAt = Date.now();
   const server = await startServer();
   try {

@@ -13,8 +13,11 @@ import { redactUrls } from './context';
 import { CliFailure, EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors';
 import { initCommand } from './commands/init';
 
+/** A setting's default as shown in help: a string as it is, anything else (numbers, booleans) as JSON. */
+const shownDefault = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+
 function environmentHelp(): string {
-  const rows = describeConfig().map(({ key, doc, default: value }) => `  ${key.padEnd(26)}${doc}${value === undefined ? '' : ` (default: ${String(value)})`}`);
+  const rows = describeConfig().map(({ key, doc, default: value }) => `  ${key.padEnd(26)}${doc}${value === undefined ? '' : ` (default: ${shownDefault(value)})`}`);
   return `\nEnvironment:\n${rows.join('\n')}`;
 }
 

@@ -1,5 +1,5 @@
 /** What commands print: one JSON document with --json, tables and lines for people otherwise. */
-import { styleText } from 'node:util';
+import { stripVTControlCharacters, styleText } from 'node:util';
 
 /** Prints `value` as JSON with --json, or the human-readable lines otherwise. */
 export function output(json: boolean | undefined, value: unknown, human: () => string[]): void {
@@ -13,8 +13,7 @@ export function paint(style: Style, text: string): string {
   return styleText(style, text);
 }
 
-const ESCAPES = /\x1b\[[0-9;]*m/g;
-const visibleLength = (text: string) => [...text.replace(ESCAPES, '')].length;
+const visibleLength = (text: string) => [...stripVTControlCharacters(text)].length;
 
 /** Left-aligned columns, each as wide as its widest cell, under a bold header. */
 export function table(header: string[], rows: string[][]): string[] {

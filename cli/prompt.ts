@@ -50,7 +50,7 @@ export async function ensureOptions<T extends object>(options: T, specs: OptionS
   for (const spec of missing) {
     if (Array.isArray(answers[spec.key])) answers[spec.key] = (answers[spec.key] as string[]).join(',');
   }
-  return { ...options, ...answers } as T;
+  return { ...options, ...answers };
 }
 
 /**
@@ -71,6 +71,6 @@ export async function ask(message: string, fallback = '', options: { secret?: bo
 export async function confirmed(message: string, yes: boolean | undefined, fallback = false): Promise<boolean> {
   if (yes || !isInteractive()) return true;
   const { prompt } = await inquirer();
-  const { ok } = await prompt([{ type: 'confirm', name: 'ok', message, default: fallback }]);
-  return Boolean(ok);
+  const answers: Record<string, unknown> = await prompt([{ type: 'confirm', name: 'ok', message, default: fallback }]);
+  return Boolean(answers.ok);
 }

@@ -2,7 +2,9 @@
 import { Knex } from 'knex';
 
 export function isMysql(knex: Knex): boolean {
-  return ['mysql', 'mysql2'].includes(String(knex.client.config.client));
+  // Knex types its `client` as any; it is the Client instance the connection was made with.
+  const client = (knex.client as Knex.Client).config.client;
+  return typeof client === 'string' && ['mysql', 'mysql2'].includes(client);
 }
 
 export function timestampColumn(t: Knex.TableBuilder, name: string): Knex.ColumnBuilder {

@@ -4,7 +4,29 @@ import Joi from 'joi';
 export const APP_SECRET_KEY_REQUIRED =
   'APP_SECRET_KEY is required with MySQL/MariaDB: set the same key on every server and CLI (generate one with: openssl rand -base64 32)';
 
-const schema = Joi.object({
+/** The settings as they come out of validation: converted, and defaulted where the schema gives a default. */
+interface Env {
+  DATABASE_URL: string;
+  PORT: number;
+  BASE_URL?: string;
+  REDIS_URL?: string;
+  REDIS_PREFIX: string;
+  RATE_LIMIT_PER_MINUTE: number;
+  AUTH_FAILURES_PER_MINUTE: number;
+  KEY_CACHE_TTL_MS: number;
+  WEBHOOK_ALLOW_PRIVATE: boolean;
+  WEBHOOK_SWEEP_SECONDS: number;
+  WEBHOOK_LEASE_SECONDS: number;
+  EMAIL_FIRST_ATTEMPT_WAIT_MS: number;
+  APP_SECRET_KEY?: string;
+  TRUST_PROXY: string;
+  SMTP_URL?: string;
+  MAIL_FROM: string;
+  MAIL_OUTBOX_DIR: string;
+  LOG_LEVEL: string;
+}
+
+const schema = Joi.object<Env, true>({
   DATABASE_URL: Joi.string()
     .pattern(/^(mysql|mariadb):\/\/|^sqlite:/)
     .default('sqlite:./data/invoicing.sqlite3')
@@ -97,10 +119,11 @@ export class ConfigError extends Error {}
 
 /** Reads and validates the settings; throws ConfigError naming every bad key. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const { value, error } = schema.validate(env, { abortEarly: false, convert: true });
-  if (error) {
-    throw new ConfigError(`Invalid configuration: ${error.details.map((d) => d.message).join('; ')}`);
+  const result = schema.validate(env, { abortEarly: false, convert: true });
+  if (result.error) {
+    throw new ConfigError(`Invalid configuration: ${result.error.details.map((d) => d.message).join('; ')}`);
   }
+  const value = result.value;
   return {
     databaseUrl: value.DATABASE_URL,
     port: value.PORT,

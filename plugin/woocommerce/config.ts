@@ -49,9 +49,9 @@ export function readBridgeConfig(file: string): BridgeConfig {
     const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
     throw new BridgeConfigError(missing ? `${file} does not exist: run \`invoicing woo connect\` first` : `${file} is not valid JSON`);
   }
-  const { value, error } = schema.validate(raw, { abortEarly: false });
-  if (error) throw new BridgeConfigError(`${file}: ${error.details.map((d) => d.message).join('; ')}`);
-  return value;
+  const result = schema.validate(raw, { abortEarly: false });
+  if (result.error) throw new BridgeConfigError(`${file}: ${result.error.details.map((d) => d.message).join('; ')}`);
+  return result.value;
 }
 
 export function writeBridgeConfig(file: string, config: BridgeConfig): void {

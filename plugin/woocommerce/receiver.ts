@@ -44,7 +44,7 @@ export function createReceiver(options: { secret: string; logger: Logger; onOrde
     }
     let payload: { id?: unknown; arg?: unknown; status?: unknown };
     try {
-      payload = JSON.parse(body.toString('utf8'));
+      payload = JSON.parse(body.toString('utf8')) as typeof payload;
     } catch {
       res.status(400).json({ error: 'bad_request' });
       return;

@@ -25,7 +25,7 @@ export class BaseModel extends Model {
     const parsed = super.$parseDatabaseJson(json);
     const cls = this.constructor as typeof BaseModel;
     for (const column of cls.timestampColumns) {
-      if (column in parsed) parsed[column] = fromDbTime(parsed[column]);
+      if (column in parsed) parsed[column] = fromDbTime(parsed[column] as string | Date | null);
     }
     for (const column of cls.booleanColumns) {
       if (column in parsed && parsed[column] !== null) parsed[column] = Boolean(Number(parsed[column]));

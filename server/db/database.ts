@@ -78,7 +78,7 @@ export class Database {
   }
 
   private async outside(fn: () => unknown): Promise<void> {
-    await this.ambient.exit(async () => fn());
+    await this.ambient.exit(fn);
   }
 
   /** The ambient transaction, unless it has ended. */

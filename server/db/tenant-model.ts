@@ -39,7 +39,7 @@ class GuardedModel extends BaseModel {
 
   /** A query of the rows of this model, stamped with how its scope was decided. */
   protected static stamped<M extends GuardedModel>(this: ModelClass<M>, conn: Knex, access: string): QueryBuilderType<M> {
-    return (this.query(conn) as QueryBuilderType<M>).context({ access });
+    return this.query(conn).context({ access });
   }
 
   /** An instance was read through a gate: queries of that row (`row.$query(trx).patch(…)`) stay on it. */

@@ -9,7 +9,7 @@ import { Actor } from '../auth/actor';
 export async function drawInvoiceNumber(trx: Knex.Transaction, actor: Actor): Promise<string> {
   const column = actor.livemode ? 'last_invoice_number_live' : 'last_invoice_number_test';
   await trx('businesses').where('id', actor.businessId).increment(column, 1);
-  const row = (await trx('businesses').where('id', actor.businessId).first(column)) as Record<string, number>;
+  const row: Record<string, number> = await trx('businesses').where('id', actor.businessId).first(column);
   return `INV-${String(row[column]).padStart(6, '0')}`;
 }
 

@@ -37,7 +37,8 @@ export async function claimDue<M extends LeasedRow>(db: Database, model: new () 
   const table = model as unknown as typeof TenantModel;
   return db.transaction(async (trx) => {
     const now = options.clock.now();
-    const due = (table.acrossTenants(options.access, trx) as ReturnType<typeof TenantModel.acrossTenants>)
+    const due = table
+      .acrossTenants(options.access, trx)
       .where('status', 'pending')
       .where('next_attempt_at', '<=', toDbTime(now))
       .orderBy('next_attempt_at')

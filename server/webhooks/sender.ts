@@ -78,7 +78,7 @@ export async function sendWebhook(
       throwHttpErrors: false,
       retry: { limit: 0 },
       timeout: { request: options.timeoutMs ?? DELIVERY_TIMEOUT_MS },
-      dnsLookup: guardedLookup(options.allowPrivate) as never,
+      dnsLookup: guardedLookup(options.allowPrivate),
     });
     stream.on('response', (response: { statusCode: number }) => {
       statusCode = response.statusCode;

@@ -209,7 +209,7 @@ export class WebhookService {
    * URL may have changed or been removed since the event: a replay never goes to an old address.
    */
   private replayable<Q extends ReturnType<typeof WebhookDelivery.of>>(query: Q): Q {
-    return query.whereNull('lease_id').whereIn('api_key_id', ApiKey.query(this.db.current).select('id').whereNotNull('webhook_url')) as Q;
+    return query.whereNull('lease_id').whereIn('api_key_id', ApiKey.query(this.db.current).select('id').whereNotNull('webhook_url'));
   }
 
   /** A fresh retry schedule, addressed to the key's current URL. */
@@ -234,7 +234,7 @@ export class WebhookService {
   private withEvents<Q extends ReturnType<typeof WebhookDelivery.query>>(query: Q): Q {
     return query
       .join('events', 'events.id', 'webhook_deliveries.event_id')
-      .select('webhook_deliveries.*', 'events.type as event_type', 'events.idempotency_key') as Q;
+      .select('webhook_deliveries.*', 'events.type as event_type', 'events.idempotency_key');
   }
 
   private deliveriesOf(cred: Credential) {

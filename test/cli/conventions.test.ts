@@ -44,7 +44,7 @@ describe('help', () => {
   });
 
   test.each(paths.map((p) => [p.join(' '), p]))('when `invoicing %s --help` is run, then it shows examples and exits 0', async (_name, path) => {
-    const res = await runCli(noDatabase, [...(path as string[]), '--help']);
+    const res = await runCli(noDatabase, [...path, '--help']);
 
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^Usage: invoicing /);

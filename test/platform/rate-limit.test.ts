@@ -53,7 +53,7 @@ const redisUrl = process.env.TEST_REDIS_URL;
     const settings = { rateLimitPerMinute: 4, redisUrl, redisPrefix };
     const one = await startApp(settings);
     const tenant = await one.tenant();
-    const two = await startApp(settings, { keepDatabase: { url: one.databaseUrl, drop: async () => undefined } });
+    const two = await startApp(settings, { keepDatabase: { url: one.databaseUrl, drop: () => Promise.resolve() } });
 
     const statuses: number[] = [];
     for (let i = 0; i < 6; i += 1) {

@@ -23,7 +23,7 @@ export async function scratchDatabase(): Promise<ScratchDatabase> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoicing-'));
     return {
       url: `sqlite:${path.join(dir, `${name}.sqlite3`)}`,
-      drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
+      drop: () => fs.promises.rm(dir, { recursive: true, force: true }),
     };
   }
   const base = process.env.TEST_MYSQL_URL;

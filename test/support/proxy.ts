@@ -30,7 +30,7 @@ export async function startProxy(target: string): Promise<TestProxy> {
   const faults: Fault[] = [];
   const requests: TestProxy['requests'] = [];
   let inFlight = 0;
-  const server = http.createServer(async (req, res) => {
+  const forward = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     inFlight += 1;
     proxy.maxInFlight = Math.max(proxy.maxInFlight, inFlight);
     res.on('close', () => (inFlight -= 1));
@@ -55,7 +55,8 @@ export async function startProxy(target: string): Promise<TestProxy> {
     });
     res.writeHead(answer.status, out);
     res.end(Buffer.from(await answer.arrayBuffer()));
-  });
+  };
+  const server = http.createServer((req, res) => void forward(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const proxy: TestProxy = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

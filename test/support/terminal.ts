@@ -3,6 +3,7 @@
  * person answers its prompts: wait for a question to show, then type.
  */
 import { execFileSync, spawn, ChildProcessWithoutNullStreams } from 'node:child_process';
+import { stripVTControlCharacters } from 'node:util';
 import { TEST_APP_SECRET_KEY } from './app';
 import { BIN } from './cli';
 
@@ -20,7 +21,7 @@ export const hasScript = (() => {
 
 /** The screen without colours and cursor movements, for matching text. */
 export function plain(screen: string): string {
-  return screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+  return stripVTControlCharacters(screen).replace(/\r/g, '');
 }
 
 export class Terminal {

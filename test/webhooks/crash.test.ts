@@ -32,7 +32,7 @@ function serverEnv(databaseUrl: string): NodeJS.ProcessEnv {
 async function serve(databaseUrl: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: serverEnv(databaseUrl) });
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => /listening/.test(String(d)) && resolve());
+    child.stdout.on('data', (d: Buffer) => /listening/.test(String(d)) && resolve());
     child.once('exit', (code) => reject(new Error(`invoicing serve exited with ${code}`)));
   });
   return child;

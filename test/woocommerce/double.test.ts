@@ -298,7 +298,7 @@ describe('WooCommerce REST API double', () => {
       expect(m(order.total)).toBe(lines + shipping + fees + m(order.total_tax));
     }
 
-    test('when the registered EUR fixture is added, then its coupon, fee, shipping and 20 % taxes add up to 323.72', async () => {
+    test('when the registered EUR fixture is added, then its coupon, fee, shipping and 20 % taxes add up to 323.72', () => {
       // Act
       const order = store.addOrder(registeredEurOrder());
       // Assert
@@ -327,7 +327,7 @@ describe('WooCommerce REST API double', () => {
       expectTotalsToAddUp(order, 2);
     });
 
-    test('when the guest JPY fixture is added, then amounts have no decimals and two tax rates give 7518', async () => {
+    test('when the guest JPY fixture is added, then amounts have no decimals and two tax rates give 7518', () => {
       // Act
       const order = store.addOrder(guestJpyOrder());
       // Assert
@@ -340,7 +340,7 @@ describe('WooCommerce REST API double', () => {
       expectTotalsToAddUp(order, 0);
     });
 
-    test('when the company-only fixture is added, then the billing has no names and the half-cent tax rounds up to 353.97', async () => {
+    test('when the company-only fixture is added, then the billing has no names and the half-cent tax rounds up to 353.97', () => {
       // Act
       const order = store.addOrder(companyOnlyOrder());
       // Assert
@@ -387,7 +387,7 @@ describe('WooCommerce REST API double', () => {
       expect(res.body).toMatchObject({ code: 'rest_invalid_param', data: { status: 400, params: { per_page: expect.any(String) } } });
     });
 
-    test('when an order is refunded in full, then it lists the refund as a negative total and becomes refunded', async () => {
+    test('when an order is refunded in full, then it lists the refund as a negative total and becomes refunded', () => {
       // Arrange
       const { id } = store.addOrder(guestJpyOrder());
       // Act

@@ -131,11 +131,11 @@ export class WooAuthenticator {
   private checkTimestampAndNonce(timestamp: PhpValue | undefined, nonce: PhpValue | undefined): WpError | undefined {
     const now = this.nowSeconds();
     const ts = typeof timestamp === 'string' && /^\d+$/.test(timestamp) ? Number(timestamp) : NaN;
-    if (!(ts >= now - VALID_WINDOW_SECONDS && ts <= now + VALID_WINDOW_SECONDS)) return authError('Invalid timestamp.');
+    if (typeof timestamp !== 'string' || !(ts >= now - VALID_WINDOW_SECONDS && ts <= now + VALID_WINDOW_SECONDS)) return authError('Invalid timestamp.');
     if (typeof nonce !== 'string' || [...this.usedNonces.values()].includes(nonce)) {
       return authError('Invalid nonce - nonce has already been used.');
     }
-    this.usedNonces.set(String(timestamp), nonce);
+    this.usedNonces.set(timestamp, nonce);
     for (const [at] of this.usedNonces) if (Number(at) < now - VALID_WINDOW_SECONDS) this.usedNonces.delete(at);
     return undefined;
   }

@@ -476,10 +476,10 @@ export class WooStore {
     const order = this.findOrder(url.id);
     if (order && !authenticated) throw cannot('woocommerce_rest_cannot_edit', 'Sorry, you are not allowed to edit this resource.');
     if (!order) throw new RestError(400, 'woocommerce_rest_shop_order_invalid_id', 'Invalid ID.');
-    const text = (name: string) => (typeof params[name] === 'string' ? (params[name] as string) : undefined);
+    const text = (name: string) => (typeof params[name] === 'string' ? params[name] : undefined);
     const address = (name: string) => (params[name] && typeof params[name] === 'object' ? (params[name] as Record<string, string>) : undefined);
     this.save(order, {
-      status: status as OrderStatus | undefined,
+      status,
       meta_data: meta as OrderChanges['meta_data'],
       customer_note: text('customer_note'),
       transaction_id: text('transaction_id'),
@@ -653,15 +653,15 @@ export class WooStore {
     const webhook = this.findWebhook(url.id);
     if (!webhook) throw new RestError(400, 'woocommerce_rest_shop_webhook_invalid_id', 'ID is invalid.');
     if (params.topic) {
-      const topic = String(params.topic).toLowerCase();
+      const topic = text(params.topic).toLowerCase();
       if (!isValidTopic(topic)) throw new RestError(400, 'woocommerce_rest_shop_webhook_invalid_topic', 'Webhook topic must be valid.');
       Object.assign(webhook, { topic, ...topicParts(topic) });
     }
     if (params.delivery_url) {
-      if (!isValidDeliveryUrl(String(params.delivery_url))) {
+      if (!isValidDeliveryUrl(text(params.delivery_url))) {
         throw new RestError(400, 'woocommerce_rest_shop_webhook_invalid_delivery_url', 'Webhook delivery URL must be a valid URL starting with http:// or https://.');
       }
-      webhook.delivery_url = String(params.delivery_url);
+      webhook.delivery_url = text(params.delivery_url);
     }
     if (typeof params.secret === 'string' && params.secret) webhook.secret = params.secret;
     if (params.status) webhook.status = params.status as WebhookStatus;
@@ -741,6 +741,11 @@ function webhookNameDate(wall: Date): string {
   return `${month} ${pad(wall.getUTCDate())}, ${wall.getUTCFullYear()} @ ${pad(hours % 12 || 12)}:${pad(wall.getUTCMinutes())} ${hours < 12 ? 'AM' : 'PM'}`;
 }
 
+/** A request value as text: a string as it is, any other JSON value (a number, boolean, null, list or object) as JSON. */
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
 function stringParams(params: Params): Record<string, string> {
   return Object.fromEntries(Object.entries(params).filter(([, v]) => typeof v === 'string' || typeof v === 'number').map(([k, v]) => [k, String(v)]));
 }
@@ -749,7 +754,7 @@ function stringParams(params: Params): Record<string, string> {
 function intParam(params: Params, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const value = params[name];
   if (value === undefined) return fallback;
-  const n = typeof value === 'number' ? value : /^-?\d+$/.test(String(value)) ? Number(value) : NaN;
+  const n = typeof value === 'number' ? value : /^-?\d+$/.test(text(value)) ? Number(value) : NaN;
   if (!Number.isInteger(n)) throw invalidParam(name, `${name} is not of type integer.`);
   if (n < min || n > max) {
     throw invalidParam(name, max === Number.MAX_SAFE_INTEGER ? `${name} must be greater than or equal to ${min}` : `${name} must be between ${min} (inclusive) and ${max} (inclusive)`);
@@ -768,7 +773,7 @@ function enumParam<T extends string>(params: Params, name: string, allowed: read
 function listParam(params: Params, name: string, allowed: readonly string[], fallback: string[]): string[] {
   const value = params[name];
   if (value === undefined) return fallback;
-  const items = Array.isArray(value) ? value.map(String) : String(value).split(/[\s,]+/).filter(Boolean);
+  const items = Array.isArray(value) ? value.map(String) : text(value).split(/[\s,]+/).filter(Boolean);
   const bad = items.find((i) => !allowed.includes(i));
   if (bad !== undefined) throw invalidParam(name, `${name}[${items.indexOf(bad)}] is not one of ${allowed.join(', ')}.`);
   return items;
@@ -779,7 +784,7 @@ function boolParam(params: Params, name: string, fallback: boolean): boolean {
   const value = params[name];
   if (value === undefined) return fallback;
   if (typeof value === 'boolean') return value;
-  return !['false', '0', '', 'no', 'off'].includes(String(value).toLowerCase());
+  return !['false', '0', '', 'no', 'off'].includes(text(value).toLowerCase());
 }
 
 function dateParam(params: Params, name: string, offsetMinutes: number): Date | undefined {
