@@ -18,6 +18,7 @@ interface Env {
   WEBHOOK_SWEEP_SECONDS: number;
   WEBHOOK_LEASE_SECONDS: number;
   EMAIL_FIRST_ATTEMPT_WAIT_MS: number;
+  IDEMPOTENCY_LEASE_MS: number;
   APP_SECRET_KEY?: string;
   TRUST_PROXY: string;
   SMTP_URL?: string;

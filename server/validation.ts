@@ -22,16 +22,16 @@ const baseOptions: Joi.ValidationOptions = {
  * numeric fields are declared `.strict()` so a JSON "12" is not taken for 12.
  */
 export function validateInput<T>(schema: Joi.Schema<T>, input: unknown): T {
-  const { value, error } = schema.validate(input, { convert: true, ...baseOptions });
-  if (error) throw new ValidationFailed(fieldErrors(error));
-  return value as T;
+  const result: Joi.ValidationResult<T> = schema.validate(input, { convert: true, ...baseOptions });
+  if (result.error) throw new ValidationFailed(fieldErrors(result.error));
+  return result.value;
 }
 
 /** Validates query parameters, which arrive as strings: a malformed one is a 400, not a 422. */
 export function validateQuery<T>(schema: Joi.Schema<T>, input: unknown): T {
-  const { value, error } = schema.validate(input, { convert: true, stripUnknown: true, ...baseOptions });
-  if (error) throw new BadRequest('Malformed query parameters', fieldErrors(error));
-  return value as T;
+  const result: Joi.ValidationResult<T> = schema.validate(input, { convert: true, stripUnknown: true, ...baseOptions });
+  if (result.error) throw new BadRequest('Malformed query parameters', fieldErrors(result.error));
+  return result.value;
 }
 
 /** `2026-02-28` is a date, `2026-02-30` is not: the digits must name a day of the Gregorian calendar. */

@@ -42,7 +42,7 @@ export const listClientsQuery = listQuery<ClientListParams>({
   search: Joi.string()
     .max(255)
     .allow('')
-    .pattern(/^[^\u0000-\u001f\u007f]*$/)
+    .pattern(/^\P{Cc}*$/u)
     .messages({ 'string.pattern.base': 'search must not contain control characters' })
     .description('Case-insensitive substring of name, e-mail or company; control characters are a 400'),
 });

@@ -43,7 +43,7 @@ export function toAppError(err: unknown): AppError | null {
   // Express could not percent-decode a path parameter: no record has such an id.
   if (err instanceof URIError) return new NotFound('Record');
   if (err instanceof Joi.ValidationError) return new ValidationFailed(fieldErrors(err));
-  if (err && typeof err === 'object') return fromHttpError(err as HttpishError);
+  if (err && typeof err === 'object') return fromHttpError(err);
   return null;
 }
 
@@ -56,7 +56,8 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
   const known = toAppError(err);
   if (!known) {
     req.log?.error({ err }, 'unhandled error');
-    res.status(500).json({ error: 'server_error', message: `Something went wrong on our side (request ${String(req.id)})` });
+    const requestId = typeof req.id === 'string' ? req.id : 'unknown';
+    res.status(500).json({ error: 'server_error', message: `Something went wrong on our side (request ${requestId})` });
     return;
   }
   // A known failure on our side (e.g. the mail server): the client gets the code, the log gets the cause.

@@ -75,7 +75,7 @@ export async function paginate<M extends Model, V>(
   ]);
 
   return {
-    data: (rows as M[]).map(view),
+    data: (rows).map(view),
     meta: {
       current_page: params.page,
       per_page: params.per_page,

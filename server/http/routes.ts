@@ -57,7 +57,7 @@ export type Route = RouteSpec<unknown, unknown>;
 
 /** Declares a route; `B` and `Q` are inferred from the joi schemas, so the handler's input is typed. */
 export function route<B = Record<string, never>, Q = Record<string, never>>(spec: RouteSpec<B, Q>): Route {
-  return spec as Route;
+  return spec;
 }
 
 /** A body that must be empty: actions such as `/send` take no fields, and any field sent is a 422. */

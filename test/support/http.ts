@@ -234,7 +234,7 @@ export class OpenApiValidator {
     if (!documented) {
       fail(`status ${res.status} is not documented for ${operation.operationId} (${matched.method.toUpperCase()} ${matched.template}); documented: ${Object.keys(responses).join(', ')}`);
     }
-    const response = this.resolve<Response>(documented!);
+    const response = this.resolve<Response>(documented);
     this.checkHeaders(response, res, fail);
     this.checkBody(response, `${operation.operationId} ${res.status}`, res, fail);
     if (res.status >= 200 && res.status < 300) this.checkRequest(operation, url, requestBody, fail);
@@ -304,7 +304,7 @@ export class OpenApiValidator {
     } catch {
       fail('the body is not JSON');
     }
-    const validate = this.compile(`${key} ${contentType}`, media!.schema);
+    const validate = this.compile(`${key} ${contentType}`, media.schema);
     if (!validate(body)) fail(`body does not match the schema: ${formatErrors(validate.errors)}`);
   }
 }
