@@ -31,28 +31,35 @@ async function lockInvoices(): Promise<{ release: () => Promise<void> }> {
   };
 }
 
+/**
+ * Starts a POST /invoices under a new key while the invoices table is locked, and waits until it
+ * has claimed its key: the request is now stalled until `lock.release()`.
+ */
+async function stalledRequest() {
+  const client = await ctx.t.api.post('/clients', { name: 'Stalled', email: `stalled.${randomUUID()}@example.com` });
+  const input = anInvoice(client.body.client.id);
+  const key = randomUUID();
+  const before = await invoiceCount();
+  const lock = await lockInvoices();
+  const answer = ctx.t.api.post('/invoices', input, withKey(key));
+  await eventually(async () => (await claimOf(key)) !== undefined, 5000).catch(async (err) => {
+    await lock.release();
+    throw err;
+  });
+  return { input, key, before, lock, answer };
+}
+
 onMysql('Idempotency-Key claims held by a live request', () => {
   test('when a request runs well past the lease, then its renewals keep the claim: a retry gets 409 and one invoice is created', async () => {
     // Arrange
-    const client = await ctx.t.api.post('/clients', { name: 'Lease', email: `lease.${randomUUID()}@example.com` });
-    const input = anInvoice(client.body.client.id);
-    const key = randomUUID();
-    const before = await invoiceCount();
-    const lock = await lockInvoices();
-    let first: Promise<{ status: number; body: any }>;
-    let retry: { status: number; body: any };
-    try {
-      first = ctx.t.api.post('/invoices', input, withKey(key));
-      await eventually(async () => (await claimOf(key)) !== undefined, 5000);
+    const first = await stalledRequest();
 
-      // Act: the first request is stuck for three leases, renewing its claim
-      await sleep(3 * LEASE_MS);
-      retry = await ctx.t.api.post('/invoices', input, withKey(key));
-    } finally {
-      await lock.release();
-    }
-    const firstAnswer = await first;
-    const replay = await ctx.t.api.post('/invoices', input, withKey(key));
+    // Act: the first request stays stuck for three leases, renewing its claim
+    const retry = await sleep(3 * LEASE_MS)
+      .then(() => ctx.t.api.post('/invoices', first.input, withKey(first.key)))
+      .finally(() => first.lock.release());
+    const firstAnswer = await first.answer;
+    const replay = await ctx.t.api.post('/invoices', first.input, withKey(first.key));
 
     // Assert
     expect(retry.status).toBe(409);
@@ -60,33 +67,26 @@ onMysql('Idempotency-Key claims held by a live request', () => {
     expect(firstAnswer.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body.invoice.id).toBe(firstAnswer.body.invoice.id);
-    expect(await invoiceCount()).toBe(before + 1);
+    expect(await invoiceCount()).toBe(first.before + 1);
   });
 
   test('when a stalled request lost its claim to a retry, then it cannot settle: its work rolls back and it answers 409', async () => {
     // Arrange
-    const client = await ctx.t.api.post('/clients', { name: 'Lost', email: `lost.${randomUUID()}@example.com` });
-    const input = anInvoice(client.body.client.id);
-    const key = randomUUID();
-    const before = await invoiceCount();
-    const lock = await lockInvoices();
-    let first: Promise<{ status: number; body: any }>;
-    try {
-      first = ctx.t.api.post('/invoices', input, withKey(key));
-      await eventually(async () => (await claimOf(key)) !== undefined, 5000);
+    const first = await stalledRequest();
 
-      // Act: another request takes the claim over, as one would from a request it presumed dead
-      await ctx.app.db.knex('idempotency_keys').where({ idempotency_key: key }).update({ owner: randomUUID() });
+    // Act: another request takes the claim over, as one would from a request it presumed dead
+    try {
+      await ctx.app.db.knex('idempotency_keys').where({ idempotency_key: first.key }).update({ owner: randomUUID() });
     } finally {
-      await lock.release();
+      await first.lock.release();
     }
-    const firstAnswer = await first;
+    const firstAnswer = await first.answer;
 
     // Assert
     expect(firstAnswer.status).toBe(409);
     expect(firstAnswer.body.error).toBe('idempotency_key_in_use');
-    expect(await invoiceCount()).toBe(before);
-    expect((await claimOf(key))?.state).toBe('in_flight');
+    expect(await invoiceCount()).toBe(first.before);
+    expect((await claimOf(first.key))?.state).toBe('in_flight');
   });
 });
 
