@@ -10,6 +10,7 @@
  * API, so its rows are valid for our schema); under load every other status counts as an error.
  * BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/invoicing_bench) is dropped and re-created.
  */
+import { randomBytes } from 'node:crypto';
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -30,6 +31,8 @@ const ROUNDS = option('rounds', 3);
 const CONNECTIONS = option('connections', 50);
 const CLIENTS = 10_000;
 const databaseUrl = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/invoicing_bench';
+/** MySQL needs the application key that seals secrets; the seeding and the server share this run's. */
+const appSecretKey = randomBytes(32).toString('base64');
 
 async function recreateDatabase(): Promise<void> {
   const url = new URL(databaseUrl);
@@ -43,7 +46,7 @@ async function recreateDatabase(): Promise<void> {
 async function seed(): Promise<{ key: string; sampleId: number }> {
   const db = Database.open(databaseUrl);
   await db.migrate();
-  const services = createServices(db, loadConfig({ DATABASE_URL: databaseUrl }));
+  const services = createServices(db, loadConfig({ DATABASE_URL: databaseUrl, APP_SECRET_KEY: appSecretKey }));
   const business = await services.businesses.create({ name: 'Bench Co', currency: 'USD' });
   const { key } = await services.keys.create({ businessId: business.id, mode: 'test', scopes: ['clients:read', 'invoices:write'] });
   const now = toDbTime(new Date());
@@ -192,7 +195,7 @@ async function main(): Promise<void> {
   // Our server as it runs in production: request logs at info level (written to nowhere here).
   const ours = await start(
     [path.join(dist, 'bin/invoicing.js'), 'serve', '--port', '4801'],
-    { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'info' },
+    { DATABASE_URL: databaseUrl, APP_SECRET_KEY: appSecretKey, RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'info' },
     4801,
   );
   const baseline = await start([path.join(__dirname, 'baseline.js'), databaseUrl, '4802'], {}, 4802);
