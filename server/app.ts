@@ -11,6 +11,7 @@ import { mountRoutes } from './http/routes';
 import { requestLogging } from './http/logging';
 import { openapiRoutes } from './openapi/routes';
 import { partnerRoutes } from './partner-api';
+import { pageAssetRoutes } from './pages/layout';
 import { paymentPageRoutes } from './pay/routes';
 import { Services } from './services';
 
@@ -46,7 +47,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', config.trustProxy);
   app.use(requestLogging(deps.logger));
   for (const prefix of API_PREFIXES) app.use(prefix, api);
-  app.use(paymentPageRoutes(services.invoices));
+  app.use(pageAssetRoutes());
+  app.use(paymentPageRoutes(services.invoices, services.payments, services.pageForms));
   app.use(notFoundRoute);
   app.use(errorHandler);
   return app;

@@ -14,6 +14,8 @@ import { InvoiceService } from './invoices/service';
 import { loadAppKey } from './keys/app-key';
 import { SecretBox } from './keys/secret-box';
 import { KeyService } from './keys/service';
+import { FormTokens } from './pages/form-token';
+import { FormGuard } from './pages/hygiene';
 import { PaymentService } from './payments/service';
 import { QuickChargeService } from './quick-charge/service';
 import { WebhookService } from './webhooks/service';
@@ -30,6 +32,8 @@ export interface Services {
   quickCharge: QuickChargeService;
   outbox: Outbox;
   webhooks: WebhookService;
+  /** CSRF protection of the hosted pages' forms. */
+  pageForms: FormGuard;
 }
 
 export type ServiceConfig = Pick<
@@ -47,6 +51,7 @@ export type ServiceConfig = Pick<
 >;
 
 export function createServices(db: Database, config: ServiceConfig, clock: Clock = systemClock, logger: Logger = pino({ level: 'silent' })): Services {
+  const appKey = loadAppKey(config);
   const outbox = new Outbox(db, clock);
   const businesses = new BusinessService(db);
   const clients = new ClientService(db);
@@ -66,7 +71,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
       {
         webhookAllowPrivate: config.webhookAllowPrivate,
         cacheTtlMs: config.keyCacheTtlMs,
-        secretBox: new SecretBox(loadAppKey(config), 'webhook_secret'),
+        secretBox: new SecretBox(appKey, 'webhook_secret'),
       },
       clock,
     ),
@@ -78,5 +83,6 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     quickCharge: new QuickChargeService(db, businesses, clients, invoices),
     outbox,
     webhooks: new WebhookService(db, outbox, clock),
+    pageForms: new FormGuard(new FormTokens(appKey), config.baseUrl),
   };
 }

@@ -1,6 +1,7 @@
 /** The e-mail that carries an invoice to its client: plain text and HTML with the same facts and the payment link. */
 import { OutgoingEmail } from '../email/mailer';
 import { currencyExponent } from '../money/currencies';
+import { escapeHtml } from '../pages/html';
 
 export interface InvoiceEmailInput {
   businessName: string;
@@ -68,13 +69,6 @@ ${notes ? `<p><strong>Notes</strong><br>${e(notes).replace(/\r?\n/g, '<br>')}</p
 </body>
 </html>
 `;
-}
-
-const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Safe in element content and in quoted attribute values. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c]);
 }
 
 /**

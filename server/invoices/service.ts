@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Knex } from 'knex';
-import { acrossTenants, Actor, systemActor } from '../auth/actor';
+import { acrossTenants, Actor, SystemActor, systemActor } from '../auth/actor';
 import { BusinessService } from '../businesses/service';
 import { Client } from '../clients/model';
 import { UNKNOWN_CLIENT_ID } from '../clients/service';
@@ -189,11 +189,10 @@ export class InvoiceService {
    * so the lookup is the one read across tenants; drafts are never shown.
    */
   async openPaymentPage(token: string, { markViewed }: { markViewed: boolean }): Promise<{ invoice: InvoiceDetail; businessName: string } | null> {
-    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
     return this.db.transaction(async (trx) => {
-      const row = await Invoice.acrossTenants(acrossTenants('payment page token lookup'), trx).where('payment_token', token).first().forUpdate();
-      if (!row || row.status === 'draft') return null;
-      const actor = systemActor('payment page', { businessId: row.business_id, livemode: row.livemode });
+      const row = await this.byPaymentToken(trx, token);
+      if (!row) return null;
+      const actor = paymentPageActor(row);
       if (markViewed && !row.viewed_at && (row.status === 'sent' || row.status === 'partial')) {
         const changes = { viewed_at: new Date().toISOString(), ...(row.status === 'sent' ? { status: 'viewed' as const } : {}) };
         // An instance patch updates `row` too, `updated_at` included.
@@ -203,6 +202,20 @@ export class InvoiceService {
       const business = await this.businesses.get(row.business_id);
       return { invoice: await invoiceDetail(actor, row, trx), businessName: business.name };
     });
+  }
+
+  /** The invoice a payment link names and the actor its page acts as; null for an unknown or malformed token, or a draft. */
+  async payableThroughLink(token: string): Promise<{ actor: SystemActor; invoiceId: number } | null> {
+    const row = await this.byPaymentToken(this.db.current, token);
+    return row ? { actor: paymentPageActor(row), invoiceId: row.id } : null;
+  }
+
+  /** The one read across tenants: the 256-bit token is the capability. Locks the row inside a transaction. */
+  private async byPaymentToken(conn: Knex, token: string): Promise<Invoice | null> {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+    const query = Invoice.acrossTenants(acrossTenants('payment page token lookup'), conn).where('payment_token', token).first();
+    const row = await (conn.isTransaction ? query.forUpdate() : query);
+    return row && row.status !== 'draft' ? row : null;
   }
 
   private paymentUrl(row: Invoice): string {
@@ -278,4 +291,8 @@ export class InvoiceService {
     if (!row) throw new NotFound('Invoice');
     return row;
   }
+}
+
+function paymentPageActor(row: Invoice): SystemActor {
+  return systemActor('payment page', { businessId: row.business_id, livemode: row.livemode });
 }

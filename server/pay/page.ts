@@ -1,7 +1,9 @@
 /** The hosted payment page a client reaches from the invoice e-mail or a payment link: plain HTML, no scripts. */
-import { escapeHtml as e, formatMoney } from '../invoices/email';
+import { formatMoney } from '../invoices/email';
 import { InvoiceDetail } from '../invoices/view';
 import { toMinor } from '../money/amount';
+import { html, SafeHtml } from '../pages/html';
+import { page } from '../pages/layout';
 
 const STATUS_LINES: Record<string, string> = {
   sent: 'Awaiting payment',
@@ -11,35 +13,68 @@ const STATUS_LINES: Record<string, string> = {
   void: 'This invoice was cancelled',
 };
 
-function layout(title: string, body: string): string {
-  return `<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${e(title)}</title>
-<style>body{font-family:system-ui,Arial,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#222}
-table{border-collapse:collapse;width:100%}td,th{padding:.4rem;border-bottom:1px solid #ddd;text-align:left}
-.num{text-align:right}.status{display:inline-block;padding:.2rem .6rem;border-radius:1rem;background:#eef}</style></head>
-<body>${body}</body></html>`;
+const PAYABLE = ['sent', 'viewed', 'partial'];
+
+const METHOD_NAMES: Record<string, string> = { simulated: 'Test payment', card: 'Card' };
+
+/** What the page offers for paying: a test-mode button, or (until a gateway is set up) a notice. */
+export type PayAction = { kind: 'test'; formToken: string } | { kind: 'not_set_up' };
+
+export interface PaymentPageView {
+  invoice: InvoiceDetail;
+  businessName: string;
+  /** Absent when nothing is due. */
+  action?: PayAction;
 }
 
-export function paymentPage(invoice: InvoiceDetail, businessName: string): string {
-  const money = (major: number) => e(formatMoney(toMinor(major, invoice.currency), invoice.currency));
-  const rows = invoice.items
-    .map((item) => `<tr><td>${e(item.description)}</td><td class="num">${item.quantity}</td><td class="num">${money(item.unit_price)}</td><td class="num">${money(item.amount)}</td></tr>`)
-    .join('');
-  const body = `<h1>${e(businessName)}</h1>
-<h2>Invoice ${e(invoice.number ?? '')}</h2>
-<p class="status" data-status="${e(invoice.status)}">${e(STATUS_LINES[invoice.status] ?? invoice.status)}</p>
-${invoice.livemode ? '' : '<p><strong>Test mode:</strong> no real payment is taken.</p>'}
+function payControls(invoice: InvoiceDetail, businessName: string, action: PayAction, money: (major: number) => string): SafeHtml {
+  if (action.kind === 'not_set_up') {
+    return html`<p class="notice">Online payment is not set up for this invoice. Please contact ${businessName} to pay it.</p>`;
+  }
+  return html`<form method="post">
+<input type="hidden" name="form_token" value="${action.formToken}">
+<button type="submit">Pay ${money(invoice.amount_due)}</button>
+</form>`;
+}
+
+function receipt(invoice: InvoiceDetail, money: (major: number) => string): SafeHtml {
+  const succeeded = invoice.payments.filter((payment) => payment.status === 'succeeded');
+  if (!succeeded.length) return html``;
+  return html`<h3>Payments</h3>
+<table><thead><tr><th>Date</th><th>Method</th><th class="num">Amount</th></tr></thead>
+<tbody>${succeeded.map(
+    (payment) =>
+      html`<tr><td>${(payment.paid_at ?? payment.created_at).slice(0, 10)}</td><td>${METHOD_NAMES[payment.method] ?? payment.method}</td><td class="num">${money(payment.amount)}</td></tr>`,
+  )}</tbody></table>`;
+}
+
+export function paymentPage({ invoice, businessName, action }: PaymentPageView): string {
+  const money = (major: number) => formatMoney(toMinor(major, invoice.currency), invoice.currency);
+  const payable = PAYABLE.includes(invoice.status) && invoice.amount_due > 0;
+  const body = html`<h1>${businessName}</h1>
+<h2>Invoice ${invoice.number ?? ''}</h2>
+<p class="status" data-status="${invoice.status}">${STATUS_LINES[invoice.status] ?? invoice.status}</p>
+${invoice.livemode ? '' : html`<p class="test-mode"><strong>Test mode:</strong> no real payment is taken.</p>`}
 <table><thead><tr><th>Description</th><th class="num">Qty</th><th class="num">Unit price</th><th class="num">Amount</th></tr></thead>
-<tbody>${rows}</tbody>
+<tbody>${invoice.items.map(
+    (item) => html`<tr><td>${item.description}</td><td class="num">${item.quantity}</td><td class="num">${money(item.unit_price)}</td><td class="num">${money(item.amount)}</td></tr>`,
+  )}</tbody>
 <tfoot><tr><th colspan="3">Total</th><td class="num">${money(invoice.total)}</td></tr>
 <tr><th colspan="3">Paid</th><td class="num">${money(invoice.amount_paid)}</td></tr>
-<tr><th colspan="3">Amount due</th><td class="num" id="amount-due">${money(invoice.amount_due)}</td></tr></tfoot></table>
-<p>Due date: ${e(invoice.due_date)}</p>
-${invoice.notes ? `<p>${e(invoice.notes)}</p>` : ''}`;
-  return layout(`Invoice ${invoice.number ?? ''} — ${businessName}`, body);
+<tr class="due"><th colspan="3">Amount due</th><td class="num" id="amount-due">${money(invoice.amount_due)}</td></tr></tfoot></table>
+${invoice.status === 'paid' ? '' : html`<p>Due date: ${invoice.due_date}</p>`}
+${payable && action ? payControls(invoice, businessName, action, money) : ''}
+${receipt(invoice, money)}
+${invoice.notes ? html`<p>${invoice.notes}</p>` : ''}
+<footer>Invoice from ${businessName}</footer>`;
+  return page(`Invoice ${invoice.number ?? ''} — ${businessName}`, body);
 }
 
 export function notFoundPage(): string {
-  return layout('Invoice not found', '<h1>Invoice not found</h1><p>This payment link is not valid. Ask the sender for a new one.</p>');
+  return page('Invoice not found', html`<h1>Invoice not found</h1><p>This payment link is not valid. Ask the sender for a new one.</p>`);
+}
+
+/** A form post that did not come from this page (another origin, or a missing or stale form token). */
+export function refusedFormPage(): string {
+  return page('Please try again', html`<h1>Please try again</h1><p>This form has expired or did not come from this page. Go back, reload the page and try again.</p>`);
 }

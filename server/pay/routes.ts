@@ -1,27 +1,42 @@
-/** `GET /pay/{token}`: the page behind every payment link. Public: the unguessable token is the capability. */
-import { RequestHandler, Router } from 'express';
+/**
+ * `GET /pay/{token}`: the page behind every payment link, and `POST /pay/{token}`: its Pay button.
+ * Public: the unguessable token is the capability.
+ */
+import { Router } from 'express';
+import { InvalidState } from '../errors';
 import { InvoiceService } from '../invoices/service';
-import { notFoundPage, paymentPage } from './page';
+import { FormGuard, hostedPageHeaders, parseForm } from '../pages/hygiene';
+import { PaymentService } from '../payments/service';
+import { notFoundPage, PayAction, paymentPage, refusedFormPage } from './page';
 
-/** The token is in the URL: keep the page out of caches, search engines, other sites' frames and Referer headers. */
-const privatePage: RequestHandler = (_req, res, next) => {
-  res.set({
-    'Cache-Control': 'no-store',
-    'Referrer-Policy': 'no-referrer',
-    'X-Robots-Tag': 'noindex',
-    'X-Frame-Options': 'DENY',
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-  });
-  next();
-};
+const PAY = 'pay';
 
-export function paymentPageRoutes(invoices: InvoiceService): Router {
+export function paymentPageRoutes(invoices: InvoiceService, payments: PaymentService, forms: FormGuard): Router {
   const r = Router();
-  r.get('/pay/:token', privatePage, async (req, res) => {
+  const headers = hostedPageHeaders();
+
+  r.get('/pay/:token', headers, async (req, res) => {
+    const token = String(req.params.token);
     // Link checkers and mail scanners send HEAD: only a real GET counts as the client's view.
-    const opened = await invoices.openPaymentPage(String(req.params.token), { markViewed: req.method === 'GET' });
+    const opened = await invoices.openPaymentPage(token, { markViewed: req.method === 'GET' });
     if (!opened) return void res.status(404).type('html').send(notFoundPage());
-    res.type('html').send(paymentPage(opened.invoice, opened.businessName));
+    // Live payments need a gateway, which is not set up yet: the page says so instead of offering a button.
+    const action: PayAction = opened.invoice.livemode ? { kind: 'not_set_up' } : { kind: 'test', formToken: forms.token(PAY, token) };
+    res.type('html').send(paymentPage({ ...opened, action }));
+  });
+
+  r.post('/pay/:token', headers, parseForm, async (req, res) => {
+    const token = String(req.params.token);
+    const link = await invoices.payableThroughLink(token);
+    if (!link) return void res.status(404).type('html').send(notFoundPage());
+    if (!forms.accepts(req, PAY, token)) return void res.status(403).type('html').send(refusedFormPage());
+    if (!link.actor.livemode) {
+      // The same path as simulate-payment: one payment of the amount due, the same events.
+      await payments.simulate(link.actor, link.invoiceId).catch((err: unknown) => {
+        if (!(err instanceof InvalidState)) throw err; // paid meanwhile (a double click): the page shows it
+      });
+    }
+    res.redirect(303, `/pay/${encodeURIComponent(token)}`);
   });
   return r;
 }

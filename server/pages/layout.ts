@@ -1,0 +1,36 @@
+/** The frame of every hosted page: one stylesheet (no inline style or script, so the CSP stays strict), readable on a phone. */
+import { RequestHandler, Router } from 'express';
+import { html, SafeHtml } from './html';
+
+export const STYLESHEET_PATH = '/assets/pages.css';
+
+const STYLESHEET = `
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;max-width:40rem;margin:0 auto;padding:1.5rem 1rem;color:#1f2328;line-height:1.5}
+h1{font-size:1.4rem;margin:0 0 .25rem}h2{font-size:1.1rem;margin:0 0 1rem;color:#57606a;font-weight:500}
+table{border-collapse:collapse;width:100%;margin:1rem 0}td,th{padding:.5rem .4rem;border-bottom:1px solid #d0d7de;text-align:left;vertical-align:top}
+.num{text-align:right;white-space:nowrap}tfoot th,tfoot td{border-bottom:none}.due td,.due th{font-weight:700;font-size:1.05rem}
+.status{display:inline-block;padding:.2rem .7rem;border-radius:1rem;background:#ddf4ff;color:#0a3069;font-weight:600}
+.status[data-status=paid]{background:#dafbe1;color:#116329}.status[data-status=void]{background:#eaeef2;color:#57606a}
+.notice{padding:.75rem 1rem;border-radius:.5rem;background:#fff8c5;border:1px solid #d4a72c}
+.test-mode{padding:.4rem .75rem;border-radius:.4rem;background:#fbefff;border:1px solid #c297ff;font-size:.9rem}
+button{font:inherit;font-weight:600;padding:.75rem 1.25rem;border:0;border-radius:.5rem;background:#1f6feb;color:#fff;cursor:pointer;width:100%}
+button:hover{background:#1a5fd0}button.secondary{background:#eaeef2;color:#1f2328}
+form{margin:1.5rem 0}footer{margin-top:2rem;font-size:.85rem;color:#57606a}
+@media (min-width:30rem){button{width:auto}}
+`.trim();
+
+export function page(title: string, body: SafeHtml): string {
+  return html`<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title><link rel="stylesheet" href="${STYLESHEET_PATH}"></head>
+<body>${body}</body></html>`.value;
+}
+
+const serveStylesheet: RequestHandler = (_req, res) => {
+  res.set({ 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }).type('text/css').send(STYLESHEET);
+};
+
+export function pageAssetRoutes(): Router {
+  return Router().get(STYLESHEET_PATH, serveStylesheet);
+}

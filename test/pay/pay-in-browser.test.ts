@@ -1,0 +1,68 @@
+/** A client pays from the payment link in a real browser. */
+import { aDraft, eventsOf, startApp, Tenant, TestApp } from '../support/app';
+import { screenshot, screenshotOnPhone, useBrowser } from '../support/browser';
+import { freePort } from '../support/net';
+
+const ctx = useBrowser();
+let app: TestApp;
+let t: Tenant;
+
+beforeAll(async () => {
+  // BASE_URL is where the browser reaches the server: the pages' forms are accepted from that origin only.
+  const port = await freePort();
+  app = await startApp({ port, baseUrl: `http://127.0.0.1:${port}` });
+  t = await app.tenant();
+});
+afterAll(() => app?.stop());
+
+async function paymentUrlOf(tenant: Tenant, invoiceId: number): Promise<string> {
+  return (await tenant.api.post(`/invoices/${invoiceId}/initiate-payment`)).body.payment_url as string;
+}
+
+describe('the payment page in a browser', () => {
+  test('when a client pays a test invoice with the Pay button, then the page shows Paid and one payment fires its events once', async () => {
+    // Arrange
+    const invoice = await aDraft(t);
+    const url = await paymentUrlOf(t, invoice.id);
+    const page = await ctx.browser.newPage();
+
+    // Act
+    await page.goto(url);
+    await screenshot(page, 'pay-test-unpaid');
+    await screenshotOnPhone(ctx.browser, url, 'pay-test-unpaid');
+    const pay = page.getByRole('button', { name: /^Pay/ });
+    await pay.click();
+    await page.waitForURL(url);
+    await screenshot(page, 'pay-test-paid');
+    await screenshotOnPhone(ctx.browser, url, 'pay-test-paid');
+
+    // Assert
+    expect(await page.getByText('Paid — thank you').isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: /^Pay/ }).count()).toBe(0);
+    const read = (await t.api.get(`/invoices/${invoice.id}`)).body.invoice;
+    expect(read).toMatchObject({ status: 'paid', amount_due: 0 });
+    expect(read.payments).toEqual([expect.objectContaining({ gateway: 'test', method: 'simulated', amount: read.total })]);
+    const events = (await eventsOf(app, t.businessId)).filter((e) => e.data.invoice?.id === invoice.id).map((e) => e.type);
+    expect(events.filter((type) => type === 'payment.received')).toHaveLength(1);
+    expect(events.filter((type) => type === 'invoice.paid')).toHaveLength(1);
+    await page.close();
+  });
+
+  test('when a live invoice has no gateway, then there is no Pay button and the page says online payment is not set up', async () => {
+    // Arrange
+    const live = await app.tenant({ mode: 'live' });
+    const invoice = await aDraft(live);
+    const url = await paymentUrlOf(live, invoice.id);
+    const page = await ctx.browser.newPage();
+
+    // Act
+    await page.goto(url);
+    await screenshot(page, 'pay-live-no-gateway');
+    await screenshotOnPhone(ctx.browser, url, 'pay-live-no-gateway');
+
+    // Assert
+    expect(await page.getByRole('button', { name: /^Pay/ }).count()).toBe(0);
+    expect(await page.getByText('Online payment is not set up').isVisible()).toBe(true);
+    await page.close();
+  });
+});
