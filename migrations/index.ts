@@ -17,6 +17,7 @@ import * as widenEmailNormalized from './20261123090000_widen_clients_email_norm
 import * as addLastAttemptNumber from './20261123090100_add_last_attempt_number_to_webhook_deliveries';
 import * as createEmailMessages from './20261124090000_create_email_messages';
 import * as addIdempotencyOwner from './20261124120000_add_owner_to_idempotency_keys';
+import * as createContractSignatures from './20261124130000_create_contract_signatures';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -40,4 +41,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261123090100_add_last_attempt_number_to_webhook_deliveries', ...addLastAttemptNumber },
   { name: '20261124090000_create_email_messages', ...createEmailMessages },
   { name: '20261124120000_add_owner_to_idempotency_keys', ...addIdempotencyOwner },
+  { name: '20261124130000_create_contract_signatures', ...createContractSignatures },
 ];

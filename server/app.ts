@@ -13,6 +13,7 @@ import { openapiRoutes } from './openapi/routes';
 import { partnerRoutes } from './partner-api';
 import { pageAssetRoutes } from './pages/layout';
 import { paymentPageRoutes } from './pay/routes';
+import { signingPageRoutes } from './sign/routes';
 import { Services } from './services';
 
 export interface AppDeps {
@@ -49,6 +50,7 @@ export function createApp(deps: AppDeps): Express {
   for (const prefix of API_PREFIXES) app.use(prefix, api);
   app.use(pageAssetRoutes());
   app.use(paymentPageRoutes(services.invoices, services.payments, services.pageForms));
+  app.use(signingPageRoutes(services.contracts, services.pageForms));
   app.use(notFoundRoute);
   app.use(errorHandler);
   return app;

@@ -77,7 +77,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     ),
     clients,
     expenses: new ExpenseService(db, businesses),
-    contracts: new ContractService(db, businesses, { baseUrl: config.baseUrl }),
+    contracts: new ContractService(db, businesses, outbox, { baseUrl: config.baseUrl }),
     payments,
     invoices,
     quickCharge: new QuickChargeService(db, businesses, clients, invoices),

@@ -20,6 +20,8 @@ interface UpdateOptions {
   /** A code with --country, false with --no-country, undefined when neither is given. */
   country?: string | false;
   plan?: string;
+  /** Comma-separated origins, or `*` for any. */
+  embedOrigins?: string;
   json?: boolean;
 }
 
@@ -42,6 +44,10 @@ function changesOf(opts: UpdateOptions): BusinessChanges {
   if (opts.currency !== undefined) changes.currency = opts.currency;
   if (opts.country !== undefined) changes.country = opts.country === false ? null : opts.country;
   if (opts.plan !== undefined) changes.plan = opts.plan;
+  if (opts.embedOrigins !== undefined) {
+    const origins = opts.embedOrigins.split(',').map((origin) => origin.trim()).filter(Boolean);
+    changes.embed_origins = opts.embedOrigins.trim() === '*' ? null : origins;
+  }
   return changes;
 }
 
@@ -102,15 +108,21 @@ export function businessCommand(): Command {
     .option('--country <cc>', 'new ISO 3166-1 alpha-2 country')
     .option('--no-country', 'remove the country')
     .option('--plan <plan>', 'new plan name')
+    .option('--embed-origins <origins>', 'comma-separated origins that may frame the embeddable signing page (embed_url), or * for any (the default)')
     .option('--json', 'machine-readable output: the updated business record')
     .addHelpText(
       'after',
-      examples('invoicing business update 3 --name "Acme Group" --plan pro', 'invoicing business update 3 --currency EUR --country DE', 'invoicing business update 3 --no-country --json'),
+      examples(
+        'invoicing business update 3 --name "Acme Group" --plan pro',
+        'invoicing business update 3 --currency EUR --country DE',
+        'invoicing business update 3 --embed-origins https://shop.example,https://www.shop.example',
+        'invoicing business update 3 --no-country --json',
+      ),
     )
     .action(async (rawId: string, opts: UpdateOptions) => {
       const id = positiveId(rawId, 'business id');
       const changes = changesOf(opts);
-      if (Object.keys(changes).length === 0) throw new UsageError('nothing to change: give --name, --currency, --country, --no-country or --plan');
+      if (Object.keys(changes).length === 0) throw new UsageError('nothing to change: give --name, --currency, --country, --no-country, --plan or --embed-origins');
       const updated = await withContext(({ services }) => services.businesses.update(id, changes));
       output(opts.json, updated, () => [`Updated business ${updated.id}`, ...recordLines(updated)]);
     });

@@ -7,7 +7,7 @@
 import { Credential } from './credential';
 
 /** Why the system acts without a caller's credential: each reason is a way in, written down. */
-export type SystemReason = 'cli' | 'payment page' | 'email queue';
+export type SystemReason = 'cli' | 'payment page' | 'signing page' | 'email queue';
 
 export interface SystemActor {
   kind: 'system';
@@ -28,6 +28,8 @@ export function systemActor(reason: SystemReason, tenancy: { businessId: number;
  */
 export type CrossTenantReason =
   | 'payment page token lookup'
+  | 'signing page token lookup'
+  | 'cli contract countersign'
   | 'webhook worker'
   | 'email queue'
   | 'cli delivery log'

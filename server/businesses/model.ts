@@ -7,4 +7,6 @@ export class Business extends BaseModel {
   currency!: string;
   country!: string | null;
   plan!: string;
+  /** Space-separated origins that may frame the embeddable signing page; null: any. */
+  embed_origins!: string | null;
 }

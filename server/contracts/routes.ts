@@ -1,5 +1,5 @@
 import { route } from '../http/routes';
-import { createContractBody, listContractsQuery } from './schema';
+import { countersignBody, createContractBody, listContractsQuery } from './schema';
 
 export const contractRoutes = [
   route({
@@ -35,5 +35,21 @@ export const contractRoutes = [
     record: 'Contract',
     response: { status: 200, description: 'The contract', schema: 'ContractEnvelope' },
     handle: async ({ cred, id }, s) => ({ contract: await s.contracts.get(cred, id) }),
+  }),
+  route({
+    method: 'post',
+    path: '/contracts/{id}/countersign',
+    operationId: 'countersignContract',
+    summary: 'Countersign a contract for the business',
+    description:
+      'Records the business\'s signature (name, time, IP address, user agent, SHA-256 of the body). When the client has signed too, the status becomes `signed` and `contract.signed` fires once. A declined contract, or one the business already signed, is a 422 `invalid_state`.',
+    tag: 'Contracts',
+    scopes: ['contracts:write'],
+    record: 'Contract',
+    body: countersignBody,
+    response: { status: 200, description: 'The contract with its signatures', schema: 'ContractEnvelope' },
+    handle: async ({ cred, id, body, requester }, s) => ({
+      contract: await s.contracts.countersign(cred, id, { name: body.name, ipAddress: requester.ip, userAgent: requester.userAgent }),
+    }),
   }),
 ];

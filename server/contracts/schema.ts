@@ -45,3 +45,8 @@ export const listContractsQuery = listQuery<ContractListParams>({
     .valid(...CONTRACT_STATUSES)
     .description('Only this status'),
 });
+
+/** A signer's name, as typed into a signing page or sent to countersign. */
+export const signerName = Joi.string().trim().min(1).max(255).description('The signer\'s full name');
+
+export const countersignBody = Joi.object<{ name: string }>({ name: signerName.required() });

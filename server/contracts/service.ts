@@ -1,15 +1,18 @@
 /** Contracts and proposals sent to a client for signature, each reachable by its own unguessable links. */
-import { randomBytes } from 'node:crypto';
-import { Actor } from '../auth/actor';
+import { createHash, randomBytes } from 'node:crypto';
+import { Knex } from 'knex';
+import { acrossTenants, Actor, systemActor } from '../auth/actor';
 import { BusinessService } from '../businesses/service';
 import { Client } from '../clients/model';
 import { UNKNOWN_CLIENT_ID } from '../clients/service';
 import { Database } from '../db/database';
 import { isMissingReferenceViolation } from '../db/errors';
-import { NotFound, ValidationFailed } from '../errors';
+import { toDbTime } from '../db/time';
+import { InvalidState, NotFound, ValidationFailed } from '../errors';
+import { Outbox } from '../events/outbox';
 import { Page, paginate } from '../http/pagination';
 import { collectMinor, toMajor } from '../money/amount';
-import { Contract, ContractStatus, ContractType } from './model';
+import { Contract, ContractSignature, ContractStatus, ContractType, SigningParty } from './model';
 import { ContractInput, ContractListParams } from './schema';
 
 export interface ContractView {
@@ -25,10 +28,45 @@ export interface ContractView {
   business_signed_at: string | null;
   signing_url: string;
   embed_url: string;
+  signatures: SignatureView[];
   livemode: boolean;
   created_at: string;
   updated_at: string;
 }
+
+export interface SignatureView {
+  party: SigningParty;
+  name: string;
+  signed_at: string;
+  document_sha256: string;
+}
+
+/** Who signs, and the audit record of how they reached us. */
+export interface Signer {
+  name: string;
+  ipAddress: string | null;
+  userAgent: string | null;
+}
+
+/** What a signing page shows: the contract, whose it is, and who may frame the embeddable page. */
+export interface SigningPage {
+  contract: ContractView;
+  businessName: string;
+  /** Origins allowed to frame `embed_url`; null: any. */
+  embedOrigins: string[] | null;
+}
+
+/** The SHA-256 (hex) of the contract text a signer is shown: its body, as UTF-8. */
+export function documentSha256(body: string): string {
+  return createHash('sha256').update(body, 'utf8').digest('hex');
+}
+
+const toSignatureView = (row: ContractSignature): SignatureView => ({
+  party: row.party,
+  name: row.name,
+  signed_at: row.signed_at,
+  document_sha256: row.document_sha256,
+});
 
 /** 256 random bits: the token alone opens the signing page, so it must not be guessable. */
 export function newSigningToken(): string {
@@ -43,12 +81,13 @@ export class ContractService {
   constructor(
     private readonly db: Database,
     private readonly businesses: BusinessService,
+    private readonly outbox: Outbox,
     options: { baseUrl: string },
   ) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
   }
 
-  toView(row: Contract): ContractView {
+  toView(row: Contract, signatures: readonly ContractSignature[]): ContractView {
     const links = `${this.baseUrl}/contracts/${row.signing_token}`;
     return {
       id: row.id,
@@ -63,23 +102,115 @@ export class ContractService {
       business_signed_at: row.business_signed_at ?? null,
       signing_url: `${links}/sign`,
       embed_url: `${links}/embed`,
+      signatures: signatures
+        .filter((signature) => signature.contract_id === row.id)
+        .sort((a, b) => a.signed_at.localeCompare(b.signed_at))
+        .map(toSignatureView),
       livemode: row.livemode,
       created_at: row.created_at,
       updated_at: row.updated_at,
     };
   }
 
-  list(actor: Actor, params: ContractListParams): Promise<Page<ContractView>> {
+  async list(actor: Actor, params: ContractListParams): Promise<Page<ContractView>> {
     const query = Contract.of(actor, this.db.current);
     if (params.type) query.where('contracts.type', params.type);
     if (params.status) query.where('contracts.status', params.status);
-    return paginate(query, Contract.tableName, params, (row) => this.toView(row));
+    const page = await paginate(query, Contract.tableName, params, (row) => row);
+    const signatures = await ContractSignature.ofContracts(page.data, this.db.current);
+    return { ...page, data: page.data.map((row) => this.toView(row, signatures)) };
   }
 
   async get(actor: Actor, id: number): Promise<ContractView> {
     const row = await Contract.of(actor, this.db.current).findById(id);
     if (!row) throw new NotFound('Contract');
-    return this.toView(row);
+    return this.viewOf(row, this.db.current);
+  }
+
+  /** The business countersigns through the API. */
+  countersign(actor: Actor, id: number, signer: Signer): Promise<ContractView> {
+    return this.db.transaction(async (trx) => {
+      const row = await Contract.of(actor, trx).findById(id).forUpdate();
+      if (!row) throw new NotFound('Contract');
+      return this.sign(trx, actor, row, 'business', signer);
+    });
+  }
+
+  /** The owner's CLI countersigns a contract of any business, acting for that business. */
+  async countersignAsOwner(id: number, signer: Signer): Promise<ContractView> {
+    const row = await Contract.acrossTenants(acrossTenants('cli contract countersign'), this.db.current).findById(id);
+    if (!row) throw new NotFound('Contract');
+    return this.countersign(systemActor('cli', { businessId: row.business_id, livemode: row.livemode }), id, signer);
+  }
+
+  /** The contract behind a signing link, as its page shows it; null for an unknown or malformed token. */
+  async openSigningPage(token: string): Promise<SigningPage | null> {
+    const row = await this.bySigningToken(this.db.current, token);
+    if (!row) return null;
+    const [contract, business, embedOrigins] = await Promise.all([
+      this.viewOf(row, this.db.current),
+      this.businesses.get(row.business_id),
+      this.businesses.embedOrigins(row.business_id),
+    ]);
+    return { contract, businessName: business.name, embedOrigins };
+  }
+
+  /** The client signs at the signing link: null for an unknown token. */
+  signThroughLink(token: string, signer: Signer): Promise<ContractView | null> {
+    return this.db.transaction(async (trx) => {
+      const row = await this.bySigningToken(trx, token);
+      return row ? this.sign(trx, signingPageActor(row), row, 'client', signer) : null;
+    });
+  }
+
+  /** The client declines at the signing link: only before they have signed, and not once both have. */
+  declineThroughLink(token: string): Promise<ContractView | null> {
+    return this.db.transaction(async (trx) => {
+      const row = await this.bySigningToken(trx, token);
+      if (!row) return null;
+      if (row.status === 'declined') return this.viewOf(row, trx);
+      if (row.client_signed_at) throw new InvalidState('This contract is already signed by the client');
+      await row.$query(trx).patch({ status: 'declined' });
+      return this.viewOf(row, trx);
+    });
+  }
+
+  /**
+   * Records `party`'s signature on a row locked by the caller. The lock orders concurrent
+   * signatures, and the unique (contract, party) index refuses a second one of a party, so
+   * `contract.signed` fires exactly once: in the transaction whose signature completes the pair.
+   */
+  private async sign(trx: Knex.Transaction, actor: Actor, row: Contract, party: SigningParty, signer: Signer): Promise<ContractView> {
+    if (row.status === 'declined') throw new InvalidState('This contract was declined');
+    const signedAtColumn = party === 'client' ? 'client_signed_at' : 'business_signed_at';
+    if (row[signedAtColumn]) throw new InvalidState(`The ${party} has already signed this contract`);
+    const now = new Date();
+    await ContractSignature.insertAll(row, trx, [
+      {
+        party,
+        name: signer.name,
+        signed_at: toDbTime(now),
+        ip_address: signer.ipAddress?.slice(0, 45) ?? null,
+        user_agent: signer.userAgent?.slice(0, 512) ?? null,
+        document_sha256: documentSha256(row.body),
+      },
+    ]);
+    const other = party === 'client' ? row.business_signed_at : row.client_signed_at;
+    await row.$query(trx).patch({ [signedAtColumn]: now.toISOString(), status: other ? 'signed' : 'partially_signed' });
+    const contract = await this.viewOf(row, trx);
+    if (other) await this.outbox.record(trx, actor, 'contract.signed', { contract });
+    return contract;
+  }
+
+  private async viewOf(row: Contract, conn: Knex): Promise<ContractView> {
+    return this.toView(row, await ContractSignature.ofContracts([row], conn));
+  }
+
+  /** The one read across tenants for signing: the 256-bit token is the capability. Locks the row inside a transaction. */
+  private async bySigningToken(conn: Knex, token: string): Promise<Contract | null> {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+    const query = Contract.acrossTenants(acrossTenants('signing page token lookup'), conn).where('signing_token', token).first();
+    return (await (conn.isTransaction ? query.forUpdate() : query)) ?? null;
   }
 
   /** With an amount and no currency, the contract is in the business's own currency. */
@@ -100,7 +231,7 @@ export class ContractService {
           signing_token: newSigningToken(),
           ...Contract.ownedBy(actor),
         });
-        return this.toView(row);
+        return this.toView(row, []);
       });
     } catch (err) {
       // The client was deleted between the check and the insert: the foreign key refused the row.
@@ -117,4 +248,8 @@ export class ContractService {
     if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
     return { amount, currency };
   }
+}
+
+function signingPageActor(row: Contract): Actor {
+  return systemActor('signing page', { businessId: row.business_id, livemode: row.livemode });
 }

@@ -29,6 +29,8 @@ export interface RouteInput<B, Q> {
   id: number;
   body: B;
   query: Q;
+  /** Where the request came from, for audit records (a countersignature). */
+  requester: { ip: string | null; userAgent: string | null };
 }
 
 export interface RouteSpec<B, Q> {
@@ -87,6 +89,7 @@ export function mountRoutes(routes: Route[], deps: { services: Services; guard: 
         id: spec.record ? recordId(req, spec.record) : 0,
         query: spec.query ? validateQuery(spec.query, req.query) : {},
         body: bodySchema ? validateInput(bodySchema, jsonObject(req)) : {},
+        requester: { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
       };
       const handle = () => spec.handle(input, deps.services);
       const key = spec.method === 'post' ? idempotencyKeyOf(req.get('Idempotency-Key')) : undefined;

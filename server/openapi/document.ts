@@ -428,10 +428,18 @@ const schemas: Record<string, Schema> = {
     business_signed_at: nullable(dateTime),
     signing_url: { type: 'string', format: 'uri', description: 'Where the client reads and signs' },
     embed_url: { type: 'string', format: 'uri', description: 'The iframe-friendly signing page' },
+    signatures: { type: 'array', items: schemaRef('Signature'), description: 'Oldest first' },
     livemode: { type: 'boolean' },
     created_at: dateTime,
     updated_at: dateTime,
   }),
+  Signature: object({
+    party: { type: 'string', enum: ['client', 'business'] },
+    name: { type: 'string', minLength: 1, maxLength: 255 },
+    signed_at: dateTime,
+    document_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the contract body the signer was shown (UTF-8)' },
+  }),
+
   EventType: {
     type: 'string',
     enum: [...EVENT_TYPES],

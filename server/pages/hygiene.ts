@@ -4,25 +4,27 @@
  * (unless made to be embedded) other sites' frames; their forms are refused from other origins
  * or without the form token the page issued (form-token.ts).
  */
-import express, { Request, RequestHandler } from 'express';
+import express, { Request, RequestHandler, Response } from 'express';
 import { FormTokens } from './form-token';
 
 /** `frameAncestors`: the origins that may frame the page (`*` for any); none by default. */
-export function hostedPageHeaders(options: { frameAncestors?: string[] } = {}): RequestHandler {
+export function setHostedPageHeaders(res: Response, options: { frameAncestors?: string[] } = {}): void {
   const ancestors = options.frameAncestors?.length ? options.frameAncestors.join(' ') : "'none'";
-  const headers: Record<string, string> = {
+  res.set({
     'Cache-Control': 'no-store',
     'Referrer-Policy': 'no-referrer',
     'X-Robots-Tag': 'noindex',
     'X-Content-Type-Options': 'nosniff',
     'Content-Security-Policy': `default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors ${ancestors}`,
     ...(options.frameAncestors?.length ? {} : { 'X-Frame-Options': 'DENY' }),
-  };
-  return (_req, res, next) => {
-    res.set(headers);
-    next();
-  };
+  });
 }
+
+/** The headers of a page no other site may frame. */
+export const hostedPageHeaders: RequestHandler = (_req, res, next) => {
+  setHostedPageHeaders(res);
+  next();
+};
 
 /** Form posts are small url-encoded bodies. */
 export const parseForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });

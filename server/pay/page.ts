@@ -73,8 +73,3 @@ ${invoice.notes ? html`<p>${invoice.notes}</p>` : ''}
 export function notFoundPage(): string {
   return page('Invoice not found', html`<h1>Invoice not found</h1><p>This payment link is not valid. Ask the sender for a new one.</p>`);
 }
-
-/** A form post that did not come from this page (another origin, or a missing or stale form token). */
-export function refusedFormPage(): string {
-  return page('Please try again', html`<h1>Please try again</h1><p>This form has expired or did not come from this page. Go back, reload the page and try again.</p>`);
-}

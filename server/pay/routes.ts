@@ -7,15 +7,15 @@ import { InvalidState } from '../errors';
 import { InvoiceService } from '../invoices/service';
 import { FormGuard, hostedPageHeaders, parseForm } from '../pages/hygiene';
 import { PaymentService } from '../payments/service';
-import { notFoundPage, PayAction, paymentPage, refusedFormPage } from './page';
+import { refusedFormPage } from '../pages/layout';
+import { notFoundPage, PayAction, paymentPage } from './page';
 
 const PAY = 'pay';
 
 export function paymentPageRoutes(invoices: InvoiceService, payments: PaymentService, forms: FormGuard): Router {
   const r = Router();
-  const headers = hostedPageHeaders();
 
-  r.get('/pay/:token', headers, async (req, res) => {
+  r.get('/pay/:token', hostedPageHeaders, async (req, res) => {
     const token = String(req.params.token);
     // Link checkers and mail scanners send HEAD: only a real GET counts as the client's view.
     const opened = await invoices.openPaymentPage(token, { markViewed: req.method === 'GET' });
@@ -25,7 +25,7 @@ export function paymentPageRoutes(invoices: InvoiceService, payments: PaymentSer
     res.type('html').send(paymentPage({ ...opened, action }));
   });
 
-  r.post('/pay/:token', headers, parseForm, async (req, res) => {
+  r.post('/pay/:token', hostedPageHeaders, parseForm, async (req, res) => {
     const token = String(req.params.token);
     const link = await invoices.payableThroughLink(token);
     if (!link) return void res.status(404).type('html').send(notFoundPage());

@@ -34,6 +34,7 @@ describe('POST /contracts', () => {
       business_signed_at: null,
       signing_url: expect.stringMatching(/^https:\/\/invoices\.example\.com\/contracts\/[A-Za-z0-9_-]+\/sign$/),
       embed_url: expect.stringMatching(/^https:\/\/invoices\.example\.com\/contracts\/[A-Za-z0-9_-]+\/embed$/),
+      signatures: [],
       livemode: false,
       created_at: expect.any(String),
       updated_at: expect.any(String),
