@@ -11,6 +11,8 @@ export interface OptionSpec {
   /** A list to pick one from, or several with `multiple` (a checkbox list, answered as `a,b`). */
   choices?: readonly string[];
   multiple?: boolean;
+  /** Masked on the screen (a secret key). */
+  secret?: boolean;
 }
 
 export function isInteractive(): boolean {
@@ -34,6 +36,7 @@ function question(spec: OptionSpec) {
     };
   }
   if (spec.choices) return { type: 'select' as const, name: spec.key, message: spec.message, choices: [...spec.choices] };
+  if (spec.secret) return { type: 'password' as const, name: spec.key, message: spec.message, mask: '*', validate: (v: string) => v.trim() !== '' || 'required' };
   return { type: 'input' as const, name: spec.key, message: spec.message, validate: (v: string) => v.trim() !== '' || 'required' };
 }
 

@@ -18,6 +18,7 @@ import * as addLastAttemptNumber from './20261123090100_add_last_attempt_number_
 import * as createEmailMessages from './20261124090000_create_email_messages';
 import * as addIdempotencyOwner from './20261124120000_add_owner_to_idempotency_keys';
 import * as createContractSignatures from './20261124130000_create_contract_signatures';
+import * as createPaymentGateways from './20261124140000_create_payment_gateways';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -42,4 +43,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261124090000_create_email_messages', ...createEmailMessages },
   { name: '20261124120000_add_owner_to_idempotency_keys', ...addIdempotencyOwner },
   { name: '20261124130000_create_contract_signatures', ...createContractSignatures },
+  { name: '20261124140000_create_payment_gateways', ...createPaymentGateways },
 ];

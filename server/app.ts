@@ -12,6 +12,7 @@ import { requestLogging } from './http/logging';
 import { openapiRoutes } from './openapi/routes';
 import { partnerRoutes } from './partner-api';
 import { pageAssetRoutes } from './pages/layout';
+import { gatewayRoutes } from './gateways/routes';
 import { paymentPageRoutes } from './pay/routes';
 import { signingPageRoutes } from './sign/routes';
 import { Services } from './services';
@@ -49,7 +50,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestLogging(deps.logger));
   for (const prefix of API_PREFIXES) app.use(prefix, api);
   app.use(pageAssetRoutes());
-  app.use(paymentPageRoutes(services.invoices, services.payments, services.pageForms));
+  app.use(paymentPageRoutes({ invoices: services.invoices, payments: services.payments, gateways: services.gateways, forms: services.pageForms }));
+  app.use(gatewayRoutes(services.gateways));
   app.use(signingPageRoutes(services.contracts, services.pageForms));
   app.use(notFoundRoute);
   app.use(errorHandler);

@@ -10,6 +10,7 @@ interface Env {
   PORT: number;
   BASE_URL?: string;
   REDIS_URL?: string;
+  STRIPE_API_URL?: string;
   REDIS_PREFIX: string;
   RATE_LIMIT_PER_MINUTE: number;
   AUTH_FAILURES_PER_MINUTE: number;
@@ -39,6 +40,9 @@ const schema = Joi.object<Env, true>({
   REDIS_URL: Joi.string()
     .uri({ scheme: ['redis', 'rediss'] })
     .description('Optional: a Redis server that holds rate-limit counters shared by every server process'),
+  STRIPE_API_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .description('Where the Stripe SDK sends its requests (default: Stripe\'s own API); tests point it at a local double'),
   REDIS_PREFIX: Joi.string().default('invoicing:').description('Prefix of every Redis key this service writes'),
   RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(120).description('Requests per credential per 60-second window'),
   AUTH_FAILURES_PER_MINUTE: Joi.number()
@@ -99,6 +103,7 @@ export interface Config {
   port: number;
   baseUrl: string;
   redisUrl?: string;
+  stripeApiUrl?: string;
   redisPrefix: string;
   rateLimitPerMinute: number;
   authFailuresPerMinute: number;
@@ -130,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: value.PORT,
     baseUrl: (value.BASE_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, ''),
     redisUrl: value.REDIS_URL,
+    stripeApiUrl: value.STRIPE_API_URL,
     redisPrefix: value.REDIS_PREFIX,
     rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
     authFailuresPerMinute: value.AUTH_FAILURES_PER_MINUTE,

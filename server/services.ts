@@ -14,6 +14,7 @@ import { InvoiceService } from './invoices/service';
 import { loadAppKey } from './keys/app-key';
 import { SecretBox } from './keys/secret-box';
 import { KeyService } from './keys/service';
+import { GatewayService } from './gateways/service';
 import { FormTokens } from './pages/form-token';
 import { FormGuard } from './pages/hygiene';
 import { PaymentService } from './payments/service';
@@ -32,6 +33,7 @@ export interface Services {
   quickCharge: QuickChargeService;
   outbox: Outbox;
   webhooks: WebhookService;
+  gateways: GatewayService;
   /** CSRF protection of the hosted pages' forms. */
   pageForms: FormGuard;
 }
@@ -48,6 +50,7 @@ export type ServiceConfig = Pick<
   | 'databaseUrl'
   | 'webhookLeaseSeconds'
   | 'emailFirstAttemptWaitMs'
+  | 'stripeApiUrl'
 >;
 
 export function createServices(db: Database, config: ServiceConfig, clock: Clock = systemClock, logger: Logger = pino({ level: 'silent' })): Services {
@@ -84,5 +87,6 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     outbox,
     webhooks: new WebhookService(db, outbox, clock),
     pageForms: new FormGuard(new FormTokens(appKey), config.baseUrl),
+    gateways: new GatewayService(db, payments, outbox, new SecretBox(appKey, 'gateway_secret'), logger, { baseUrl: config.baseUrl, stripeApiUrl: config.stripeApiUrl }),
   };
 }

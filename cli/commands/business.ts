@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { BusinessChanges, BusinessView } from '../../server/businesses/service';
+import { GatewayView } from '../../server/gateways/service';
 import { withContext } from '../context';
 import { UsageError } from '../errors';
 import { positiveId } from '../options';
@@ -127,5 +128,64 @@ export function businessCommand(): Command {
       output(opts.json, updated, () => [`Updated business ${updated.id}`, ...recordLines(updated)]);
     });
 
+  business.addCommand(gatewayCommand());
   return business;
+}
+
+/** `business gateway set|show|remove`: the business's own payment gateway credentials, sealed at rest. */
+function gatewayCommand(): Command {
+  const gateway = new Command('gateway').description('The payment gateway that takes live payments on the payment page');
+
+  gateway
+    .command('set <business-id>')
+    .description('Set (or replace) the gateway credentials; the secrets are sealed at rest and never shown again')
+    .option('--provider <provider>', 'the gateway (stripe)', 'stripe')
+    .option('--secret-key <key>', 'the business\'s Stripe secret key (sk_live_…)')
+    .option('--webhook-secret <secret>', 'the signing secret of the Stripe endpoint POST {BASE_URL}/gateway/stripe/<business-id>/webhook (whsec_…)')
+    .option('--json', 'machine-readable output: { business_id, provider, secret_key_last4, webhook_secret_last4, updated_at }')
+    .addHelpText(
+      'after',
+      examples('invoicing business gateway set 3 --provider stripe --secret-key sk_live_… --webhook-secret whsec_…') +
+        '\nIn Stripe, add a webhook endpoint {BASE_URL}/gateway/stripe/<business-id>/webhook for checkout.session.completed,\ncheckout.session.async_payment_succeeded and checkout.session.async_payment_failed.',
+    )
+    .action(async (rawId: string, raw: { provider: string; secretKey?: string; webhookSecret?: string; json?: boolean }) => {
+      const id = positiveId(rawId, 'business id');
+      const opts = await ensureOptions(raw, [
+        { key: 'secretKey', flag: '--secret-key', message: 'Stripe secret key (sk_live_…)', secret: true },
+        { key: 'webhookSecret', flag: '--webhook-secret', message: 'Stripe webhook signing secret (whsec_…)', secret: true },
+      ]);
+      const saved = await withContext(async ({ services }) => {
+        await services.businesses.get(id);
+        return services.gateways.set(id, { provider: opts.provider, secretKey: String(opts.secretKey), webhookSecret: String(opts.webhookSecret) });
+      });
+      output(opts.json, saved, () => [`Payment gateway set for business ${id}`, ...gatewayLines(saved)]);
+    });
+
+  gateway
+    .command('show <business-id>')
+    .description('Show the gateway: the provider and the last four characters of each secret')
+    .option('--json', 'machine-readable output (null when none is set)')
+    .addHelpText('after', examples('invoicing business gateway show 3'))
+    .action(async (rawId: string, opts: { json?: boolean }) => {
+      const id = positiveId(rawId, 'business id');
+      const shown = await withContext(({ services }) => services.gateways.show(id));
+      output(opts.json, shown, () => (shown ? gatewayLines(shown) : [`Business ${id} has no payment gateway: live invoices cannot be paid online`]));
+    });
+
+  gateway
+    .command('remove <business-id>')
+    .description('Remove the gateway: live invoices can no longer be paid online')
+    .option('--json', 'machine-readable output: { removed }')
+    .addHelpText('after', examples('invoicing business gateway remove 3'))
+    .action(async (rawId: string, opts: { json?: boolean }) => {
+      const id = positiveId(rawId, 'business id');
+      const removed = await withContext(({ services }) => services.gateways.remove(id));
+      output(opts.json, { removed }, () => [removed ? `Payment gateway removed from business ${id}` : `Business ${id} had no payment gateway`]);
+    });
+
+  return gateway;
+}
+
+function gatewayLines(view: GatewayView): string[] {
+  return [`provider: ${view.provider}`, `secret key: …${view.secret_key_last4}`, `webhook secret: …${view.webhook_secret_last4}`];
 }

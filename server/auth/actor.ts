@@ -7,7 +7,7 @@
 import { Credential } from './credential';
 
 /** Why the system acts without a caller's credential: each reason is a way in, written down. */
-export type SystemReason = 'cli' | 'payment page' | 'signing page' | 'email queue';
+export type SystemReason = 'cli' | 'payment page' | 'signing page' | 'payment gateway' | 'email queue';
 
 export interface SystemActor {
   kind: 'system';
@@ -29,6 +29,7 @@ export function systemActor(reason: SystemReason, tenancy: { businessId: number;
 export type CrossTenantReason =
   | 'payment page token lookup'
   | 'signing page token lookup'
+  | 'gateway notification'
   | 'cli contract countersign'
   | 'webhook worker'
   | 'email queue'

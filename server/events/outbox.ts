@@ -20,6 +20,7 @@ export const EVENT_TYPES = [
   'invoice.viewed',
   'invoice.paid',
   'payment.received',
+  'payment.failed',
   'contract.signed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -188,7 +188,7 @@ export class InvoiceService {
    * keeps its status: views never move an invoice backwards). The 256-bit token is the capability,
    * so the lookup is the one read across tenants; drafts are never shown.
    */
-  async openPaymentPage(token: string, { markViewed }: { markViewed: boolean }): Promise<{ invoice: InvoiceDetail; businessName: string } | null> {
+  async openPaymentPage(token: string, { markViewed }: { markViewed: boolean }): Promise<{ invoice: InvoiceDetail; businessName: string; businessId: number } | null> {
     return this.db.transaction(async (trx) => {
       const row = await this.byPaymentToken(trx, token);
       if (!row) return null;
@@ -200,7 +200,7 @@ export class InvoiceService {
         await this.outbox.record(trx, actor, 'invoice.viewed', { invoice: await invoiceDetail(actor, row, trx) });
       }
       const business = await this.businesses.get(row.business_id);
-      return { invoice: await invoiceDetail(actor, row, trx), businessName: business.name };
+      return { invoice: await invoiceDetail(actor, row, trx), businessName: business.name, businessId: row.business_id };
     });
   }
 

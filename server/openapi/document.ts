@@ -475,6 +475,15 @@ const schemas: Record<string, Schema> = {
     },
     unevaluatedProperties: false,
   },
+  PaymentFailedEvent: {
+    type: 'object',
+    allOf: [schemaRef('EventEnvelope')],
+    properties: {
+      type: { type: 'string', const: 'payment.failed' },
+      data: object({ invoice: schemaRef('InvoiceDetail'), reason: { type: 'string' } }),
+    },
+    unevaluatedProperties: false,
+  },
   ContractSignedEvent: {
     type: 'object',
     allOf: [schemaRef('EventEnvelope')],
@@ -677,6 +686,7 @@ const webhooks: Record<string, PathItem> = {
   'invoice.viewed': webhook('invoice.viewed', 'The client first opened the payment page', 'InvoiceEvent'),
   'invoice.paid': webhook('invoice.paid', 'The invoice was fully paid', 'InvoiceEvent'),
   'payment.received': webhook('payment.received', 'A payment was recorded', 'PaymentReceivedEvent'),
+  'payment.failed': webhook('payment.failed', 'A delayed payment at the gateway failed (an addition to the specification)', 'PaymentFailedEvent'),
   'contract.signed': webhook('contract.signed', 'Both parties have signed a contract', 'ContractSignedEvent'),
 };
 

@@ -15,7 +15,7 @@ table{border-collapse:collapse;width:100%;margin:1rem 0}td,th{padding:.5rem .4re
 .test-mode{padding:.4rem .75rem;border-radius:.4rem;background:#fbefff;border:1px solid #c297ff;font-size:.9rem}
 button{font:inherit;font-weight:600;padding:.75rem 1.25rem;border:0;border-radius:.5rem;background:#1f6feb;color:#fff;cursor:pointer;width:100%}
 button:hover{background:#1a5fd0}button.secondary{background:#eaeef2;color:#1f2328}
-form{margin:1.5rem 0}.document{white-space:pre-wrap;border:1px solid #d0d7de;border-radius:.5rem;padding:1rem;background:#f6f8fa}
+form{margin:1.5rem 0}.hint{font-size:.85rem;color:#57606a}.document{white-space:pre-wrap;border:1px solid #d0d7de;border-radius:.5rem;padding:1rem;background:#f6f8fa}
 label{display:block;margin:.75rem 0 .25rem;font-weight:600}label.check{display:flex;gap:.5rem;align-items:flex-start;font-weight:400}
 input[type=text]{font:inherit;padding:.6rem;width:100%;box-sizing:border-box;border:1px solid #8c959f;border-radius:.4rem}
 input[type=checkbox]{margin-top:.35rem}.error{color:#cf222e;font-weight:600}.signed{padding:.75rem 1rem;border-radius:.5rem;background:#dafbe1;border:1px solid #4ac26b}
@@ -23,10 +23,13 @@ footer{margin-top:2rem;font-size:.85rem;color:#57606a}
 @media (min-width:30rem){button{width:auto}}
 `.trim();
 
-export function page(title: string, body: SafeHtml): string {
+/** `refresh`: reload after this many seconds, or go to `url` (a page waiting on something, with no script). */
+export function page(title: string, body: SafeHtml, options: { refresh?: { seconds: number; url?: string } } = {}): string {
+  const refresh = options.refresh ? `${options.refresh.seconds}${options.refresh.url ? `;url=${options.refresh.url}` : ''}` : null;
   return html`<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+${refresh ? html`<meta http-equiv="refresh" content="${refresh}">` : ''}
 <title>${title}</title><link rel="stylesheet" href="${STYLESHEET_PATH}"></head>
 <body>${body}</body></html>`.value;
 }

@@ -17,14 +17,21 @@ const PAYABLE = ['sent', 'viewed', 'partial'];
 
 const METHOD_NAMES: Record<string, string> = { simulated: 'Test payment', card: 'Card' };
 
-/** What the page offers for paying: a test-mode button, or (until a gateway is set up) a notice. */
-export type PayAction = { kind: 'test'; formToken: string } | { kind: 'not_set_up' };
+const PAY_NOTES: Record<'test' | 'gateway', string> = {
+  test: 'Test mode: the button records a simulated payment.',
+  gateway: 'You will pay on the payment provider\'s secure page.',
+};
+
+/** What the page offers for paying: a button (a simulated payment in test mode, the gateway's checkout in live mode), or a notice. */
+export type PayAction = { kind: 'test' | 'gateway'; formToken: string } | { kind: 'not_set_up' };
 
 export interface PaymentPageView {
   invoice: InvoiceDetail;
   businessName: string;
   /** Absent when nothing is due. */
   action?: PayAction;
+  /** The client is back from the gateway's checkout and the gateway has not confirmed yet. */
+  confirming?: boolean;
 }
 
 function payControls(invoice: InvoiceDetail, businessName: string, action: PayAction, money: (major: number) => string): SafeHtml {
@@ -34,6 +41,7 @@ function payControls(invoice: InvoiceDetail, businessName: string, action: PayAc
   return html`<form method="post">
 <input type="hidden" name="form_token" value="${action.formToken}">
 <button type="submit">Pay ${money(invoice.amount_due)}</button>
+<p class="hint">${PAY_NOTES[action.kind]}</p>
 </form>`;
 }
 
@@ -48,7 +56,7 @@ function receipt(invoice: InvoiceDetail, money: (major: number) => string): Safe
   )}</tbody></table>`;
 }
 
-export function paymentPage({ invoice, businessName, action }: PaymentPageView): string {
+export function paymentPage({ invoice, businessName, action, confirming }: PaymentPageView): string {
   const money = (major: number) => formatMoney(toMinor(major, invoice.currency), invoice.currency);
   const payable = PAYABLE.includes(invoice.status) && invoice.amount_due > 0;
   const body = html`<h1>${businessName}</h1>
@@ -63,11 +71,29 @@ ${invoice.livemode ? '' : html`<p class="test-mode"><strong>Test mode:</strong> 
 <tr><th colspan="3">Paid</th><td class="num">${money(invoice.amount_paid)}</td></tr>
 <tr class="due"><th colspan="3">Amount due</th><td class="num" id="amount-due">${money(invoice.amount_due)}</td></tr></tfoot></table>
 ${invoice.status === 'paid' ? '' : html`<p>Due date: ${invoice.due_date}</p>`}
-${payable && action ? payControls(invoice, businessName, action, money) : ''}
+${confirming ? html`<p class="notice" role="status">Confirming your payment with the payment provider… This page reloads by itself.</p>` : ''}
+${payable && action && !confirming ? payControls(invoice, businessName, action, money) : ''}
 ${receipt(invoice, money)}
 ${invoice.notes ? html`<p>${invoice.notes}</p>` : ''}
 <footer>Invoice from ${businessName}</footer>`;
-  return page(`Invoice ${invoice.number ?? ''} — ${businessName}`, body);
+  return page(`Invoice ${invoice.number ?? ''} — ${businessName}`, body, confirming ? { refresh: { seconds: 3 } } : {});
+}
+
+/** The step between the Pay button and the gateway's checkout: a redirect without script (and a link, should it not follow). */
+export function checkoutRedirectPage(url: string): string {
+  return page(
+    'Taking you to secure checkout',
+    html`<h1>Taking you to secure checkout…</h1><p><a href="${url}">Continue to secure checkout</a></p>`,
+    { refresh: { seconds: 0, url } },
+  );
+}
+
+/** The gateway refused or could not be reached: nothing was charged. */
+export function gatewayUnavailablePage(): string {
+  return page(
+    'Online payment is unavailable',
+    html`<h1>Online payment is unavailable right now</h1><p>Nothing was charged. Please go back and try again in a few minutes.</p>`,
+  );
 }
 
 export function notFoundPage(): string {

@@ -2,27 +2,53 @@
  * `GET /pay/{token}`: the page behind every payment link, and `POST /pay/{token}`: its Pay button.
  * Public: the unguessable token is the capability.
  */
-import { Router } from 'express';
-import { InvalidState } from '../errors';
+import { Request, Router } from 'express';
+import { InvalidState, NotFound } from '../errors';
+import { GatewayUnavailable } from '../gateways/gateway';
+import { GatewayService } from '../gateways/service';
 import { InvoiceService } from '../invoices/service';
 import { FormGuard, hostedPageHeaders, parseForm } from '../pages/hygiene';
-import { PaymentService } from '../payments/service';
 import { refusedFormPage } from '../pages/layout';
-import { notFoundPage, PayAction, paymentPage } from './page';
+import { PaymentService } from '../payments/service';
+import { checkoutRedirectPage, gatewayUnavailablePage, notFoundPage, PayAction, paymentPage } from './page';
 
 const PAY = 'pay';
+const PAYABLE = ['sent', 'viewed', 'partial'];
 
-export function paymentPageRoutes(invoices: InvoiceService, payments: PaymentService, forms: FormGuard): Router {
+/** The checkout the client came back from (`?checkout_session=`), if the query names one. */
+function returningFrom(req: Request): string | null {
+  const id = req.query.checkout_session;
+  return typeof id === 'string' && /^[A-Za-z0-9_]{1,255}$/.test(id) ? id : null;
+}
+
+export function paymentPageRoutes(deps: { invoices: InvoiceService; payments: PaymentService; gateways: GatewayService; forms: FormGuard }): Router {
+  const { invoices, payments, gateways, forms } = deps;
   const r = Router();
 
   r.get('/pay/:token', hostedPageHeaders, async (req, res) => {
     const token = String(req.params.token);
+    const checkout = returningFrom(req);
+    if (checkout) {
+      // Back from the gateway: ask it, server to server, before showing anything. The return alone proves nothing.
+      const link = await invoices.payableThroughLink(token);
+      if (link?.actor.livemode) {
+        await gateways.confirmReturn(link.actor, link.invoiceId, checkout).catch((err: unknown) => {
+          req.log?.warn({ err, businessId: link.actor.businessId }, 'the gateway could not confirm a returning checkout; the page keeps waiting');
+        });
+      }
+    }
     // Link checkers and mail scanners send HEAD: only a real GET counts as the client's view.
     const opened = await invoices.openPaymentPage(token, { markViewed: req.method === 'GET' });
     if (!opened) return void res.status(404).type('html').send(notFoundPage());
-    // Live payments need a gateway, which is not set up yet: the page says so instead of offering a button.
-    const action: PayAction = opened.invoice.livemode ? { kind: 'not_set_up' } : { kind: 'test', formToken: forms.token(PAY, token) };
-    res.type('html').send(paymentPage({ ...opened, action }));
+    const { invoice } = opened;
+    const formToken = forms.token(PAY, token);
+    const action: PayAction = !invoice.livemode
+      ? { kind: 'test', formToken }
+      : (await gateways.isSetUp(opened.businessId))
+        ? { kind: 'gateway', formToken }
+        : { kind: 'not_set_up' };
+    const confirming = checkout !== null && invoice.livemode && PAYABLE.includes(invoice.status);
+    res.type('html').send(paymentPage({ invoice, businessName: opened.businessName, action, confirming }));
   });
 
   r.post('/pay/:token', hostedPageHeaders, parseForm, async (req, res) => {
@@ -35,6 +61,17 @@ export function paymentPageRoutes(invoices: InvoiceService, payments: PaymentSer
       await payments.simulate(link.actor, link.invoiceId).catch((err: unknown) => {
         if (!(err instanceof InvalidState)) throw err; // paid meanwhile (a double click): the page shows it
       });
+      return void res.redirect(303, `/pay/${encodeURIComponent(token)}`);
+    }
+    try {
+      const checkout = await gateways.startCheckout(link.actor, link.invoiceId, token);
+      if (checkout) return void res.type('html').send(checkoutRedirectPage(checkout.url));
+    } catch (err) {
+      if (err instanceof GatewayUnavailable) {
+        req.log?.error({ err, businessId: link.actor.businessId, invoiceId: link.invoiceId }, 'the payment gateway refused or could not open a checkout');
+        return void res.status(502).type('html').send(gatewayUnavailablePage());
+      }
+      if (!(err instanceof NotFound)) throw err; // the gateway was removed meanwhile: the page says so
     }
     res.redirect(303, `/pay/${encodeURIComponent(token)}`);
   });

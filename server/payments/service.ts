@@ -5,8 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
+import { Knex } from 'knex';
 import { acrossTenants, Actor, systemActor } from '../auth/actor';
 import { Database } from '../db/database';
+import { isUniqueViolation } from '../db/errors';
 import { AppError, InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Outbox } from '../events/outbox';
 import { idFilter, listQuery, ListParams, Page, paginate } from '../http/pagination';
@@ -94,28 +96,66 @@ export class PaymentService {
       const minor = amount === undefined ? due : collectMinor(errors, 'amount', amount, invoice.currency);
       if (minor > due) errors.set('amount', [`must not exceed the amount due (${toMajor(due, invoice.currency)} ${invoice.currency})`]);
       if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
-
-      const now = new Date().toISOString();
-      const payment = await Payment.of(actor, trx).insert({
-        ...Payment.ownedBy(actor),
-        invoice_id: invoice.id,
-        client_id: invoice.client_id,
-        amount: minor,
-        currency: invoice.currency,
-        status: 'succeeded',
-        method: source.method,
-        gateway: source.gateway,
-        gateway_reference: source.gatewayReference,
-        paid_at: now,
-      });
-      const settled = minor === due;
-      await invoice.$query(trx).patch({ amount_paid: invoice.amount_paid + minor, status: settled ? 'paid' : 'partial', ...(settled ? { paid_at: now } : {}) });
-
-      const detail = await invoiceDetail(actor, invoice, trx);
-      const paymentView = toPaymentView(payment);
-      await this.outbox.record(trx, actor, 'payment.received', { payment: paymentView, invoice: detail });
-      if (settled) await this.outbox.record(trx, actor, 'invoice.paid', { invoice: detail });
-      return { payment: paymentView, invoice: detail };
+      const { payment, invoice: detail } = await this.apply(trx, actor, invoice, minor, source);
+      return { payment, invoice: detail };
     });
+  }
+
+  /**
+   * Money a gateway has taken: recorded whatever the invoice's state, once per gateway reference
+   * (the unique index decides, so a repeated or concurrent notification finds the payment there).
+   * Only what is due counts towards the invoice; `excess` is what was taken beyond it (an
+   * overpayment, or a payment for a paid or void invoice), to be refunded.
+   */
+  async recordFromGateway(actor: Actor, invoiceId: number, minor: number, source: PaymentSource): Promise<RecordedPayment & { excess: number; duplicate: boolean }> {
+    const existing = () => Payment.of(actor, this.db.current).findOne({ gateway: source.gateway, gateway_reference: source.gatewayReference });
+    const earlier = await existing();
+    if (earlier) return this.alreadyRecorded(actor, earlier);
+    try {
+      return await this.db.transaction(async (trx) => {
+        const invoice = await Invoice.of(actor, trx).findById(invoiceId).forUpdate();
+        if (!invoice) throw new NotFound('Invoice');
+        return { ...(await this.apply(trx, actor, invoice, minor, source)), duplicate: false };
+      });
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      const raced = await existing();
+      if (!raced) throw err;
+      return this.alreadyRecorded(actor, raced);
+    }
+  }
+
+  private async alreadyRecorded(actor: Actor, payment: Payment): Promise<RecordedPayment & { excess: number; duplicate: boolean }> {
+    const invoice = await Invoice.of(actor, this.db.current).findById(payment.invoice_id);
+    if (!invoice) throw new NotFound('Invoice');
+    return { payment: toPaymentView(payment), invoice: await invoiceDetail(actor, invoice, this.db.current), excess: 0, duplicate: true };
+  }
+
+  /** Inserts the payment on a locked invoice, counts what is due of it, and writes the events. */
+  private async apply(trx: Knex.Transaction, actor: Actor, invoice: Invoice, minor: number, source: PaymentSource): Promise<RecordedPayment & { excess: number }> {
+    const due = PAYABLE.includes(invoice.status) ? Math.max(0, invoice.total - invoice.amount_paid) : 0;
+    const counted = Math.min(minor, due);
+    const now = new Date().toISOString();
+    const payment = await Payment.of(actor, trx).insert({
+      ...Payment.ownedBy(actor),
+      invoice_id: invoice.id,
+      client_id: invoice.client_id,
+      amount: minor,
+      currency: invoice.currency,
+      status: 'succeeded',
+      method: source.method,
+      gateway: source.gateway,
+      gateway_reference: source.gatewayReference,
+      paid_at: now,
+    });
+    const settled = counted > 0 && counted === due;
+    if (counted > 0) {
+      await invoice.$query(trx).patch({ amount_paid: invoice.amount_paid + counted, status: settled ? 'paid' : 'partial', ...(settled ? { paid_at: now } : {}) });
+    }
+    const detail = await invoiceDetail(actor, invoice, trx);
+    const paymentView = toPaymentView(payment);
+    await this.outbox.record(trx, actor, 'payment.received', { payment: paymentView, invoice: detail });
+    if (settled) await this.outbox.record(trx, actor, 'invoice.paid', { invoice: detail });
+    return { payment: paymentView, invoice: detail, excess: minor - counted };
   }
 }

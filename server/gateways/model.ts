@@ -1,0 +1,34 @@
+import { BaseModel } from '../db/base-model';
+import { TenantModel } from '../db/tenant-model';
+
+export const GATEWAY_PROVIDERS = ['stripe'] as const;
+export type GatewayProvider = (typeof GATEWAY_PROVIDERS)[number];
+
+/** A business's own credentials at its gateway, sealed with the application key. One per business. */
+export class GatewayCredentials extends BaseModel {
+  static override tableName = 'payment_gateways';
+
+  business_id!: number;
+  provider!: GatewayProvider;
+  secret_key_sealed!: string;
+  webhook_secret_sealed!: string;
+  secret_key_last4!: string;
+  webhook_secret_last4!: string;
+}
+
+export const CHECKOUT_STATUSES = ['open', 'complete', 'expired'] as const;
+export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
+
+/** A checkout opened at the gateway for an invoice's amount due; at most one is open per invoice. */
+export class CheckoutSession extends TenantModel {
+  static override tableName = 'checkout_sessions';
+
+  invoice_id!: number;
+  provider!: GatewayProvider;
+  session_id!: string;
+  status!: CheckoutStatus;
+  /** Minor units of `currency`. */
+  amount!: number;
+  currency!: string;
+  url!: string;
+}

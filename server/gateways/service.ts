@@ -1,0 +1,210 @@
+/**
+ * Online payment through a business's own gateway: its sealed credentials, the checkout opened
+ * from the payment page, and the gateway's confirmation (its signed notification, or a server-side
+ * read of the checkout when the client returns). A payment is recorded only on the gateway's word,
+ * never on the browser's return alone, and always through PaymentService (one payment path).
+ * Gateway calls happen outside database transactions.
+ */
+import Joi from 'joi';
+import { Logger } from 'pino';
+import { acrossTenants, Actor, SystemActor, systemActor } from '../auth/actor';
+import { Database } from '../db/database';
+import { NotFound } from '../errors';
+import { Outbox } from '../events/outbox';
+import { invoiceDetail } from '../invoices/detail';
+import { Invoice } from '../invoices/model';
+import { SecretBox } from '../keys/secret-box';
+import { PaymentService } from '../payments/service';
+import { validateInput } from '../validation';
+import { CheckoutState, GatewayCredentialsInput, PaymentGateway } from './gateway';
+import { CheckoutSession, GatewayCredentials, GatewayProvider, GATEWAY_PROVIDERS } from './model';
+import { StripeGateway } from './stripe';
+
+export interface GatewayView {
+  business_id: number;
+  provider: GatewayProvider;
+  /** The last four characters only: the secrets never leave the server. */
+  secret_key_last4: string;
+  webhook_secret_last4: string;
+  updated_at: string;
+}
+
+const credentialsSchema = Joi.object<GatewayCredentialsInput & { provider: GatewayProvider }>({
+  provider: Joi.string()
+    .valid(...GATEWAY_PROVIDERS)
+    .required(),
+  secretKey: Joi.string()
+    .pattern(/^(sk|rk)_(test|live)_[A-Za-z0-9]{8,}$/)
+    .required()
+    .messages({ 'string.pattern.base': 'the secret key must be a Stripe secret key (sk_live_… or sk_test_…)' }),
+  webhookSecret: Joi.string()
+    .pattern(/^whsec_[A-Za-z0-9+/=]{8,}$/)
+    .required()
+    .messages({ 'string.pattern.base': 'the webhook secret must be a Stripe endpoint secret (whsec_…)' }),
+});
+
+const PAYABLE = ['sent', 'viewed', 'partial'];
+
+export class GatewayService {
+  constructor(
+    private readonly db: Database,
+    private readonly payments: PaymentService,
+    private readonly outbox: Outbox,
+    private readonly secrets: SecretBox,
+    private readonly logger: Logger,
+    private readonly options: { baseUrl: string; stripeApiUrl?: string },
+  ) {}
+
+  /** Sets (or replaces) a business's gateway credentials, sealed at rest. */
+  async set(businessId: number, input: GatewayCredentialsInput & { provider: string }): Promise<GatewayView> {
+    const valid = validateInput(credentialsSchema, input);
+    const row = {
+      business_id: businessId,
+      provider: valid.provider,
+      secret_key_sealed: this.secrets.seal(valid.secretKey),
+      webhook_secret_sealed: this.secrets.seal(valid.webhookSecret),
+      secret_key_last4: valid.secretKey.slice(-4),
+      webhook_secret_last4: valid.webhookSecret.slice(-4),
+    };
+    return this.db.transaction(async (trx) => {
+      const existing = await GatewayCredentials.query(trx).findOne({ business_id: businessId }).forUpdate();
+      const saved = existing ? await GatewayCredentials.query(trx).patchAndFetchById(existing.id, row) : await GatewayCredentials.query(trx).insert(row);
+      return toGatewayView(saved);
+    });
+  }
+
+  async show(businessId: number): Promise<GatewayView | null> {
+    const row = await GatewayCredentials.query(this.db.current).findOne({ business_id: businessId });
+    return row ? toGatewayView(row) : null;
+  }
+
+  /** Removes the credentials: live invoices of the business can no longer be paid online. */
+  async remove(businessId: number): Promise<boolean> {
+    return (await GatewayCredentials.query(this.db.current).delete().where({ business_id: businessId })) > 0;
+  }
+
+  async isSetUp(businessId: number): Promise<boolean> {
+    return (await GatewayCredentials.query(this.db.current).findOne({ business_id: businessId })) !== undefined;
+  }
+
+  /**
+   * The checkout for an invoice's amount due, opened at the gateway (or the one already open for
+   * that amount). A newer checkout expires the older ones: an invoice has at most one open.
+   * Returns null when nothing is due.
+   */
+  async startCheckout(actor: SystemActor, invoiceId: number, pageToken: string): Promise<{ url: string } | null> {
+    const invoice = await Invoice.of(actor, this.db.current).findById(invoiceId);
+    if (!invoice || !PAYABLE.includes(invoice.status) || invoice.total - invoice.amount_paid <= 0) return null;
+    const amount = invoice.total - invoice.amount_paid;
+    const open = await CheckoutSession.of(actor, this.db.current).where({ invoice_id: invoiceId, status: 'open' });
+    const reusable = open.find((session) => session.amount === amount && session.currency === invoice.currency);
+    if (reusable) return { url: reusable.url };
+
+    const gateway = await this.gatewayOf(actor.businessId);
+    const pageUrl = `${this.options.baseUrl}/pay/${pageToken}`;
+    const opened = await gateway.openCheckout({
+      invoiceId,
+      amount,
+      currency: invoice.currency,
+      description: `Invoice ${invoice.number ?? invoiceId}`,
+      successUrl: `${pageUrl}?checkout_session={CHECKOUT_SESSION_ID}`,
+      cancelUrl: pageUrl,
+    });
+    const superseded = await this.db.transaction(async (trx) => {
+      const older = await CheckoutSession.of(actor, trx).where({ invoice_id: invoiceId, status: 'open' }).forUpdate();
+      if (older.length) await CheckoutSession.of(actor, trx).whereIn('id', older.map((session) => session.id)).patch({ status: 'expired' });
+      await CheckoutSession.of(actor, trx).insert({
+        ...CheckoutSession.ownedBy(actor),
+        invoice_id: invoiceId,
+        provider: 'stripe',
+        session_id: opened.sessionId,
+        status: 'open',
+        amount,
+        currency: invoice.currency,
+        url: opened.url,
+      });
+      return older;
+    });
+    for (const session of superseded) {
+      await gateway.expireCheckout(session.session_id).catch((err: unknown) => this.logger.warn({ err, businessId: actor.businessId }, 'an older checkout could not be expired'));
+    }
+    return { url: opened.url };
+  }
+
+  /**
+   * The client is back from the checkout: ask the gateway (server to server) how it stands, and
+   * record the payment if it is taken. The return URL alone proves nothing.
+   */
+  async confirmReturn(actor: SystemActor, invoiceId: number, sessionId: string): Promise<void> {
+    const session = await CheckoutSession.of(actor, this.db.current).findOne({ invoice_id: invoiceId, session_id: sessionId });
+    if (!session || session.status === 'complete') return;
+    const state = await (await this.gatewayOf(actor.businessId)).readCheckout(sessionId);
+    if (state.outcome === 'paid') await this.settle(actor, session, state);
+  }
+
+  /**
+   * A signed notification from the business's gateway. Throws NotFound when the business has no
+   * gateway, GatewaySignatureInvalid when the signature does not verify; ignores other events.
+   */
+  async handleNotification(businessId: number, rawBody: Buffer, signature: string | undefined): Promise<void> {
+    const gateway = await this.gatewayOf(businessId);
+    const state = gateway.checkoutOfNotification(rawBody, signature);
+    if (!state) return;
+    const session = await CheckoutSession.acrossTenants(acrossTenants('gateway notification'), this.db.current)
+      .where({ business_id: businessId, session_id: state.sessionId })
+      .first();
+    if (!session) {
+      this.logger.warn({ businessId, sessionId: state.sessionId }, 'gateway notification for a checkout this business did not open; ignored');
+      return;
+    }
+    const actor = systemActor('payment gateway', { businessId, livemode: session.livemode });
+    if (state.outcome === 'paid') await this.settle(actor, session, state);
+    else if (state.outcome === 'failed') await this.fail(actor, session, state);
+  }
+
+  private async settle(actor: Actor, session: CheckoutSession, state: CheckoutState): Promise<void> {
+    if (!state.paymentReference || state.amount === null || state.currency !== session.currency) {
+      this.logger.error({ businessId: actor.businessId, sessionId: session.session_id }, 'gateway reported a paid checkout without a payment reference, amount or matching currency; not recorded');
+      return;
+    }
+    const recorded = await this.payments.recordFromGateway(actor, session.invoice_id, state.amount, {
+      method: 'card',
+      gateway: session.provider,
+      gatewayReference: state.paymentReference,
+    });
+    await CheckoutSession.of(actor, this.db.current).findById(session.id).patch({ status: 'complete' });
+    if (recorded.excess > 0) {
+      this.logger.warn(
+        { businessId: actor.businessId, invoiceId: session.invoice_id, paymentId: recorded.payment.id, excessMinor: recorded.excess },
+        'the gateway took more than was due (an overpayment, or a paid or void invoice); the excess is to be refunded',
+      );
+    }
+  }
+
+  /** A delayed payment method failed: `payment.failed` with the invoice and the reason. */
+  private async fail(actor: Actor, session: CheckoutSession, state: CheckoutState): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      const invoice = await Invoice.of(actor, trx).findById(session.invoice_id);
+      if (!invoice) return;
+      await CheckoutSession.of(actor, trx).findById(session.id).patch({ status: 'expired' });
+      await this.outbox.record(trx, actor, 'payment.failed', { invoice: await invoiceDetail(actor, invoice, trx), reason: state.failureReason ?? 'The payment failed' });
+    });
+  }
+
+  private async gatewayOf(businessId: number): Promise<PaymentGateway> {
+    const row = await GatewayCredentials.query(this.db.current).findOne({ business_id: businessId });
+    if (!row) throw new NotFound('Payment gateway');
+    const credentials = { secretKey: this.secrets.open(row.secret_key_sealed), webhookSecret: this.secrets.open(row.webhook_secret_sealed) };
+    return new StripeGateway(credentials, this.options.stripeApiUrl);
+  }
+}
+
+function toGatewayView(row: GatewayCredentials): GatewayView {
+  return {
+    business_id: row.business_id,
+    provider: row.provider,
+    secret_key_last4: row.secret_key_last4,
+    webhook_secret_last4: row.webhook_secret_last4,
+    updated_at: row.updated_at,
+  };
+}

@@ -1,0 +1,248 @@
+/** Live payments through a business's Stripe account, with the official SDK against a strict Stripe double. */
+import { aDraft, eventsOf, startApp, Tenant, TestApp } from '../support/app';
+import { freePort } from '../support/net';
+import { StripeDouble } from '../support/stripe-double';
+
+const SECRET_KEY = 'sk_live_doubleAccountKey1234';
+const WEBHOOK_SECRET = 'whsec_doubleEndpointSecret5678';
+
+const stripe = new StripeDouble();
+let app: TestApp;
+let live: Tenant;
+
+beforeAll(async () => {
+  await stripe.start();
+  const port = await freePort();
+  app = await startApp({ port, baseUrl: `http://127.0.0.1:${port}`, stripeApiUrl: stripe.url });
+  live = await app.tenant({ mode: 'live' });
+  await app.server.services.gateways.set(live.businessId, { provider: 'stripe', secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
+  stripe.account({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, webhookUrl: `${app.url}/gateway/stripe/${live.businessId}/webhook` });
+});
+afterAll(async () => {
+  await app?.stop();
+  await stripe.stop();
+});
+afterEach(() => {
+  stripe.holdEvents = false;
+  stripe.asyncPayments = false;
+  stripe.failWith = null;
+});
+
+/** A live invoice's payment page: its path and form token. */
+async function openPage(invoiceId: number): Promise<{ path: string; formToken: string; html: string }> {
+  const url = (await live.api.post(`/invoices/${invoiceId}/initiate-payment`)).body.payment_url as string;
+  const res = await fetch(url);
+  const html = await res.text();
+  return { path: url, formToken: /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? '', html };
+}
+
+/** Clicks Pay: the checkout the page sends the browser to. */
+async function startCheckout(invoiceId: number): Promise<{ sessionId: string; page: Awaited<ReturnType<typeof openPage>>; answer: Response; html: string }> {
+  const page = await openPage(invoiceId);
+  const answer = await fetch(page.path, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ form_token: page.formToken }).toString(),
+  });
+  const html = await answer.text();
+  const sessionId = /\/checkout\/(cs_live_[0-9a-f]+)/.exec(html)?.[1] ?? '';
+  return { sessionId, page, answer, html };
+}
+
+const invoiceOf = async (id: number) => (await live.api.get(`/invoices/${id}`)).body.invoice;
+const typesFor = async (invoiceId: number) =>
+  (await eventsOf(app, live.businessId)).filter((e) => e.data.invoice?.id === invoiceId && e.type !== 'invoice.viewed').map((e) => e.type);
+
+describe('Pay on a live invoice', () => {
+  test('when the client clicks Pay, then a Checkout Session for the amount due is opened with the business\'s key and the browser is sent to it', async () => {
+    // Arrange
+    const invoice = await aDraft(live);
+
+    // Act
+    const { sessionId, answer, html, page } = await startCheckout(invoice.id);
+
+    // Assert
+    expect(page.html).toMatch(/<button type="submit">Pay \$150\.00<\/button>/);
+    expect(answer.status).toBe(200);
+    expect(html).toContain(`<meta http-equiv="refresh" content="0;url=${stripe.url}/checkout/${sessionId}">`);
+    expect(html).toContain('Continue to secure checkout');
+    const session = stripe.session(sessionId);
+    expect(session).toMatchObject({ amount_total: 15000, currency: 'usd', client_reference_id: String(invoice.id), metadata: { invoice_id: String(invoice.id) } });
+    expect(session.success_url).toBe(`${page.path}?checkout_session={CHECKOUT_SESSION_ID}`);
+    expect((await invoiceOf(invoice.id)).status).toBe('viewed');
+  });
+
+  test('when Pay is clicked again, then the open session for the same amount is reused', async () => {
+    const invoice = await aDraft(live);
+
+    const first = await startCheckout(invoice.id);
+    const second = await startCheckout(invoice.id);
+
+    expect(second.sessionId).toBe(first.sessionId);
+    expect([...stripe.sessions.values()].filter((s) => s.client_reference_id === String(invoice.id))).toHaveLength(1);
+  });
+
+  test('when the gateway is down, then the client gets a page saying nothing was charged, never a 500', async () => {
+    stripe.failWith = { status: 500, type: 'api_error', message: 'An unknown error occurred' };
+    const invoice = await aDraft(live);
+
+    const { answer, html } = await startCheckout(invoice.id);
+
+    expect(answer.status).toBe(502);
+    expect(html).toContain('Nothing was charged');
+    expect((await invoiceOf(invoice.id)).amount_paid).toBe(0);
+  });
+
+  test('when the business has no gateway, then the page has no Pay button', async () => {
+    const other = await app.tenant({ mode: 'live' });
+    const invoice = await aDraft(other);
+    const url = (await other.api.post(`/invoices/${invoice.id}/initiate-payment`)).body.payment_url as string;
+
+    const html = await (await fetch(url)).text();
+
+    expect(html).not.toContain('form_token');
+    expect(html).toContain('Online payment is not set up');
+  });
+});
+
+describe('the gateway confirms', () => {
+  test('when Stripe sends checkout.session.completed, then one payment is recorded and the invoice is paid, with its events once', async () => {
+    // Arrange
+    const invoice = await aDraft(live);
+    const { sessionId } = await startCheckout(invoice.id);
+
+    // Act
+    await stripe.complete(sessionId);
+
+    // Assert
+    expect(stripe.delivered.at(-1)).toMatchObject({ type: 'checkout.session.completed', status: 200 });
+    const read = await invoiceOf(invoice.id);
+    expect(read).toMatchObject({ status: 'paid', amount_due: 0 });
+    expect(read.payments).toEqual([
+      expect.objectContaining({ gateway: 'stripe', method: 'card', gateway_reference: stripe.session(sessionId).payment_intent, amount: 150, livemode: true }),
+    ]);
+    expect(await typesFor(invoice.id)).toEqual(['invoice.created', 'payment.received', 'invoice.paid']);
+  });
+
+  test('when the same event arrives again, and twice at once, then there is still one payment', async () => {
+    const invoice = await aDraft(live);
+    const { sessionId } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
+
+    const statuses = await Promise.all([
+      stripe.deliver(sessionId, 'checkout.session.completed'),
+      stripe.deliver(sessionId, 'checkout.session.completed'),
+      stripe.deliver(sessionId, 'checkout.session.completed'),
+    ]);
+
+    expect(statuses).toEqual([200, 200, 200]);
+    expect((await invoiceOf(invoice.id)).payments).toHaveLength(1);
+    expect((await typesFor(invoice.id)).filter((type) => type === 'payment.received')).toHaveLength(1);
+  });
+
+  test('when events race before any was recorded, then one payment is recorded', async () => {
+    stripe.holdEvents = true;
+    const invoice = await aDraft(live);
+    const { sessionId } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
+
+    await Promise.all(Array.from({ length: 4 }, () => stripe.deliver(sessionId, 'checkout.session.completed')));
+
+    expect((await invoiceOf(invoice.id)).payments).toHaveLength(1);
+  });
+
+  test.each([
+    ['signed with another secret', { secret: 'whsec_notTheEndpointSecret0000' }],
+    ['replayed long after it was signed', { timestamp: Math.floor(Date.now() / 1000) - 3600 }],
+  ])('when an event is %s, then it is a 400 and nothing is recorded', async (_case, options) => {
+    stripe.holdEvents = true;
+    const invoice = await aDraft(live);
+    const { sessionId } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
+
+    const status = await stripe.deliver(sessionId, 'checkout.session.completed', options);
+
+    expect(status).toBe(400);
+    expect((await invoiceOf(invoice.id)).payments).toHaveLength(0);
+  });
+
+  test('when the body is altered after signing, then it is a 400', async () => {
+    const payload = JSON.stringify({ id: 'evt_x', type: 'checkout.session.completed', data: { object: { id: 'cs_live_0' } } });
+    const header = `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`;
+
+    const status = await stripe.post(`${app.url}/gateway/stripe/${live.businessId}/webhook`, payload, header);
+
+    expect(status).toBe(400);
+  });
+
+  test('when a business without a gateway is posted to, then it is a 404', async () => {
+    const other = await app.tenant({ mode: 'live' });
+
+    const status = await stripe.post(`${app.url}/gateway/stripe/${other.businessId}/webhook`, '{}', 't=1,v1=00');
+
+    expect(status).toBe(404);
+  });
+
+  test('when the client returns before the gateway confirms, then the page says it is confirming and nothing is recorded on the return alone', async () => {
+    // Arrange: a delayed payment method: the checkout is complete, the money not yet taken
+    stripe.asyncPayments = true;
+    stripe.holdEvents = true;
+    const invoice = await aDraft(live);
+    const { sessionId, page } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
+
+    // Act
+    const returned = await (await fetch(`${page.path}?checkout_session=${sessionId}`)).text();
+    const unpaid = await invoiceOf(invoice.id);
+    await stripe.settleAsync(sessionId, 'succeeded');
+    const after = await (await fetch(`${page.path}?checkout_session=${sessionId}`)).text();
+
+    // Assert
+    expect(returned).toContain('Confirming your payment');
+    expect(returned).toContain('<meta http-equiv="refresh" content="3">');
+    expect(unpaid.amount_paid).toBe(0);
+    expect(after).toContain('Paid — thank you');
+    expect(after).not.toContain('http-equiv="refresh"');
+    expect((await invoiceOf(invoice.id)).payments).toHaveLength(1);
+  });
+
+  test('when the webhook never comes, then the return page reads the session from the gateway and records the payment', async () => {
+    stripe.holdEvents = true;
+    const invoice = await aDraft(live);
+    const { sessionId, page } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
+
+    const html = await (await fetch(`${page.path}?checkout_session=${sessionId}`)).text();
+
+    expect(html).toContain('Paid — thank you');
+    expect((await invoiceOf(invoice.id)).payments).toEqual([expect.objectContaining({ gateway_reference: stripe.session(sessionId).payment_intent })]);
+  });
+
+  test('when a delayed payment fails, then payment.failed fires with the invoice and nothing is recorded', async () => {
+    stripe.asyncPayments = true;
+    stripe.holdEvents = true;
+    const invoice = await aDraft(live);
+    const { sessionId } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
+
+    await stripe.settleAsync(sessionId, 'failed');
+
+    const failed = (await eventsOf(app, live.businessId)).filter((e) => e.type === 'payment.failed' && e.data.invoice.id === invoice.id);
+    expect(failed).toHaveLength(1);
+    expect(failed[0].data.reason).toEqual(expect.any(String));
+    expect((await invoiceOf(invoice.id)).payments).toHaveLength(0);
+  });
+
+  test('when money arrives for an invoice voided meanwhile, then the payment is recorded and the invoice stays void', async () => {
+    const invoice = await aDraft(live);
+    const { sessionId } = await startCheckout(invoice.id);
+    await live.api.post(`/invoices/${invoice.id}/void`);
+
+    await stripe.complete(sessionId);
+
+    const read = await invoiceOf(invoice.id);
+    expect(read).toMatchObject({ status: 'void', amount_paid: 0 });
+    expect(read.payments).toEqual([expect.objectContaining({ amount: 150, gateway: 'stripe' })]);
+  });
+});
