@@ -61,7 +61,7 @@ export function paymentPage({ invoice, businessName, action, confirming }: Payme
   const payable = PAYABLE.includes(invoice.status) && invoice.amount_due > 0;
   const body = html`<h1>${businessName}</h1>
 <h2>Invoice ${invoice.number ?? ''}</h2>
-<p class="status" data-status="${invoice.status}">${STATUS_LINES[invoice.status] ?? invoice.status}</p>
+<p class="status" data-status="${invoice.status}">${confirming ? 'Confirming payment' : (STATUS_LINES[invoice.status] ?? invoice.status)}</p>
 ${invoice.livemode ? '' : html`<p class="test-mode"><strong>Test mode:</strong> no real payment is taken.</p>`}
 <table><thead><tr><th>Description</th><th class="num">Qty</th><th class="num">Unit price</th><th class="num">Amount</th></tr></thead>
 <tbody>${invoice.items.map(
