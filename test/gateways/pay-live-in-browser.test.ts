@@ -1,38 +1,20 @@
 /** A client pays a live invoice in a real browser, through the Stripe double's checkout. */
-import { aDraft, startApp, Tenant, TestApp } from '../support/app';
+import { aDraft } from '../support/app';
 import { screenshot, screenshotOnPhone, useBrowser } from '../support/browser';
-import { freePort } from '../support/net';
-import { StripeDouble } from '../support/stripe-double';
-
-const SECRET_KEY = 'sk_live_browserAccountKey1234';
-const WEBHOOK_SECRET = 'whsec_browserEndpointSecret5678';
+import { useStripeGateway } from '../support/stripe-double';
 
 const ctx = useBrowser();
-const stripe = new StripeDouble();
-let app: TestApp;
-let live: Tenant;
-
-beforeAll(async () => {
-  await stripe.start();
-  const port = await freePort();
-  app = await startApp({ port, baseUrl: `http://127.0.0.1:${port}`, stripeApiUrl: stripe.url });
-  live = await app.tenant({ mode: 'live' });
-  await app.server.services.gateways.set(live.businessId, { provider: 'stripe', secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
-  stripe.account({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, webhookUrl: `${app.url}/gateway/stripe/${live.businessId}/webhook` });
-});
-afterAll(async () => {
-  await app?.stop();
-  await stripe.stop();
-});
+const gateway = useStripeGateway();
+const { stripe } = gateway;
 
 async function paymentUrlOf(invoiceId: number): Promise<string> {
-  return (await live.api.post(`/invoices/${invoiceId}/initiate-payment`)).body.payment_url as string;
+  return (await gateway.live.api.post(`/invoices/${invoiceId}/initiate-payment`)).body.payment_url as string;
 }
 
 describe('paying a live invoice in a browser', () => {
   test('when the client pays through the checkout, then the page comes back as the receipt', async () => {
     // Arrange
-    const invoice = await aDraft(live);
+    const invoice = await aDraft(gateway.live);
     const url = await paymentUrlOf(invoice.id);
     const page = await ctx.browser.newPage();
     await page.goto(url);
@@ -47,7 +29,7 @@ describe('paying a live invoice in a browser', () => {
     await screenshot(page, 'pay-live-receipt');
 
     // Assert
-    const read = (await live.api.get(`/invoices/${invoice.id}`)).body.invoice;
+    const read = (await gateway.live.api.get(`/invoices/${invoice.id}`)).body.invoice;
     expect(read).toMatchObject({ status: 'paid', payments: [expect.objectContaining({ gateway: 'stripe', method: 'card' })] });
     expect(await page.getByRole('cell', { name: 'Card' }).isVisible()).toBe(true);
     await page.close();
@@ -57,7 +39,7 @@ describe('paying a live invoice in a browser', () => {
     // Arrange: a delayed payment method
     stripe.asyncPayments = true;
     stripe.holdEvents = true;
-    const invoice = await aDraft(live);
+    const invoice = await aDraft(gateway.live);
     const url = await paymentUrlOf(invoice.id);
     const page = await ctx.browser.newPage();
     await page.goto(url);
@@ -68,14 +50,14 @@ describe('paying a live invoice in a browser', () => {
     await page.getByText('Confirming your payment').waitFor();
     await screenshot(page, 'pay-live-confirming');
     await screenshotOnPhone(ctx.browser, page.url(), 'pay-live-confirming');
-    const beforeConfirmation = (await live.api.get(`/invoices/${invoice.id}`)).body.invoice;
+    const beforeConfirmation = (await gateway.live.api.get(`/invoices/${invoice.id}`)).body.invoice;
     const sessionId = new URL(page.url()).searchParams.get('checkout_session')!;
     await stripe.settleAsync(sessionId, 'succeeded');
     await page.getByText('Paid — thank you').waitFor({ timeout: 15_000 });
 
     // Assert
     expect(beforeConfirmation.amount_paid).toBe(0);
-    expect((await live.api.get(`/invoices/${invoice.id}`)).body.invoice.status).toBe('paid');
+    expect((await gateway.live.api.get(`/invoices/${invoice.id}`)).body.invoice.status).toBe('paid');
     stripe.asyncPayments = false;
     stripe.holdEvents = false;
     await page.close();

@@ -1,27 +1,9 @@
 /** Live payments through a business's Stripe account, with the official SDK against a strict Stripe double. */
-import { aDraft, eventsOf, startApp, Tenant, TestApp } from '../support/app';
-import { freePort } from '../support/net';
-import { StripeDouble } from '../support/stripe-double';
+import { aDraft, eventsOf } from '../support/app';
+import { useStripeGateway } from '../support/stripe-double';
 
-const SECRET_KEY = 'sk_live_doubleAccountKey1234';
-const WEBHOOK_SECRET = 'whsec_doubleEndpointSecret5678';
-
-const stripe = new StripeDouble();
-let app: TestApp;
-let live: Tenant;
-
-beforeAll(async () => {
-  await stripe.start();
-  const port = await freePort();
-  app = await startApp({ port, baseUrl: `http://127.0.0.1:${port}`, stripeApiUrl: stripe.url });
-  live = await app.tenant({ mode: 'live' });
-  await app.server.services.gateways.set(live.businessId, { provider: 'stripe', secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
-  stripe.account({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, webhookUrl: `${app.url}/gateway/stripe/${live.businessId}/webhook` });
-});
-afterAll(async () => {
-  await app?.stop();
-  await stripe.stop();
-});
+const gateway = useStripeGateway();
+const { stripe } = gateway;
 afterEach(() => {
   stripe.holdEvents = false;
   stripe.asyncPayments = false;
@@ -30,7 +12,7 @@ afterEach(() => {
 
 /** A live invoice's payment page: its path and form token. */
 async function openPage(invoiceId: number): Promise<{ path: string; formToken: string; html: string }> {
-  const url = (await live.api.post(`/invoices/${invoiceId}/initiate-payment`)).body.payment_url as string;
+  const url = (await gateway.live.api.post(`/invoices/${invoiceId}/initiate-payment`)).body.payment_url as string;
   const res = await fetch(url);
   const html = await res.text();
   return { path: url, formToken: /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? '', html };
@@ -50,14 +32,14 @@ async function startCheckout(invoiceId: number): Promise<{ sessionId: string; pa
   return { sessionId, page, answer, html };
 }
 
-const invoiceOf = async (id: number) => (await live.api.get(`/invoices/${id}`)).body.invoice;
+const invoiceOf = async (id: number) => (await gateway.live.api.get(`/invoices/${id}`)).body.invoice;
 const typesFor = async (invoiceId: number) =>
-  (await eventsOf(app, live.businessId)).filter((e) => e.data.invoice?.id === invoiceId && e.type !== 'invoice.viewed').map((e) => e.type);
+  (await eventsOf(gateway.app, gateway.live.businessId)).filter((e) => e.data.invoice?.id === invoiceId && e.type !== 'invoice.viewed').map((e) => e.type);
 
 describe('Pay on a live invoice', () => {
   test('when the client clicks Pay, then a Checkout Session for the amount due is opened with the business\'s key and the browser is sent to it', async () => {
     // Arrange
-    const invoice = await aDraft(live);
+    const invoice = await aDraft(gateway.live);
 
     // Act
     const { sessionId, answer, html, page } = await startCheckout(invoice.id);
@@ -74,7 +56,7 @@ describe('Pay on a live invoice', () => {
   });
 
   test('when Pay is clicked again, then the open session for the same amount is reused', async () => {
-    const invoice = await aDraft(live);
+    const invoice = await aDraft(gateway.live);
 
     const first = await startCheckout(invoice.id);
     const second = await startCheckout(invoice.id);
@@ -85,7 +67,7 @@ describe('Pay on a live invoice', () => {
 
   test('when the gateway is down, then the client gets a page saying nothing was charged, never a 500', async () => {
     stripe.failWith = { status: 500, type: 'api_error', message: 'An unknown error occurred' };
-    const invoice = await aDraft(live);
+    const invoice = await aDraft(gateway.live);
 
     const { answer, html } = await startCheckout(invoice.id);
 
@@ -95,7 +77,7 @@ describe('Pay on a live invoice', () => {
   });
 
   test('when the business has no gateway, then the page has no Pay button', async () => {
-    const other = await app.tenant({ mode: 'live' });
+    const other = await gateway.app.tenant({ mode: 'live' });
     const invoice = await aDraft(other);
     const url = (await other.api.post(`/invoices/${invoice.id}/initiate-payment`)).body.payment_url as string;
 
@@ -109,7 +91,7 @@ describe('Pay on a live invoice', () => {
 describe('the gateway confirms', () => {
   test('when Stripe sends checkout.session.completed, then one payment is recorded and the invoice is paid, with its events once', async () => {
     // Arrange
-    const invoice = await aDraft(live);
+    const invoice = await aDraft(gateway.live);
     const { sessionId } = await startCheckout(invoice.id);
 
     // Act
@@ -126,7 +108,7 @@ describe('the gateway confirms', () => {
   });
 
   test('when the same event arrives again, and twice at once, then there is still one payment', async () => {
-    const invoice = await aDraft(live);
+    const invoice = await aDraft(gateway.live);
     const { sessionId } = await startCheckout(invoice.id);
     await stripe.complete(sessionId);
 
@@ -143,7 +125,7 @@ describe('the gateway confirms', () => {
 
   test('when events race before any was recorded, then one payment is recorded', async () => {
     stripe.holdEvents = true;
-    const invoice = await aDraft(live);
+    const invoice = await aDraft(gateway.live);
     const { sessionId } = await startCheckout(invoice.id);
     await stripe.complete(sessionId);
 
@@ -157,7 +139,7 @@ describe('the gateway confirms', () => {
     ['replayed long after it was signed', { timestamp: Math.floor(Date.now() / 1000) - 3600 }],
   ])('when an event is %s, then it is a 400 and nothing is recorded', async (_case, options) => {
     stripe.holdEvents = true;
-    const invoice = await aDraft(live);
+    const invoice = await aDraft(gateway.live);
     const { sessionId } = await startCheckout(invoice.id);
     await stripe.complete(sessionId);
 
@@ -171,15 +153,15 @@ describe('the gateway confirms', () => {
     const payload = JSON.stringify({ id: 'evt_x', type: 'checkout.session.completed', data: { object: { id: 'cs_live_0' } } });
     const header = `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`;
 
-    const status = await stripe.post(`${app.url}/gateway/stripe/${live.businessId}/webhook`, payload, header);
+    const status = await stripe.post(`${gateway.app.url}/gateway/stripe/${gateway.live.businessId}/webhook`, payload, header);
 
     expect(status).toBe(400);
   });
 
   test('when a business without a gateway is posted to, then it is a 404', async () => {
-    const other = await app.tenant({ mode: 'live' });
+    const other = await gateway.app.tenant({ mode: 'live' });
 
-    const status = await stripe.post(`${app.url}/gateway/stripe/${other.businessId}/webhook`, '{}', 't=1,v1=00');
+    const status = await stripe.post(`${gateway.app.url}/gateway/stripe/${other.businessId}/webhook`, '{}', 't=1,v1=00');
 
     expect(status).toBe(404);
   });
@@ -188,7 +170,7 @@ describe('the gateway confirms', () => {
     // Arrange: a delayed payment method: the checkout is complete, the money not yet taken
     stripe.asyncPayments = true;
     stripe.holdEvents = true;
-    const invoice = await aDraft(live);
+    const invoice = await aDraft(gateway.live);
     const { sessionId, page } = await startCheckout(invoice.id);
     await stripe.complete(sessionId);
 
@@ -209,7 +191,7 @@ describe('the gateway confirms', () => {
 
   test('when the webhook never comes, then the return page reads the session from the gateway and records the payment', async () => {
     stripe.holdEvents = true;
-    const invoice = await aDraft(live);
+    const invoice = await aDraft(gateway.live);
     const { sessionId, page } = await startCheckout(invoice.id);
     await stripe.complete(sessionId);
 
@@ -222,22 +204,22 @@ describe('the gateway confirms', () => {
   test('when a delayed payment fails, then payment.failed fires with the invoice and nothing is recorded', async () => {
     stripe.asyncPayments = true;
     stripe.holdEvents = true;
-    const invoice = await aDraft(live);
+    const invoice = await aDraft(gateway.live);
     const { sessionId } = await startCheckout(invoice.id);
     await stripe.complete(sessionId);
 
     await stripe.settleAsync(sessionId, 'failed');
 
-    const failed = (await eventsOf(app, live.businessId)).filter((e) => e.type === 'payment.failed' && e.data.invoice.id === invoice.id);
+    const failed = (await eventsOf(gateway.app, gateway.live.businessId)).filter((e) => e.type === 'payment.failed' && e.data.invoice.id === invoice.id);
     expect(failed).toHaveLength(1);
     expect(failed[0].data.reason).toEqual(expect.any(String));
     expect((await invoiceOf(invoice.id)).payments).toHaveLength(0);
   });
 
   test('when money arrives for an invoice voided meanwhile, then the payment is recorded and the invoice stays void', async () => {
-    const invoice = await aDraft(live);
+    const invoice = await aDraft(gateway.live);
     const { sessionId } = await startCheckout(invoice.id);
-    await live.api.post(`/invoices/${invoice.id}/void`);
+    await gateway.live.api.post(`/invoices/${invoice.id}/void`);
 
     await stripe.complete(sessionId);
 

@@ -12,6 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
+import { startApp, Tenant, TestApp } from './app';
+import { freePort } from './net';
 
 export interface DoubleAccount {
   secretKey: string;
@@ -254,4 +256,27 @@ export class StripeDouble {
         `</body></html>`,
     );
   }
+}
+
+/**
+ * For a test file: the Stripe double, an app whose SDK talks to it (BASE_URL is where a browser
+ * reaches the app), and a live-mode tenant whose business has a Stripe gateway whose events the
+ * double delivers to the app.
+ */
+export function useStripeGateway(): { stripe: StripeDouble; app: TestApp; live: Tenant } {
+  const account = { secretKey: `sk_live_${randomBytes(12).toString('hex')}`, webhookSecret: `whsec_${randomBytes(12).toString('hex')}` };
+  const ctx = { stripe: new StripeDouble() } as { stripe: StripeDouble; app: TestApp; live: Tenant };
+  beforeAll(async () => {
+    await ctx.stripe.start();
+    const port = await freePort();
+    ctx.app = await startApp({ port, baseUrl: `http://127.0.0.1:${port}`, stripeApiUrl: ctx.stripe.url });
+    ctx.live = await ctx.app.tenant({ mode: 'live' });
+    await ctx.app.server.services.gateways.set(ctx.live.businessId, { provider: 'stripe', ...account });
+    ctx.stripe.account({ ...account, webhookUrl: `${ctx.app.url}/gateway/stripe/${ctx.live.businessId}/webhook` });
+  });
+  afterAll(async () => {
+    await ctx.app?.stop();
+    await ctx.stripe.stop();
+  });
+  return ctx;
 }
