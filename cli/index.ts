@@ -4,6 +4,8 @@ import { describeConfig } from '../server/config';
 import { AppError } from '../server/errors';
 import { businessCommand } from './commands/business';
 import { contractsCommand } from './commands/contracts';
+import { oauthCommand } from './commands/oauth';
+import { ownersCommand } from './commands/owners';
 import { migrateCommand } from './commands/database';
 import { keysCommand } from './commands/keys';
 import { paymentsCommand } from './commands/payments';
@@ -28,7 +30,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride()
     .addHelpText('after', environmentHelp);
-  for (const command of [initCommand(), migrateCommand(), serveCommand(), businessCommand(), keysCommand(), contractsCommand(), paymentsCommand(), webhooksCommand(), wooCommand()]) {
+  for (const command of [initCommand(), migrateCommand(), serveCommand(), businessCommand(), keysCommand(), contractsCommand(), oauthCommand(), ownersCommand(), paymentsCommand(), webhooksCommand(), wooCommand()]) {
     // Added commands do not inherit exitOverride: every level throws, and run() picks the exit code.
     command.exitOverride().commands.forEach((sub: Command) => sub.exitOverride());
     program.addCommand(command);

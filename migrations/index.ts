@@ -19,6 +19,7 @@ import * as createEmailMessages from './20261124090000_create_email_messages';
 import * as addIdempotencyOwner from './20261124120000_add_owner_to_idempotency_keys';
 import * as createContractSignatures from './20261124130000_create_contract_signatures';
 import * as createPaymentGateways from './20261124140000_create_payment_gateways';
+import * as createOAuth from './20261124150000_create_oauth';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -44,4 +45,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261124120000_add_owner_to_idempotency_keys', ...addIdempotencyOwner },
   { name: '20261124130000_create_contract_signatures', ...createContractSignatures },
   { name: '20261124140000_create_payment_gateways', ...createPaymentGateways },
+  { name: '20261124150000_create_oauth', ...createOAuth },
 ];

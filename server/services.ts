@@ -15,6 +15,9 @@ import { loadAppKey } from './keys/app-key';
 import { SecretBox } from './keys/secret-box';
 import { KeyService } from './keys/service';
 import { GatewayService } from './gateways/service';
+import { AppService } from './oauth/apps';
+import { GrantService } from './oauth/grants';
+import { OwnerService } from './owners/service';
 import { FormTokens } from './pages/form-token';
 import { FormGuard } from './pages/hygiene';
 import { PaymentService } from './payments/service';
@@ -34,6 +37,9 @@ export interface Services {
   outbox: Outbox;
   webhooks: WebhookService;
   gateways: GatewayService;
+  owners: OwnerService;
+  oauthApps: AppService;
+  oauthGrants: GrantService;
   /** CSRF protection of the hosted pages' forms. */
   pageForms: FormGuard;
 }
@@ -87,6 +93,9 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     outbox,
     webhooks: new WebhookService(db, outbox, clock),
     pageForms: new FormGuard(new FormTokens(appKey), config.baseUrl),
+    owners: new OwnerService(db, businesses),
+    oauthApps: new AppService(db, new SecretBox(appKey, 'webhook_secret'), { webhookAllowPrivate: config.webhookAllowPrivate }),
+    oauthGrants: new GrantService(db),
     gateways: new GatewayService(db, payments, outbox, new SecretBox(appKey, 'gateway_secret'), logger, { baseUrl: config.baseUrl, stripeApiUrl: config.stripeApiUrl }),
   };
 }

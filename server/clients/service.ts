@@ -43,7 +43,7 @@ export const UNKNOWN_CLIENT_ID = 'does not name a client of this business';
  * every locale (a Turkish server must not fold differently), and not full case folding, which
  * would also make `ß` and `ss` one address. It can grow: İ becomes i̇, two code points.
  */
-function normalizedEmail(email: string): string {
+export function normalizedEmail(email: string): string {
   return email.toLowerCase();
 }
 

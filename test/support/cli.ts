@@ -21,7 +21,8 @@ export function requireBuild(): void {
 /**
  * `invoicing <args>` against `databaseUrl`, with the test app's APP_SECRET_KEY so secrets the CLI
  * seals open in the app and the other way round; `env` adds or overrides variables (`undefined`
- * unsets one), `cwd` is the working directory (default: this process's).
+ * unsets one), `cwd` is the working directory (default: this process's), `input` is written to
+ * its standard input (a password for `--password-stdin`).
  */
 export async function runCli(
   databaseUrl: string,
@@ -29,13 +30,16 @@ export async function runCli(
   env: Record<string, string | undefined> = {},
   timeoutMs = 30_000,
   cwd?: string,
+  input?: string,
 ): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+    const pending = run(process.execPath, [BIN, ...args], {
       env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, APP_SECRET_KEY: TEST_APP_SECRET_KEY, ...env },
       timeout: timeoutMs,
       cwd,
     });
+    if (input !== undefined) pending.child.stdin?.end(input);
+    const { stdout, stderr } = await pending;
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

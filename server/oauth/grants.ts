@@ -1,0 +1,54 @@
+/** What businesses have authorized: listed and revoked by the owner's CLI. */
+import { acrossTenants } from '../auth/actor';
+import { Scope } from '../auth/scopes';
+import { Database } from '../db/database';
+import { InvalidState, NotFound } from '../errors';
+import { OAuthApp, OAuthGrant } from './model';
+
+export interface GrantView {
+  id: number;
+  app_id: number;
+  app_name: string;
+  business_id: number;
+  livemode: boolean;
+  scopes: Scope[];
+  owner_id: number;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+export class GrantService {
+  constructor(private readonly db: Database) {}
+
+  async list(businessId: number): Promise<GrantView[]> {
+    const grants = await OAuthGrant.acrossTenants(acrossTenants('oauth grants of a business'), this.db.current).where({ business_id: businessId }).orderBy('id');
+    const apps = new Map((await OAuthApp.query(this.db.current).whereIn('id', [...new Set(grants.map((g) => g.app_id))])).map((app) => [app.id, app]));
+    return grants.map((grant) => toGrantView(grant, apps.get(grant.app_id)?.name ?? ''));
+  }
+
+  /** Ends a grant: its tokens stop working (within the credential cache's few seconds). */
+  async revoke(id: number): Promise<GrantView> {
+    return this.db.transaction(async (trx) => {
+      const grant = await OAuthGrant.acrossTenants(acrossTenants('oauth grants of a business'), trx).findById(id).forUpdate();
+      if (!grant) throw new NotFound('Grant');
+      if (grant.revoked_at) throw new InvalidState(`Grant ${id} is already revoked`);
+      await grant.$query(trx).patch({ revoked_at: new Date().toISOString() });
+      const app = await OAuthApp.query(trx).findById(grant.app_id);
+      return toGrantView(grant, app?.name ?? '');
+    });
+  }
+}
+
+function toGrantView(grant: OAuthGrant, appName: string): GrantView {
+  return {
+    id: grant.id,
+    app_id: grant.app_id,
+    app_name: appName,
+    business_id: grant.business_id,
+    livemode: grant.livemode,
+    scopes: grant.scopeList(),
+    owner_id: grant.owner_id,
+    revoked_at: grant.revoked_at,
+    created_at: grant.created_at,
+  };
+}

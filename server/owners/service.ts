@@ -1,0 +1,79 @@
+/** Business owners: created and reset by the CLI, signed in on the OAuth consent pages. */
+import Joi from 'joi';
+import { BusinessService } from '../businesses/service';
+import { normalizedEmail } from '../clients/service';
+import { Database } from '../db/database';
+import { isUniqueViolation } from '../db/errors';
+import { NotFound, ValidationFailed } from '../errors';
+import { validateInput } from '../validation';
+import { BusinessOwner } from './model';
+import { hashPassword, verifyPassword } from './password';
+
+export interface OwnerView {
+  id: number;
+  business_id: number;
+  email: string;
+  created_at: string;
+}
+
+export const MIN_PASSWORD_LENGTH = 12;
+
+const password = Joi.string()
+  .min(MIN_PASSWORD_LENGTH)
+  .max(1024)
+  .required()
+  .messages({ 'string.min': `the password must be at least ${MIN_PASSWORD_LENGTH} characters` });
+
+const newOwnerSchema = Joi.object<{ businessId: number; email: string; password: string }>({
+  businessId: Joi.number().integer().min(1).required(),
+  email: Joi.string().trim().max(254).email({ tlds: { allow: false } }).required(),
+  password,
+});
+
+const toOwnerView = (row: BusinessOwner): OwnerView => ({ id: row.id, business_id: row.business_id, email: row.email, created_at: row.created_at });
+
+/** A stand-in hash, so that signing in with an unknown e-mail costs what a wrong password costs. */
+const UNKNOWN_OWNER_HASH = hashPassword('no such owner: timing only');
+
+export class OwnerService {
+  constructor(
+    private readonly db: Database,
+    private readonly businesses: BusinessService,
+  ) {}
+
+  async create(input: { businessId: number; email: string; password: string }): Promise<OwnerView> {
+    const valid = validateInput(newOwnerSchema, input);
+    await this.businesses.get(valid.businessId);
+    try {
+      const row = await BusinessOwner.query(this.db.current).insert({
+        business_id: valid.businessId,
+        email: valid.email,
+        email_normalized: normalizedEmail(valid.email),
+        password_hash: await hashPassword(valid.password),
+      });
+      return toOwnerView(row);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ValidationFailed({ email: ['is already the e-mail of an owner'] });
+      throw err;
+    }
+  }
+
+  async list(businessId: number): Promise<OwnerView[]> {
+    return (await BusinessOwner.query(this.db.current).where({ business_id: businessId }).orderBy('id')).map(toOwnerView);
+  }
+
+  async resetPassword(id: number, newPassword: string): Promise<OwnerView> {
+    const valid = validateInput(Joi.object<{ password: string }>({ password }), { password: newPassword });
+    const row = await BusinessOwner.query(this.db.current).findById(id);
+    if (!row) throw new NotFound('Owner');
+    await BusinessOwner.query(this.db.current).findById(id).patch({ password_hash: await hashPassword(valid.password) });
+    return toOwnerView(row);
+  }
+
+  /** The owner these credentials sign in, or null; the same work whether or not the e-mail exists. */
+  async signIn(email: string, candidate: string): Promise<OwnerView | null> {
+    const row = await BusinessOwner.query(this.db.current).findOne({ email_normalized: normalizedEmail(email.trim()) });
+    const ok = await verifyPassword(candidate, row?.password_hash ?? (await UNKNOWN_OWNER_HASH));
+    return row && ok ? toOwnerView(row) : null;
+  }
+}
