@@ -13,6 +13,7 @@ import { openapiRoutes } from './openapi/routes';
 import { partnerRoutes } from './partner-api';
 import { pageAssetRoutes } from './pages/layout';
 import { gatewayRoutes } from './gateways/routes';
+import { oauthRoutes } from './oauth/routes';
 import { paymentPageRoutes } from './pay/routes';
 import { signingPageRoutes } from './sign/routes';
 import { Services } from './services';
@@ -30,7 +31,7 @@ export const API_PREFIXES = ['/api/v1/partner', '/api/v1'] as const;
 export function createApp(deps: AppDeps): Express {
   const { config, db, services } = deps;
   const guard = createGuard({
-    keys: services.keys,
+    credentials: services.credentials,
     limits: {
       perMinute: config.rateLimitPerMinute,
       authFailuresPerMinute: config.authFailuresPerMinute,
@@ -52,6 +53,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(pageAssetRoutes());
   app.use(paymentPageRoutes({ invoices: services.invoices, payments: services.payments, gateways: services.gateways, forms: services.pageForms }));
   app.use(gatewayRoutes(services.gateways));
+  app.use(oauthRoutes(services.oauthTokens));
   app.use(signingPageRoutes(services.contracts, services.pageForms));
   app.use(notFoundRoute);
   app.use(errorHandler);

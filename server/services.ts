@@ -18,6 +18,8 @@ import { GatewayService } from './gateways/service';
 import { AppService } from './oauth/apps';
 import { GrantService } from './oauth/grants';
 import { OwnerService } from './owners/service';
+import { OAuthTokens } from './oauth/tokens';
+import { Credentials } from './auth/credentials';
 import { FormTokens } from './pages/form-token';
 import { FormGuard } from './pages/hygiene';
 import { PaymentService } from './payments/service';
@@ -40,6 +42,9 @@ export interface Services {
   owners: OwnerService;
   oauthApps: AppService;
   oauthGrants: GrantService;
+  oauthTokens: OAuthTokens;
+  /** Bearer tokens → credentials: keys and OAuth access tokens. */
+  credentials: Credentials;
   /** CSRF protection of the hosted pages' forms. */
   pageForms: FormGuard;
 }
@@ -61,6 +66,8 @@ export type ServiceConfig = Pick<
 
 export function createServices(db: Database, config: ServiceConfig, clock: Clock = systemClock, logger: Logger = pino({ level: 'silent' })): Services {
   const appKey = loadAppKey(config);
+  const keys = new KeyService(db, { webhookAllowPrivate: config.webhookAllowPrivate, cacheTtlMs: config.keyCacheTtlMs, secretBox: new SecretBox(appKey, 'webhook_secret') }, clock);
+  const oauthTokens = new OAuthTokens(db, { cacheTtlMs: config.keyCacheTtlMs });
   const outbox = new Outbox(db, clock);
   const businesses = new BusinessService(db);
   const clients = new ClientService(db);
@@ -75,15 +82,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   return {
     emails,
     businesses,
-    keys: new KeyService(
-      db,
-      {
-        webhookAllowPrivate: config.webhookAllowPrivate,
-        cacheTtlMs: config.keyCacheTtlMs,
-        secretBox: new SecretBox(appKey, 'webhook_secret'),
-      },
-      clock,
-    ),
+    keys,
     clients,
     expenses: new ExpenseService(db, businesses),
     contracts: new ContractService(db, businesses, outbox, { baseUrl: config.baseUrl }),
@@ -96,6 +95,8 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     owners: new OwnerService(db, businesses),
     oauthApps: new AppService(db, new SecretBox(appKey, 'webhook_secret'), { webhookAllowPrivate: config.webhookAllowPrivate }),
     oauthGrants: new GrantService(db),
+    oauthTokens,
+    credentials: new Credentials(keys, oauthTokens),
     gateways: new GatewayService(db, payments, outbox, new SecretBox(appKey, 'gateway_secret'), logger, { baseUrl: config.baseUrl, stripeApiUrl: config.stripeApiUrl }),
   };
 }

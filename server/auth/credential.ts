@@ -2,8 +2,8 @@
 import { Scope } from './scopes';
 
 export interface Credential {
-  kind: 'api_key';
-  /** Id of the API key (later also of an OAuth access token). */
+  kind: 'api_key' | 'oauth_token';
+  /** Id of the API key, or of the OAuth grant a token belongs to. */
   id: number;
   businessId: number;
   livemode: boolean;

@@ -2,7 +2,7 @@
 import { Request, RequestHandler } from 'express';
 import { Scope, grants } from '../auth/scopes';
 import { Forbidden } from '../errors';
-import { KeyService } from '../keys/service';
+import { Credentials } from '../auth/credentials';
 import { AuthFailureLimit } from './rate-limit';
 import { credentialOf } from './request';
 
@@ -12,10 +12,10 @@ function bearerToken(req: Request): string | null {
   return match ? match[1] : null;
 }
 
-export function authenticate(keys: KeyService, failures: AuthFailureLimit): RequestHandler {
+export function authenticate(credentials: Credentials, failures: AuthFailureLimit): RequestHandler {
   return async (req, res, next) => {
     const token = bearerToken(req);
-    const credential = token ? await keys.authenticate(token) : null;
+    const credential = token ? await credentials.resolve(token) : null;
     if (!credential) throw await failures.refuse(req.ip ?? 'unknown', res);
     req.credential = credential;
     next();

@@ -48,6 +48,11 @@ export class OAuthToken extends ChildModel {
     return OAuthToken.ofParents(grants, conn);
   }
 
+  /** The grant a presented code or token belongs to, as a subquery: the token's hash is the capability. */
+  static tokenOwners(conn: Knex, kind: TokenKind, tokenHash: string): Knex.QueryBuilder {
+    return conn(OAuthToken.tableName).select('grant_id').where({ kind, token_hash: tokenHash });
+  }
+
   grant_id!: number;
   kind!: TokenKind;
   token_hash!: string;

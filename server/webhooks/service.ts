@@ -134,7 +134,7 @@ export class WebhookService {
    * payload, and so its idempotency_key, is the event's own. A delivery under way is left to finish.
    */
   async replay(cred: Credential, id: number): Promise<DeliveryView> {
-    const replayed = await this.replayable(WebhookDelivery.of(cred, this.db.current).where({ id, api_key_id: cred.id })).patch(this.replayPatch());
+    const replayed = await this.replayable(WebhookDelivery.of(cred, this.db.current).where({ id }).where(ownDeliveries(cred))).patch(this.replayPatch());
     const { delivery } = await this.get(cred, id);
     if (replayed) this.outbox.deliveriesDue();
     else await this.assertKeyHasUrl(delivery);
@@ -239,8 +239,16 @@ export class WebhookService {
 
   private deliveriesOf(cred: Credential) {
     return WebhookDelivery.of(cred, this.db.current)
-      .where('webhook_deliveries.api_key_id', cred.id)
+      .where(ownDeliveries(cred))
       .join('events', 'events.id', 'webhook_deliveries.event_id')
       .select('webhook_deliveries.*', 'events.type as event_type', 'events.idempotency_key');
   }
+}
+
+/**
+ * The deliveries a credential may see: a key's own. An OAuth token sees none until app webhooks
+ * exist (its `id` is a grant's, which must never be read as a key's).
+ */
+function ownDeliveries(cred: Credential): Record<string, number> {
+  return cred.kind === 'api_key' ? { 'webhook_deliveries.api_key_id': cred.id } : { 'webhook_deliveries.id': 0 };
 }
