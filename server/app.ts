@@ -13,7 +13,9 @@ import { openapiRoutes } from './openapi/routes';
 import { partnerRoutes } from './partner-api';
 import { pageAssetRoutes } from './pages/layout';
 import { gatewayRoutes } from './gateways/routes';
+import { authorizeRoutes } from './oauth/authorize-routes';
 import { oauthRoutes } from './oauth/routes';
+import { SignInThrottle } from './oauth/sign-in';
 import { paymentPageRoutes } from './pay/routes';
 import { signingPageRoutes } from './sign/routes';
 import { Services } from './services';
@@ -54,6 +56,17 @@ export function createApp(deps: AppDeps): Express {
   app.use(paymentPageRoutes({ invoices: services.invoices, payments: services.payments, gateways: services.gateways, forms: services.pageForms }));
   app.use(gatewayRoutes(services.gateways));
   app.use(oauthRoutes(services.oauthTokens));
+  app.use(
+    authorizeRoutes({
+      db,
+      tokens: services.oauthTokens,
+      owners: services.owners,
+      businesses: services.businesses,
+      forms: services.pageForms,
+      sessions: services.ownerSessions,
+      throttle: new SignInThrottle(),
+    }),
+  );
   app.use(signingPageRoutes(services.contracts, services.pageForms));
   app.use(notFoundRoute);
   app.use(errorHandler);

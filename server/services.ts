@@ -19,6 +19,7 @@ import { AppService } from './oauth/apps';
 import { GrantService } from './oauth/grants';
 import { OwnerService } from './owners/service';
 import { OAuthTokens } from './oauth/tokens';
+import { OwnerSessions } from './oauth/sign-in';
 import { Credentials } from './auth/credentials';
 import { FormTokens } from './pages/form-token';
 import { FormGuard } from './pages/hygiene';
@@ -43,6 +44,8 @@ export interface Services {
   oauthApps: AppService;
   oauthGrants: GrantService;
   oauthTokens: OAuthTokens;
+  /** The owner's signed-in session on the OAuth authorize pages. */
+  ownerSessions: OwnerSessions;
   /** Bearer tokens → credentials: keys and OAuth access tokens. */
   credentials: Credentials;
   /** CSRF protection of the hosted pages' forms. */
@@ -96,6 +99,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     oauthApps: new AppService(db, new SecretBox(appKey, 'webhook_secret'), { webhookAllowPrivate: config.webhookAllowPrivate }),
     oauthGrants: new GrantService(db),
     oauthTokens,
+    ownerSessions: new OwnerSessions(new FormTokens(appKey), config.baseUrl.startsWith('https:')),
     credentials: new Credentials(keys, oauthTokens),
     gateways: new GatewayService(db, payments, outbox, new SecretBox(appKey, 'gateway_secret'), logger, { baseUrl: config.baseUrl, stripeApiUrl: config.stripeApiUrl }),
   };

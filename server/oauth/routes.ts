@@ -20,17 +20,25 @@ function sendOAuth(res: Response, status: number, body: Record<string, unknown>,
     .json(body);
 }
 
-/** `client_id`/`client_secret` from HTTP Basic (form-url-encoded, RFC 6749 §2.3.1) or the body. */
-function clientCredentials(req: Request): { clientId?: string; clientSecret?: string } {
+/** HTTP Basic client credentials, form-url-decoded as RFC 6749 §2.3.1 says; null without (or with a malformed) header. */
+function basicCredentials(req: Request): { clientId: string; clientSecret: string } | null {
   const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(req.get('authorization') ?? '');
-  if (basic) {
-    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon > 0) {
-      const decode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
-      return { clientId: decode(decoded.slice(0, colon)), clientSecret: decode(decoded.slice(colon + 1)) };
-    }
+  if (!basic) return null;
+  const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return null;
+  try {
+    const decode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
+    return { clientId: decode(decoded.slice(0, colon)), clientSecret: decode(decoded.slice(colon + 1)) };
+  } catch {
+    return null;
   }
+}
+
+/** `client_id`/`client_secret` from HTTP Basic or the body. */
+function clientCredentials(req: Request): { clientId?: string; clientSecret?: string } {
+  const basic = basicCredentials(req);
+  if (basic) return basic;
   const body = (req.body ?? {}) as Record<string, unknown>;
   return {
     clientId: typeof body.client_id === 'string' ? body.client_id : undefined,
@@ -59,6 +67,9 @@ export function oauthRoutes(tokens: OAuthTokens): Router {
     }
     // Single-valued headers only: a repeated header is not something a token request needs.
     const headers = Object.fromEntries(Object.entries(req.headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+    // RFC 6749 §2.3.1: Basic credentials are form-url-encoded first (oauth4webapi sends app%5F…); the library does not decode them.
+    const basic = basicCredentials(req);
+    if (basic) headers.authorization = `Basic ${Buffer.from(`${basic.clientId}:${basic.clientSecret}`).toString('base64')}`;
     const request = new OAuthRequest({ method: req.method, headers, query: {}, body: (req.body ?? {}) as Record<string, unknown> });
     const response = new OAuthResponse({ headers: {} });
     try {

@@ -58,6 +58,12 @@ export class OwnerService {
     }
   }
 
+  async get(id: number): Promise<OwnerView> {
+    const row = await BusinessOwner.query(this.db.current).findById(id);
+    if (!row) throw new NotFound('Owner');
+    return toOwnerView(row);
+  }
+
   async list(businessId: number): Promise<OwnerView[]> {
     return (await BusinessOwner.query(this.db.current).where({ business_id: businessId }).orderBy('id')).map(toOwnerView);
   }

@@ -7,15 +7,18 @@
 import express, { Request, RequestHandler, Response } from 'express';
 import { FormTokens } from './form-token';
 
-/** `frameAncestors`: the origins that may frame the page (`*` for any); none by default. */
-export function setHostedPageHeaders(res: Response, options: { frameAncestors?: string[] } = {}): void {
+/**
+ * `frameAncestors`: the origins that may frame the page (`*` for any); none by default.
+ * `formAction`: origins beyond our own that a form post may end up at (a redirect after it).
+ */
+export function setHostedPageHeaders(res: Response, options: { frameAncestors?: string[]; formAction?: string[] } = {}): void {
   const ancestors = options.frameAncestors?.length ? options.frameAncestors.join(' ') : "'none'";
   res.set({
     'Cache-Control': 'no-store',
     'Referrer-Policy': 'no-referrer',
     'X-Robots-Tag': 'noindex',
     'X-Content-Type-Options': 'nosniff',
-    'Content-Security-Policy': `default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors ${ancestors}`,
+    'Content-Security-Policy': `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${["'self'", ...(options.formAction ?? [])].join(' ')}; base-uri 'none'; frame-ancestors ${ancestors}`,
     ...(options.frameAncestors?.length ? {} : { 'X-Frame-Options': 'DENY' }),
   });
 }

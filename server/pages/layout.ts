@@ -17,7 +17,8 @@ button{font:inherit;font-weight:600;padding:.75rem 1.25rem;border:0;border-radiu
 button:hover{background:#1a5fd0}button.secondary{background:#eaeef2;color:#1f2328}
 form{margin:1.5rem 0}.hint{font-size:.85rem;color:#57606a}.document{white-space:pre-wrap;border:1px solid #d0d7de;border-radius:.5rem;padding:1rem;background:#f6f8fa}
 label{display:block;margin:.75rem 0 .25rem;font-weight:600}label.check{display:flex;gap:.5rem;align-items:flex-start;font-weight:400}
-input[type=text]{font:inherit;padding:.6rem;width:100%;box-sizing:border-box;border:1px solid #8c959f;border-radius:.4rem}
+label+input+button,label.check+button{margin-top:1rem}
+input[type=text],input[type=password]{font:inherit;padding:.6rem;width:100%;box-sizing:border-box;border:1px solid #8c959f;border-radius:.4rem}
 input[type=checkbox]{margin-top:.35rem}.error{color:#cf222e;font-weight:600}.signed{padding:.75rem 1rem;border-radius:.5rem;background:#dafbe1;border:1px solid #4ac26b}
 footer{margin-top:2rem;font-size:.85rem;color:#57606a}
 @media (min-width:30rem){button{width:auto}}
