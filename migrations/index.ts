@@ -20,6 +20,7 @@ import * as addIdempotencyOwner from './20261124120000_add_owner_to_idempotency_
 import * as createContractSignatures from './20261124130000_create_contract_signatures';
 import * as createPaymentGateways from './20261124140000_create_payment_gateways';
 import * as createOAuth from './20261124150000_create_oauth';
+import * as addAppToDeliveries from './20261124160000_add_app_to_webhook_deliveries';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -46,4 +47,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261124130000_create_contract_signatures', ...createContractSignatures },
   { name: '20261124140000_create_payment_gateways', ...createPaymentGateways },
   { name: '20261124150000_create_oauth', ...createOAuth },
+  { name: '20261124160000_add_app_to_webhook_deliveries', ...addAppToDeliveries },
 ];

@@ -85,7 +85,7 @@ export async function startServer(
     if (!options.db) await db.close();
     throw err;
   }
-  const webhooks = new WebhookWorker(db, services.keys, logger, {
+  const webhooks = new WebhookWorker(db, services.keys, services.oauthApps, logger, {
     allowPrivate: config.webhookAllowPrivate,
     leaseSeconds: config.webhookLeaseSeconds,
     clock,

@@ -10,6 +10,7 @@ import { parseSince, positiveId } from '../options';
 interface LogsOptions {
   business?: string;
   key?: string;
+  app?: string;
   event?: string;
   status?: string;
   since?: string;
@@ -57,7 +58,7 @@ function logLines(list: DeliveryView[]): string[] {
       String(d.id),
       shortTime(d.created_at),
       d.event_type,
-      String(d.api_key_id),
+      d.app_id !== null ? `app ${d.app_id}` : String(d.api_key_id),
       shorten(d.url, 48),
       d.status === 'pending' && d.attempts > 0 ? 'pending (retrying)' : d.status,
       String(d.attempts),
@@ -132,6 +133,7 @@ export function webhooksCommand(): Command {
     .description('List webhook deliveries, newest first')
     .option('--business <id>', 'only this business')
     .option('--key <id>', 'only deliveries to this key')
+    .option('--app <id>', 'only deliveries to this OAuth app')
     .option('--event <type>', `only this event type (${EVENT_TYPES.join(', ')})`)
     .option('--status <status>', `only this status (${DELIVERY_STATUSES.join(', ')})`)
     .option('--since <time>', 'only deliveries created at or after this ISO 8601 date or time')
@@ -144,13 +146,14 @@ Examples:
   $ invoicing webhooks logs --status failed
   $ invoicing webhooks logs --key 3 --event invoice.paid --since 2026-11-22T09:00:00Z --json
 
---json prints an array of { id, event_id, event_type, idempotency_key, api_key_id, url, status,
+--json prints an array of { id, event_id, event_type, idempotency_key, api_key_id, app_id, url, status,
 attempts, next_attempt_at, last_status_code, last_error, delivered_at, livemode, created_at }.`,
     )
     .action(async (opts: LogsOptions) => {
       const filter = {
         businessId: opts.business === undefined ? undefined : positiveId(opts.business, '--business'),
         keyId: opts.key === undefined ? undefined : positiveId(opts.key, '--key'),
+        appId: opts.app === undefined ? undefined : positiveId(opts.app, '--app'),
         event: opts.event === undefined ? undefined : parseEvent(opts.event),
         status: opts.status === undefined ? undefined : parseStatus(opts.status),
         since: opts.since === undefined ? undefined : parseSince(opts.since),

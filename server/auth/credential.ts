@@ -8,7 +8,9 @@ export interface Credential {
   businessId: number;
   livemode: boolean;
   scopes: readonly Scope[];
-  /** Identity for rate limits and idempotency keys: one per key or token. */
+  /** For an OAuth token: the app it was issued to (its webhook deliveries are the token's to read). */
+  appId?: number;
+  /** Identity for rate limits and idempotency keys: one per key, or per grant for OAuth tokens. */
   subject: string;
 }
 

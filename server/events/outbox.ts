@@ -12,6 +12,7 @@ import { Database } from '../db/database';
 import { TenantModel } from '../db/tenant-model';
 import { toDbTime } from '../db/time';
 import { ApiKey } from '../keys/model';
+import { OAuthApp, OAuthGrant } from '../oauth/model';
 import { WebhookDelivery } from '../webhooks/model';
 
 export const EVENT_TYPES = [
@@ -91,15 +92,24 @@ export class Outbox {
       .whereNull('revoked_at')
       .whereNull('expires_at')
       .select('id', 'webhook_url');
-    if (receivers.length) {
+    // And every OAuth app with a webhook URL that this business and mode have authorized: one delivery per app.
+    const apps = await OAuthApp.query(trx)
+      .whereNotNull('webhook_url')
+      .whereNull('revoked_at')
+      .whereIn('id', OAuthGrant.of(actor, trx).whereNull('revoked_at').select('app_id'))
+      .select('id', 'webhook_url');
+    const targets = [
+      ...receivers.map((key) => ({ api_key_id: key.id, app_id: null, url: key.webhook_url! })),
+      ...apps.map((app) => ({ api_key_id: null, app_id: app.id, url: app.webhook_url! })),
+    ];
+    if (targets.length) {
       const now = toDbTime(this.clock.now());
       await WebhookDelivery.insertAll(
         actor,
         trx,
-        receivers.map((key) => ({
+        targets.map((target) => ({
           event_id: event.id,
-          api_key_id: key.id,
-          url: key.webhook_url,
+          ...target,
           status: 'pending',
           attempts: 0,
           next_attempt_at: now,

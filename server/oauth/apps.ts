@@ -106,6 +106,20 @@ export class AppService {
     return toAppView(row);
   }
 
+  /**
+   * The secret that signs the app's deliveries for this business and mode; null when the app has
+   * none, is revoked, or the grant was revoked since the event: nothing more goes out then.
+   */
+  async webhookSecret(id: number, tenancy: { businessId: number; livemode: boolean }): Promise<string | null> {
+    const row = await OAuthApp.query(this.db.current).findById(id);
+    if (!row?.webhook_secret_sealed || row.revoked_at) return null;
+    const grant = await OAuthGrant.acrossTenants(acrossTenants('webhook worker'), this.db.current)
+      .where({ app_id: id, business_id: tenancy.businessId, livemode: tenancy.livemode })
+      .whereNull('revoked_at')
+      .first();
+    return grant ? this.webhookSecrets.open(row.webhook_secret_sealed) : null;
+  }
+
   /** Ends the app: no new authorization, and every grant (so every token) of it is revoked. */
   async revoke(id: number): Promise<AppView> {
     return this.db.transaction(async (trx) => {

@@ -98,6 +98,7 @@ export class OAuthTokens {
             businessId: found.grant.business_id,
             livemode: found.grant.livemode,
             scopes: found.grant.scopeList(),
+            appId: found.grant.app_id,
             // The grant's: rate limits and Idempotency-Keys carry over refreshed tokens.
             subject: `grant_${found.grant.id}`,
           }

@@ -4,13 +4,16 @@ import { ChildModel, TenantModel } from '../db/tenant-model';
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** One event to one receiving key: retried on the schedule until it succeeds or fails for good. */
+/** One event to one receiver (a key's webhook URL, or an OAuth app's): retried on the schedule until it succeeds or fails for good. */
 export class WebhookDelivery extends TenantModel {
   static override tableName = 'webhook_deliveries';
   static override timestampColumns = ['created_at', 'updated_at', 'next_attempt_at', 'delivered_at'];
 
   event_id!: number;
-  api_key_id!: number;
+  /** The receiving key, or null for an app's delivery. */
+  api_key_id!: number | null;
+  /** The receiving OAuth app, or null for a key's delivery. */
+  app_id!: number | null;
   url!: string;
   status!: DeliveryStatus;
   /** Attempts of the current retry schedule: a replay starts it again. */

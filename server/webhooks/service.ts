@@ -16,7 +16,8 @@ export interface DeliveryView {
   event_id: number;
   event_type: EventType;
   idempotency_key: string;
-  api_key_id: number;
+  api_key_id: number | null;
+  app_id: number | null;
   url: string;
   status: DeliveryStatus;
   attempts: number;
@@ -55,6 +56,8 @@ export const listDeliveriesQuery = listQuery<DeliveryListParams>({
 export interface DeliveryLogFilter {
   businessId?: number;
   keyId?: number;
+  /** Deliveries to this OAuth app's webhook URL. */
+  appId?: number;
   status?: DeliveryStatus;
   event?: EventType;
   /** Deliveries created at or after this time. */
@@ -84,7 +87,8 @@ function toDeliveryView(row: DeliveryRow): DeliveryView {
     event_id: row.event_id,
     event_type: row.event_type,
     idempotency_key: row.idempotency_key,
-    api_key_id: row.api_key_id,
+    api_key_id: row.api_key_id ?? null,
+    app_id: row.app_id ?? null,
     url: row.url,
     status: row.status,
     attempts: row.attempts,
@@ -146,6 +150,7 @@ export class WebhookService {
     const query = this.withEvents(WebhookDelivery.acrossTenants(OWNER, this.db.current));
     if (filter.businessId !== undefined) query.where('webhook_deliveries.business_id', filter.businessId);
     if (filter.keyId !== undefined) query.where('webhook_deliveries.api_key_id', filter.keyId);
+    if (filter.appId !== undefined) query.where('webhook_deliveries.app_id', filter.appId);
     if (filter.status) query.where('webhook_deliveries.status', filter.status);
     if (filter.event) query.where('events.type', filter.event);
     if (filter.since) query.where('webhook_deliveries.created_at', '>=', toDbTime(filter.since));
@@ -225,7 +230,7 @@ export class WebhookService {
 
   /** A delivery left as it was because its key has no webhook URL (removed): say so, rather than that it is under way. */
   private async assertKeyHasUrl(delivery: DeliveryView): Promise<void> {
-    const key = await ApiKey.query(this.db.current).findById(delivery.api_key_id).select('webhook_url');
+    const key = delivery.api_key_id === null ? undefined : await ApiKey.query(this.db.current).findById(delivery.api_key_id).select('webhook_url');
     if (!key?.webhook_url) {
       throw new InvalidState(`Delivery ${delivery.id} cannot be replayed: its key has no webhook URL (set one, and the replay goes there)`);
     }
@@ -245,10 +250,7 @@ export class WebhookService {
   }
 }
 
-/**
- * The deliveries a credential may see: a key's own. An OAuth token sees none until app webhooks
- * exist (its `id` is a grant's, which must never be read as a key's).
- */
+/** The deliveries a credential may see: a key's to its own URL; a token's to its app's, of its business and mode. */
 function ownDeliveries(cred: Credential): Record<string, number> {
-  return cred.kind === 'api_key' ? { 'webhook_deliveries.api_key_id': cred.id } : { 'webhook_deliveries.id': 0 };
+  return cred.kind === 'api_key' ? { 'webhook_deliveries.api_key_id': cred.id } : { 'webhook_deliveries.app_id': cred.appId ?? 0 };
 }

@@ -13,6 +13,7 @@ import { claimDue } from '../jobs/lease';
 import { Sweeper } from '../jobs/sweeper';
 import { Event, toEventPayload } from '../events/outbox';
 import { KeyService } from '../keys/service';
+import { AppService } from '../oauth/apps';
 import { WebhookAttempt, WebhookDelivery } from './model';
 import { nextAttemptAfter } from './schedule';
 import { AttemptResult, isSuccess, sendWebhook } from './sender';
@@ -34,6 +35,7 @@ export class WebhookWorker extends Sweeper<WebhookDelivery> {
   constructor(
     private readonly db: Database,
     private readonly keys: KeyService,
+    private readonly apps: AppService,
     logger: Logger,
     private readonly options: WorkerOptions,
   ) {
@@ -55,14 +57,14 @@ export class WebhookWorker extends Sweeper<WebhookDelivery> {
     const event = await Event.acrossTenants(WORKER, this.db.current).findById(delivery.event_id);
     let secret: string | null;
     try {
-      secret = await this.keys.webhookSecret(delivery.api_key_id);
+      secret = delivery.app_id !== null ? await this.apps.webhookSecret(delivery.app_id, { businessId: delivery.business_id, livemode: delivery.livemode }) : await this.keys.webhookSecret(delivery.api_key_id!);
     } catch (err) {
       // E.g. sealed under another APP_SECRET_KEY: recorded as a failed attempt, so the log says why.
       return this.record(delivery, startedAt, { statusCode: null, durationMs: 0, excerpt: null, error: (err as Error).message.slice(0, 500) });
     }
     let result: AttemptResult;
     if (!event || !secret) {
-      result = { statusCode: null, durationMs: 0, excerpt: null, error: !event ? 'the event no longer exists' : 'the key has no webhook secret' };
+      result = { statusCode: null, durationMs: 0, excerpt: null, error: !event ? 'the event no longer exists' : 'the receiver has no webhook secret (or its authorization was revoked)' };
     } else {
       const body = Buffer.from(JSON.stringify(toEventPayload(event)));
       result = await sendWebhook(

@@ -181,6 +181,7 @@ describe('invoicing webhooks logs', () => {
       event_type: 'invoice.paid',
       idempotency_key: expect.any(String),
       api_key_id: expect.any(Number),
+      app_id: null,
       url: receiver.url,
       status: 'succeeded',
       attempts: 1,

@@ -8,7 +8,10 @@ import { AddressInfo } from 'node:net';
 import type * as OAuth from 'oauth4webapi';
 import { aClient, startApp, Tenant, TestApp } from '../support/app';
 import { screenshot, screenshotOnPhone, useBrowser } from '../support/browser';
+import { signBody } from '../../server/webhooks/signing';
+import { eventually } from '../support/eventually';
 import { Api } from '../support/http';
+import { startReceiver } from '../support/receiver';
 import { freePort } from '../support/net';
 
 const ctx = useBrowser();
@@ -48,14 +51,19 @@ const server = (): OAuth.AuthorizationServer => ({
 const client = (): OAuth.Client => ({ client_id: platform.client_id });
 const insecure = () => ({ [oauth.allowInsecureRequests]: true });
 
-/** Sends the owner through sign-in and consent; returns the URL the browser came back to. */
-async function authorizeInBrowser(scope: string, decision: 'Allow' | 'Deny', shots = false): Promise<{ returned: URL; state: string; verifier: string }> {
+/** Sends an owner (by default the first business's) through sign-in and consent; returns the URL the browser came back to. */
+async function authorizeInBrowser(
+  scope: string,
+  decision: 'Allow' | 'Deny',
+  shots = false,
+  who: { clientId: string; email: string } = { clientId: platform.client_id, email: ownerEmail },
+): Promise<{ returned: URL; state: string; verifier: string }> {
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   const url = new URL(server().authorization_endpoint!);
   url.search = new URLSearchParams({
     response_type: 'code',
-    client_id: platform.client_id,
+    client_id: who.clientId,
     redirect_uri: redirectUri,
     scope,
     state,
@@ -69,7 +77,7 @@ async function authorizeInBrowser(scope: string, decision: 'Allow' | 'Deny', sho
     await screenshot(page, 'oauth-sign-in');
     await screenshotOnPhone(ctx.browser, url.toString(), 'oauth-sign-in');
   }
-  await page.getByLabel('Email').fill(ownerEmail);
+  await page.getByLabel('Email').fill(who.email);
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Allow' }).waitFor();
@@ -136,3 +144,65 @@ describe('a platform connects a business through the browser', () => {
     expect(returned.searchParams.get('code')).toBeNull();
   });
 });
+
+describe('an app connected to two businesses', () => {
+  test('when both businesses authorize it, then its webhook receives both businesses\' events signed with its secret, and a revoked grant stops them', async () => {
+    // Arrange: an app with a webhook, and a second business with its owner
+    const receiver = await startReceiver();
+    const withHook = await app.server.services.oauthApps.create({ name: 'Hooked Platform', redirectUris: [redirectUri], webhookUrl: receiver.url });
+    const second = await app.tenant();
+    const secondEmail = `second.${Date.now()}@acme.example`;
+    await app.server.services.owners.create({ businessId: second.businessId, email: secondEmail, password: PASSWORD });
+    const auth = oauth.ClientSecretBasic(withHook.client_secret!);
+    const hookedClient: OAuth.Client = { client_id: withHook.client_id };
+    const connect = async (email: string) => {
+      const { returned, state, verifier } = await authorizeInBrowser('invoices:write payments:write clients:write', 'Allow', false, { clientId: withHook.client_id, email });
+      const params = oauth.validateAuthResponse(server(), hookedClient, returned, state);
+      return oauth.processAuthorizationCodeResponse(server(), hookedClient, await oauth.authorizationCodeGrantRequest(server(), hookedClient, auth, params, redirectUri, verifier, insecure()));
+    };
+    const tokens = [await connect(ownerEmail), await connect(secondEmail)];
+
+    try {
+      // Act: each business's invoice is paid through the platform's token
+      const paidInvoices: number[] = [];
+      for (const token of tokens) {
+        const api = new Api(app.url, token.access_token);
+        const client = (await api.post('/clients', aClient())).body.client;
+        const invoice = (await api.post('/invoices', { client_id: client.id, items: [{ description: 'Work', quantity: 1, unit_price: 10 }] })).body.invoice;
+        await api.post(`/invoices/${invoice.id}/initiate-payment`);
+        expect((await api.post(`/invoices/${invoice.id}/simulate-payment`)).status).toBe(201);
+        paidInvoices.push(invoice.id);
+      }
+      await eventually(() => receiver.received.filter((r) => r.body.type === 'invoice.paid').length === 2);
+
+      // Assert
+      const paid = receiver.received.filter((r) => r.body.type === 'invoice.paid');
+      expect(paid.map((r) => r.body.business_id).sort()).toEqual([t.businessId, second.businessId].sort());
+      for (const delivery of paid) {
+        expect(delivery.headers['x-service-signature']).toBe(signBody(delivery.raw, withHook.webhook_secret!));
+      }
+      const log = await new Api(app.url, tokens[1].access_token).get('/webhook-deliveries?event=invoice.paid');
+      expect(log.body.data).toEqual([expect.objectContaining({ app_id: withHook.id, api_key_id: null, status: 'succeeded' })]);
+
+      // Act: the second business revokes its grant; a new event of it reaches the app no more
+      const [grant] = await app.server.services.oauthGrants.list(second.businessId);
+      await app.server.services.oauthGrants.revoke(grant.id);
+      const before = receiver.received.length;
+      const draftFor = async (tenant: Tenant) => {
+        const client = (await tenant.api.post('/clients', aClient())).body.client;
+        return (await tenant.api.post('/invoices', { client_id: client.id, items: [{ description: 'More work', quantity: 1, unit_price: 5 }] })).body.invoice.id as number;
+      };
+      const revokedOnes = await draftFor(second);
+      const stillConnected = await draftFor(t);
+      await eventually(() => receiver.received.slice(before).some((r) => r.body.data.invoice?.id === stillConnected));
+
+      // Assert
+      expect(receiver.received.slice(before).some((r) => r.body.data.invoice?.id === revokedOnes)).toBe(false);
+      expect(paidInvoices).toHaveLength(2);
+      expect((await new Api(app.url, tokens[1].access_token).get('/ping')).status).toBe(401);
+    } finally {
+      await receiver.stop();
+    }
+  });
+});
+
