@@ -80,6 +80,20 @@ describe('signing in', () => {
     expect(res.headers.get('set-cookie')).toMatch(/^owner_session=.+; Max-Age=\d+; Path=\/oauth; Expires=.+; HttpOnly; SameSite=Lax$/);
   });
 
+  test('when the owner is signed in, then the consent page names the app, the business, the mode and every scope asked', async () => {
+    await ctx.app.server.services.owners.create({ businessId: ctx.t.businessId, email: 'consent@acme.example', password: 'the right password' });
+    const cookie = (await signIn('consent@acme.example', 'the right password')).headers.get('set-cookie')!.split(';')[0];
+
+    const res = await fetch(`${ctx.app.url}/oauth/authorize?${new URLSearchParams({ ...base(), scope: 'clients:read invoices:write expenses:read', mode: 'test' }).toString()}`, {
+      headers: { cookie },
+    });
+    const html = await res.text();
+
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toContain("form-action 'self' https://platform.example");
+    for (const text of ['Allow Platform?', 'Test Business', 'test mode', 'clients:read', 'invoices:write', 'expenses:read', '>Allow<', '>Deny<']) expect(html).toContain(text);
+  });
+
   test('when an account fails five times, then the sixth try is refused even with the right password', async () => {
     await ctx.app.server.services.owners.create({ businessId: ctx.t.businessId, email: 'locked@acme.example', password: 'the right password' });
 

@@ -105,6 +105,34 @@ describe('the authorization-code grant', () => {
     expect(res.body.error).toBe(error);
   });
 
+  test('when another app presents the code, then it is invalid_grant', async () => {
+    const other = await ctx.app.server.services.oauthApps.create({ name: 'Other', redirectUris: [REDIRECT] });
+    const v = verifier();
+    const code = await aCode(v);
+
+    const res = await fetch(`${ctx.app.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: v, client_id: other.client_id, client_secret: other.client_secret! }).toString(),
+    });
+
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe('invalid_grant');
+  });
+
+  test('when a test-mode grant lists clients, then it sees the business\'s test data only', async () => {
+    const live = await ctx.app.tenant({ mode: 'live', businessId: ctx.t.businessId });
+    const liveClient = (await live.api.post('/clients', aClient())).body.client;
+    const testClient = (await ctx.t.api.post('/clients', aClient())).body.client;
+    const v = verifier();
+    const token = (await exchange(await aCode(v), v)).body.access_token;
+
+    const ids = (await asToken(token).get('/clients?per_page=100')).body.data.map((c: { id: number }) => c.id);
+
+    expect(ids).toContain(testClient.id);
+    expect(ids).not.toContain(liveClient.id);
+  });
+
   test('when the code has expired, then it is invalid_grant', async () => {
     const v = verifier();
     const code = await aCode(v);
