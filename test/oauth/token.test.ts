@@ -156,6 +156,28 @@ describe('the authorization-code grant', () => {
   });
 });
 
+describe('a public app', () => {
+  test('when it exchanges its code with client_id and the PKCE verifier only, then it gets tokens and can refresh them', async () => {
+    // Arrange
+    const services = ctx.app.server.services;
+    const mobile = await services.oauthApps.create({ name: 'Mobile', redirectUris: [REDIRECT], public: true });
+    const v = verifier();
+    const code = await services.oauthTokens.issueCode({ appId: mobile.id, ownerId, businessId: ctx.t.businessId, livemode: false, scopes: ['clients:read'], redirectUri: REDIRECT, codeChallenge: challengeOf(v) });
+    const form = (fields: Record<string, string>) =>
+      fetch(`${ctx.app.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: mobile.client_id, ...fields }).toString() });
+
+    // Act
+    const issued = await form({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: v });
+    const tokens = (await issued.json()) as { access_token: string; refresh_token: string };
+    const refreshed = await form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+
+    // Assert
+    expect(issued.status).toBe(200);
+    expect(refreshed.status).toBe(200);
+    expect((await asToken(((await refreshed.json()) as { access_token: string }).access_token).get('/ping')).status).toBe(200);
+  });
+});
+
 describe('the refresh-token grant and revocation', () => {
   test('when a refresh token is used, then it rotates; used again, the whole grant is revoked', async () => {
     // Arrange
