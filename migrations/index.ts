@@ -21,6 +21,7 @@ import * as createContractSignatures from './20261124130000_create_contract_sign
 import * as createPaymentGateways from './20261124140000_create_payment_gateways';
 import * as createOAuth from './20261124150000_create_oauth';
 import * as addAppToDeliveries from './20261124160000_add_app_to_webhook_deliveries';
+import * as uniqueGatewayReference from './20261124170000_payments_unique_gateway_reference';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -48,4 +49,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261124140000_create_payment_gateways', ...createPaymentGateways },
   { name: '20261124150000_create_oauth', ...createOAuth },
   { name: '20261124160000_add_app_to_webhook_deliveries', ...addAppToDeliveries },
+  { name: '20261124170000_payments_unique_gateway_reference', ...uniqueGatewayReference },
 ];

@@ -1,4 +1,5 @@
 import { route } from '../http/routes';
+import { externalPaymentBody } from '../payments/service';
 import { createInvoiceBody, listInvoicesQuery, simulatePaymentBody, updateInvoiceBody } from './schema';
 
 export const invoiceRoutes = [
@@ -111,9 +112,23 @@ export const invoiceRoutes = [
     scopes: ['invoices:write', 'payments:write'],
     record: 'Invoice',
     body: simulatePaymentBody,
-    response: { status: 201, description: 'The payment and the invoice', schema: 'SimulatedPayment' },
+    response: { status: 201, description: 'The payment and the invoice', schema: 'RecordedPayment' },
     errors: { '403': 'ForbiddenOrTestModeOnly' },
     handle: ({ cred, id, body }, s) => s.payments.simulate(cred, id, body.amount),
+  }),
+  route({
+    method: 'post',
+    path: '/invoices/{id}/payments',
+    operationId: 'recordInvoicePayment',
+    summary: 'Record a payment received elsewhere',
+    description:
+      'A payment taken outside the service (a shop\'s checkout, a bank transfer, cash), in live and test mode: `gateway: "external"`, the method given, `reference` as `gateway_reference`. Fires `payment.received`, and `invoice.paid` when settled. An amount above the amount due, or a draft, paid or void invoice, is a 422.',
+    tag: 'Invoices',
+    scopes: ['payments:write', 'invoices:write'],
+    record: 'Invoice',
+    body: externalPaymentBody,
+    response: { status: 201, description: 'The payment and the invoice', schema: 'RecordedPayment' },
+    handle: ({ cred, id, body }, s) => s.payments.recordExternal(cred, id, body),
   }),
   route({
     method: 'post',

@@ -336,7 +336,7 @@ const schemas: Record<string, Schema> = {
       },
     }),
   }),
-  SimulatedPayment: object({ payment: schemaRef('Payment'), invoice: schemaRef('InvoiceDetail') }),
+  RecordedPayment: object({ payment: schemaRef('Payment'), invoice: schemaRef('InvoiceDetail') }),
 
   QuickChargeResult: object({
     invoice: { ...schemaRef('InvoiceDetail'), description: 'Issued (status sent) with one line item' },
@@ -352,8 +352,8 @@ const schemas: Record<string, Schema> = {
     amount: money,
     currency: schemaRef('Currency'),
     status: schemaRef('PaymentStatus'),
-    method: { type: 'string', description: '`simulated` for test-mode payments' },
-    gateway: { type: ['string', 'null'] },
+    method: { type: 'string', description: '`simulated` (test mode), `card` (a gateway), or for a payment received elsewhere `bank_transfer`, `cash`, `card`, `check`, `other`' },
+    gateway: { type: ['string', 'null'], description: '`test`, `stripe`, or `external` (received elsewhere)' },
     gateway_reference: { type: ['string', 'null'] },
     livemode: { type: 'boolean' },
     paid_at: nullable(dateTime),

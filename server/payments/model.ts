@@ -17,5 +17,7 @@ export class Payment extends TenantModel {
   method!: string;
   gateway!: string | null;
   gateway_reference!: string | null;
+  /** A gateway's payment id, unique per gateway; null for references that may repeat. */
+  unique_reference!: string | null;
   paid_at!: string | null;
 }

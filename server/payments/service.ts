@@ -15,7 +15,7 @@ import { idFilter, listQuery, ListParams, Page, paginate } from '../http/paginat
 import { invoiceDetail } from '../invoices/detail';
 import { Invoice, InvoiceStatus } from '../invoices/model';
 import { InvoiceDetail } from '../invoices/view';
-import { collectMinor, toMajor } from '../money/amount';
+import { collectMinor, moneyField, toMajor } from '../money/amount';
 import { Payment, PAYMENT_STATUSES, PaymentStatus } from './model';
 import { PaymentView, toPaymentView } from './view';
 
@@ -35,8 +35,32 @@ export const listPaymentsQuery = listQuery<PaymentListParams>({
 export interface PaymentSource {
   method: string;
   gateway: string;
-  gatewayReference: string;
+  /** The gateway's payment id, or the reference given for a payment received elsewhere. */
+  gatewayReference: string | null;
+  /** When the money was taken, if not now (a payment received elsewhere, earlier). */
+  paidAt?: string;
 }
+
+/** How a payment received elsewhere was made. */
+export const EXTERNAL_METHODS = ['bank_transfer', 'cash', 'card', 'check', 'other'] as const;
+export type ExternalMethod = (typeof EXTERNAL_METHODS)[number];
+
+export interface ExternalPayment {
+  amount?: number;
+  method: ExternalMethod;
+  reference?: string | null;
+  paid_at?: Date;
+}
+
+export const externalPaymentBody = Joi.object<ExternalPayment>({
+  amount: moneyField.greater(0).description('Major units; default: the amount due; at most the amount due'),
+  method: Joi.string()
+    .valid(...EXTERNAL_METHODS)
+    .required()
+    .description('How the money was taken'),
+  reference: Joi.string().trim().max(255).allow(null, '').description('Your reference (a bank transfer\'s, a shop order\'s transaction id); stored as gateway_reference; need not be unique'),
+  paid_at: Joi.date().iso().max('now').description('When the money was taken (ISO 8601, not in the future); default: now'),
+});
 
 export interface RecordedPayment {
   payment: PaymentView;
@@ -64,6 +88,19 @@ export class PaymentService {
     if (params.status) query.where('payments.status', params.status);
     if (params.invoice_id) query.where('payments.invoice_id', params.invoice_id);
     return paginate(query, Payment.tableName, params, toPaymentView);
+  }
+
+  /**
+   * A payment taken outside the service (a shop's checkout, a bank transfer), in live or test
+   * mode: `gateway: "external"`, the same rules and events as every other payment.
+   */
+  recordExternal(actor: Actor, invoiceId: number, input: ExternalPayment): Promise<RecordedPayment> {
+    return this.record(actor, invoiceId, input.amount, {
+      method: input.method,
+      gateway: 'external',
+      gatewayReference: input.reference || null,
+      ...(input.paid_at ? { paidAt: input.paid_at.toISOString() } : {}),
+    });
   }
 
   /** Test mode: a succeeded payment of `amount` (default: the amount due), as a gateway would report it. */
@@ -107,15 +144,20 @@ export class PaymentService {
    * Only what is due counts towards the invoice; `excess` is what was taken beyond it (an
    * overpayment, or a payment for a paid or void invoice), to be refunded.
    */
-  async recordFromGateway(actor: Actor, invoiceId: number, minor: number, source: PaymentSource): Promise<RecordedPayment & { excess: number; duplicate: boolean }> {
-    const existing = () => Payment.of(actor, this.db.current).findOne({ gateway: source.gateway, gateway_reference: source.gatewayReference });
+  async recordFromGateway(
+    actor: Actor,
+    invoiceId: number,
+    minor: number,
+    source: PaymentSource & { gatewayReference: string },
+  ): Promise<RecordedPayment & { excess: number; duplicate: boolean }> {
+    const existing = () => Payment.of(actor, this.db.current).findOne({ gateway: source.gateway, unique_reference: source.gatewayReference });
     const earlier = await existing();
     if (earlier) return this.alreadyRecorded(actor, earlier);
     try {
       return await this.db.transaction(async (trx) => {
         const invoice = await Invoice.of(actor, trx).findById(invoiceId).forUpdate();
         if (!invoice) throw new NotFound('Invoice');
-        return { ...(await this.apply(trx, actor, invoice, minor, source)), duplicate: false };
+        return { ...(await this.apply(trx, actor, invoice, minor, source, { unique: true })), duplicate: false };
       });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
@@ -131,11 +173,21 @@ export class PaymentService {
     return { payment: toPaymentView(payment), invoice: await invoiceDetail(actor, invoice, this.db.current), excess: 0, duplicate: true };
   }
 
-  /** Inserts the payment on a locked invoice, counts what is due of it, and writes the events. */
-  private async apply(trx: Knex.Transaction, actor: Actor, invoice: Invoice, minor: number, source: PaymentSource): Promise<RecordedPayment & { excess: number }> {
+  /**
+   * Inserts the payment on a locked invoice, counts what is due of it, and writes the events.
+   * `unique`: the reference is a gateway's payment id, recorded once (the unique index says so).
+   */
+  private async apply(
+    trx: Knex.Transaction,
+    actor: Actor,
+    invoice: Invoice,
+    minor: number,
+    source: PaymentSource,
+    options: { unique?: boolean } = {},
+  ): Promise<RecordedPayment & { excess: number }> {
     const due = PAYABLE.includes(invoice.status) ? Math.max(0, invoice.total - invoice.amount_paid) : 0;
     const counted = Math.min(minor, due);
-    const now = new Date().toISOString();
+    const now = source.paidAt ?? new Date().toISOString();
     const payment = await Payment.of(actor, trx).insert({
       ...Payment.ownedBy(actor),
       invoice_id: invoice.id,
@@ -146,6 +198,7 @@ export class PaymentService {
       method: source.method,
       gateway: source.gateway,
       gateway_reference: source.gatewayReference,
+      unique_reference: options.unique ? source.gatewayReference : null,
       paid_at: now,
     });
     const settled = counted > 0 && counted === due;
