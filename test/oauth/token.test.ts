@@ -196,6 +196,32 @@ describe('the refresh-token grant and revocation', () => {
     expect((await asToken(refreshed.body.access_token).get('/ping')).status).toBe(401);
   });
 
+  test('when a request is retried with a refreshed token under the same Idempotency-Key, then it is the grant\'s key: the response is replayed', async () => {
+    // Arrange
+    const v = verifier();
+    const code = await ctx.app.server.services.oauthTokens.issueCode({
+      appId: app.id,
+      ownerId,
+      businessId: ctx.t.businessId,
+      livemode: false,
+      scopes: ['clients:write'],
+      redirectUri: REDIRECT,
+      codeChallenge: challengeOf(v),
+    });
+    const first = (await exchange(code, v)).body;
+    const input = aClient();
+    const created = await asToken(first.access_token).post('/clients', input, { headers: { 'Idempotency-Key': 'grant-scoped-1' } });
+
+    // Act
+    const refreshed = (await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token })).body;
+    const retried = await asToken(refreshed.access_token).post('/clients', input, { headers: { 'Idempotency-Key': 'grant-scoped-1' } });
+
+    // Assert
+    expect(created.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(retried.body.client.id).toBe(created.body.client.id);
+  });
+
   test('when an access token is revoked (RFC 7009), then it stops working; an unknown token is answered 200 all the same', async () => {
     const v = verifier();
     const issued = (await exchange(await aCode(v), v)).body;
