@@ -704,6 +704,7 @@ export const openapiDocument: OpenApiDocument = {
       'Invoicing and payments for one business per API key. Every endpoint is served under `/api/v1/partner` and, identically, under `/api/v1`.',
       '',
       '- Authentication: `Authorization: Bearer svc_test_…` (test mode) or `svc_live_…` (live mode). Each record belongs to one business and one mode; another business\'s or mode\'s record is a 404. Every record carries `livemode`.',
+      '- A platform may instead send an OAuth access token (`oat_test_…` / `oat_live_…`, from `POST /oauth/token`): it acts for the business and mode that authorized it, within the scopes granted.',
       '- Amounts are JSON numbers in major units with at most the currency\'s decimals; timestamps are ISO 8601 UTC; dates are `YYYY-MM-DD`.',
       '- Lists: `{ data, meta: { current_page, per_page, total, last_page } }`, ordered by id; `page` ≥ 1, `per_page` default 20 (above 100 clamped to 100), `after` an id (keyset cursor) or an ISO 8601 date/timestamp (created after it).',
       '- Idempotency: any POST may carry `Idempotency-Key` (1–255 characters), scoped to the credential and kept 24 hours; a retry with the same body replays the stored 2xx response with `Idempotent-Replayed: true`.',
