@@ -1,24 +1,13 @@
 /** `invoicing contracts countersign` and `business update --embed-origins`: the owner's side of signing, across the process boundary. */
-import { aClient, startApp, Tenant, TestApp } from '../support/app';
-import { CliResult, requireBuild, runCli } from '../support/cli';
+import { aClient } from '../support/app';
+import { useCliApp } from '../support/cli';
 
-let app: TestApp;
-let t: Tenant;
-
-function cli(...args: string[]): Promise<CliResult> {
-  return runCli(app.databaseUrl, args, {}, 20_000);
-}
-
-beforeAll(async () => {
-  requireBuild();
-  app = await startApp();
-  t = await app.tenant();
-});
-afterAll(() => app.stop());
+const ctx = useCliApp();
+const { cli } = ctx;
 
 async function aContract(): Promise<any> {
-  const client = await t.api.post('/clients', aClient());
-  return (await t.api.post('/contracts', { title: 'Terms', client_id: client.body.client.id, body: 'We agree.' })).body.contract;
+  const client = await ctx.t.api.post('/clients', aClient());
+  return (await ctx.t.api.post('/contracts', { title: 'Terms', client_id: client.body.client.id, body: 'We agree.' })).body.contract;
 }
 
 describe('invoicing contracts countersign', () => {
@@ -46,12 +35,12 @@ describe('invoicing contracts countersign', () => {
 describe('invoicing business update --embed-origins', () => {
   test('when origins are given, then embed_url may be framed by them only; * allows any again', async () => {
     const contract = await aContract();
-    const framing = async () => (await fetch(`${app.url}${new URL(contract.embed_url).pathname}`)).headers.get('content-security-policy');
+    const framing = async () => (await fetch(`${ctx.app.url}${new URL(contract.embed_url).pathname}`)).headers.get('content-security-policy');
 
-    const set = await cli('business', 'update', String(t.businessId), '--embed-origins', 'https://shop.example, https://www.shop.example');
+    const set = await cli('business', 'update', String(ctx.t.businessId), '--embed-origins', 'https://shop.example, https://www.shop.example');
     const narrowed = await framing();
-    const bad = await cli('business', 'update', String(t.businessId), '--embed-origins', 'https://shop.example/path');
-    const reset = await cli('business', 'update', String(t.businessId), '--embed-origins', '*');
+    const bad = await cli('business', 'update', String(ctx.t.businessId), '--embed-origins', 'https://shop.example/path');
+    const reset = await cli('business', 'update', String(ctx.t.businessId), '--embed-origins', '*');
 
     expect(set.code).toBe(0);
     expect(narrowed).toMatch(/frame-ancestors https:\/\/shop\.example https:\/\/www\.shop\.example$/);

@@ -1,53 +1,41 @@
 /** `invoicing business gateway set|show|remove`: credentials sealed at rest, shown by their last four characters. */
-import { startApp, Tenant, TestApp } from '../support/app';
-import { CliResult, requireBuild, runCli } from '../support/cli';
+import { useCliApp } from '../support/cli';
 
 const SECRET_KEY = 'sk_live_cliGatewayKeyAbCd9876';
 const WEBHOOK_SECRET = 'whsec_cliEndpointSecretWxYz4321';
 
-let app: TestApp;
-let t: Tenant;
-
-function cli(...args: string[]): Promise<CliResult> {
-  return runCli(app.databaseUrl, args, {}, 20_000);
-}
-
-beforeAll(async () => {
-  requireBuild();
-  app = await startApp();
-  t = await app.tenant({ mode: 'live' });
-});
-afterAll(() => app.stop());
+const ctx = useCliApp('live');
+const { cli } = ctx;
 
 describe('invoicing business gateway', () => {
   test('when set, then show prints only the last four characters and the stored secrets are sealed', async () => {
     // Act
-    const set = await cli('business', 'gateway', 'set', String(t.businessId), '--provider', 'stripe', '--secret-key', SECRET_KEY, '--webhook-secret', WEBHOOK_SECRET, '--json');
-    const shown = await cli('business', 'gateway', 'show', String(t.businessId));
+    const set = await cli('business', 'gateway', 'set', String(ctx.t.businessId), '--provider', 'stripe', '--secret-key', SECRET_KEY, '--webhook-secret', WEBHOOK_SECRET, '--json');
+    const shown = await cli('business', 'gateway', 'show', String(ctx.t.businessId));
 
     // Assert
     expect(set.code).toBe(0);
-    expect(JSON.parse(set.stdout)).toMatchObject({ business_id: t.businessId, provider: 'stripe', secret_key_last4: '9876', webhook_secret_last4: '4321' });
+    expect(JSON.parse(set.stdout)).toMatchObject({ business_id: ctx.t.businessId, provider: 'stripe', secret_key_last4: '9876', webhook_secret_last4: '4321' });
     expect(shown.stdout).toContain('secret key: …9876');
     expect(shown.stdout + set.stdout).not.toContain(SECRET_KEY);
-    const row = await app.db.knex('payment_gateways').where({ business_id: t.businessId }).first();
+    const row = await ctx.app.db.knex('payment_gateways').where({ business_id: ctx.t.businessId }).first();
     expect(JSON.stringify(row)).not.toContain(SECRET_KEY);
     expect(JSON.stringify(row)).not.toContain(WEBHOOK_SECRET);
-    expect(await app.server.services.gateways.isSetUp(t.businessId)).toBe(true);
+    expect(await ctx.app.server.services.gateways.isSetUp(ctx.t.businessId)).toBe(true);
   });
 
   test('when the secret key is not a Stripe secret key, then it exits 1 naming the field and nothing is stored', async () => {
-    const other = await app.tenant({ mode: 'live' });
+    const other = await ctx.app.tenant({ mode: 'live' });
 
     const res = await cli('business', 'gateway', 'set', String(other.businessId), '--secret-key', 'pk_live_publishable123456', '--webhook-secret', WEBHOOK_SECRET);
 
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/secret key must be a Stripe secret key/);
-    expect(await app.server.services.gateways.isSetUp(other.businessId)).toBe(false);
+    expect(await ctx.app.server.services.gateways.isSetUp(other.businessId)).toBe(false);
   });
 
   test('when removed, then the business has no gateway', async () => {
-    const other = await app.tenant({ mode: 'live' });
+    const other = await ctx.app.tenant({ mode: 'live' });
     await cli('business', 'gateway', 'set', String(other.businessId), '--secret-key', SECRET_KEY, '--webhook-secret', WEBHOOK_SECRET);
 
     const removed = await cli('business', 'gateway', 'remove', String(other.businessId), '--json');

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { TEST_APP_SECRET_KEY } from './app';
+import { startApp, Tenant, TEST_APP_SECRET_KEY, TestApp } from './app';
 
 export const BIN = path.resolve(__dirname, '../../dist/bin/invoicing.js');
 const run = promisify(execFile);
@@ -45,4 +45,21 @@ export async function runCli(
     const e = err as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
+}
+
+/**
+ * For a test file: a running app with one tenant (`mode` as given), and `cli(...args)` running the
+ * binary against the app's database. Read `ctx.app` and `ctx.t` inside tests (they are set in beforeAll).
+ */
+export function useCliApp(mode: 'test' | 'live' = 'test'): { app: TestApp; t: Tenant; cli: (...args: string[]) => Promise<CliResult> } {
+  const ctx = {
+    cli: (...args: string[]) => runCli(ctx.app.databaseUrl, args, {}, 20_000),
+  } as { app: TestApp; t: Tenant; cli: (...args: string[]) => Promise<CliResult> };
+  beforeAll(async () => {
+    requireBuild();
+    ctx.app = await startApp();
+    ctx.t = await ctx.app.tenant({ mode });
+  });
+  afterAll(() => ctx.app?.stop());
+  return ctx;
 }
