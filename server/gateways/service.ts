@@ -12,7 +12,7 @@ import { Database } from '../db/database';
 import { NotFound } from '../errors';
 import { Outbox } from '../events/outbox';
 import { invoiceDetail } from '../invoices/detail';
-import { Invoice } from '../invoices/model';
+import { Invoice, PAYABLE_STATUSES } from '../invoices/model';
 import { SecretBox } from '../keys/secret-box';
 import { PaymentService } from '../payments/service';
 import { validateInput } from '../validation';
@@ -42,8 +42,6 @@ const credentialsSchema = Joi.object<GatewayCredentialsInput & { provider: Gatew
     .required()
     .messages({ 'string.pattern.base': 'the webhook secret must be a Stripe endpoint secret (whsec_…)' }),
 });
-
-const PAYABLE = ['sent', 'viewed', 'partial'];
 
 export class GatewayService {
   constructor(
@@ -94,7 +92,7 @@ export class GatewayService {
    */
   async startCheckout(actor: SystemActor, invoiceId: number, pageToken: string): Promise<{ url: string } | null> {
     const invoice = await Invoice.of(actor, this.db.current).findById(invoiceId);
-    if (!invoice || !PAYABLE.includes(invoice.status) || invoice.total - invoice.amount_paid <= 0) return null;
+    if (!invoice || !PAYABLE_STATUSES.includes(invoice.status) || invoice.total - invoice.amount_paid <= 0) return null;
     const amount = invoice.total - invoice.amount_paid;
     const open = await CheckoutSession.of(actor, this.db.current).where({ invoice_id: invoiceId, status: 'open' });
     const reusable = open.find((session) => session.amount === amount && session.currency === invoice.currency);

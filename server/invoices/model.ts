@@ -4,6 +4,9 @@ import { ChildModel, TenantModel } from '../db/tenant-model';
 export const INVOICE_STATUSES = ['draft', 'sent', 'viewed', 'partial', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
+/** The statuses that take a payment; a draft, paid or void invoice takes none. */
+export const PAYABLE_STATUSES: readonly InvoiceStatus[] = ['sent', 'viewed', 'partial'];
+
 export class Invoice extends TenantModel {
   static override tableName = 'invoices';
   static override timestampColumns = ['created_at', 'updated_at', 'sent_at', 'viewed_at', 'paid_at', 'voided_at'];

@@ -1,6 +1,7 @@
 /** The hosted payment page a client reaches from the invoice e-mail or a payment link: plain HTML, no scripts. */
 import { formatMoney } from '../invoices/email';
 import { InvoiceDetail } from '../invoices/view';
+import { PAYABLE_STATUSES } from '../invoices/model';
 import { toMinor } from '../money/amount';
 import { html, SafeHtml } from '../pages/html';
 import { page } from '../pages/layout';
@@ -12,8 +13,6 @@ const STATUS_LINES: Record<string, string> = {
   paid: 'Paid — thank you',
   void: 'This invoice was cancelled',
 };
-
-const PAYABLE = ['sent', 'viewed', 'partial'];
 
 const METHOD_NAMES: Record<string, string> = { simulated: 'Test payment', card: 'Card' };
 
@@ -58,7 +57,7 @@ function receipt(invoice: InvoiceDetail, money: (major: number) => string): Safe
 
 export function paymentPage({ invoice, businessName, action, confirming }: PaymentPageView): string {
   const money = (major: number) => formatMoney(toMinor(major, invoice.currency), invoice.currency);
-  const payable = PAYABLE.includes(invoice.status) && invoice.amount_due > 0;
+  const payable = PAYABLE_STATUSES.includes(invoice.status) && invoice.amount_due > 0;
   const body = html`<h1>${businessName}</h1>
 <h2>Invoice ${invoice.number ?? ''}</h2>
 <p class="status" data-status="${invoice.status}">${confirming ? 'Confirming payment' : (STATUS_LINES[invoice.status] ?? invoice.status)}</p>

@@ -7,13 +7,13 @@ import { InvalidState, NotFound } from '../errors';
 import { GatewayUnavailable } from '../gateways/gateway';
 import { GatewayService } from '../gateways/service';
 import { InvoiceService } from '../invoices/service';
+import { PAYABLE_STATUSES } from '../invoices/model';
 import { FormGuard, hostedPageHeaders, parseForm } from '../pages/hygiene';
 import { refusedFormPage } from '../pages/layout';
 import { PaymentService } from '../payments/service';
 import { checkoutRedirectPage, gatewayUnavailablePage, notFoundPage, PayAction, paymentPage } from './page';
 
 const PAY = 'pay';
-const PAYABLE = ['sent', 'viewed', 'partial'];
 
 /** The checkout the client came back from (`?checkout_session=`), if the query names one. */
 function returningFrom(req: Request): string | null {
@@ -47,7 +47,7 @@ export function paymentPageRoutes(deps: { invoices: InvoiceService; payments: Pa
       : (await gateways.isSetUp(opened.businessId))
         ? { kind: 'gateway', formToken }
         : { kind: 'not_set_up' };
-    const confirming = checkout !== null && invoice.livemode && PAYABLE.includes(invoice.status);
+    const confirming = checkout !== null && invoice.livemode && PAYABLE_STATUSES.includes(invoice.status);
     res.type('html').send(paymentPage({ invoice, businessName: opened.businessName, action, confirming }));
   });
 

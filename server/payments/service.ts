@@ -13,7 +13,7 @@ import { AppError, InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Outbox } from '../events/outbox';
 import { idFilter, listQuery, ListParams, Page, paginate } from '../http/pagination';
 import { invoiceDetail } from '../invoices/detail';
-import { Invoice, InvoiceStatus } from '../invoices/model';
+import { Invoice, PAYABLE_STATUSES } from '../invoices/model';
 import { InvoiceDetail } from '../invoices/view';
 import { collectMinor, moneyField, toMajor } from '../money/amount';
 import { Payment, PAYMENT_STATUSES, PaymentStatus } from './model';
@@ -74,8 +74,6 @@ export class TestModeOnly extends AppError {
   }
 }
 
-/** The statuses that take a payment; a draft, paid or void invoice takes none. */
-const PAYABLE: readonly InvoiceStatus[] = ['sent', 'viewed', 'partial'];
 
 export class PaymentService {
   constructor(
@@ -126,7 +124,7 @@ export class PaymentService {
     return this.db.transaction(async (trx) => {
       const invoice = await Invoice.of(actor, trx).findById(invoiceId).forUpdate();
       if (!invoice) throw new NotFound('Invoice');
-      if (!PAYABLE.includes(invoice.status)) throw new InvalidState(`A ${invoice.status} invoice cannot be paid`);
+      if (!PAYABLE_STATUSES.includes(invoice.status)) throw new InvalidState(`A ${invoice.status} invoice cannot be paid`);
       const due = invoice.total - invoice.amount_paid;
       if (due <= 0) throw new InvalidState('Nothing is due on this invoice');
       const errors = new Map<string, string[]>();
@@ -185,7 +183,7 @@ export class PaymentService {
     source: PaymentSource,
     options: { unique?: boolean } = {},
   ): Promise<RecordedPayment & { excess: number }> {
-    const due = PAYABLE.includes(invoice.status) ? Math.max(0, invoice.total - invoice.amount_paid) : 0;
+    const due = PAYABLE_STATUSES.includes(invoice.status) ? Math.max(0, invoice.total - invoice.amount_paid) : 0;
     const counted = Math.min(minor, due);
     const now = source.paidAt ?? new Date().toISOString();
     const payment = await Payment.of(actor, trx).insert({
