@@ -22,6 +22,7 @@ import * as createPaymentGateways from './20261124140000_create_payment_gateways
 import * as createOAuth from './20261124150000_create_oauth';
 import * as addAppToDeliveries from './20261124160000_add_app_to_webhook_deliveries';
 import * as uniqueGatewayReference from './20261124170000_payments_unique_gateway_reference';
+import * as createMetadata from './20261124180000_create_metadata';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -50,4 +51,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261124150000_create_oauth', ...createOAuth },
   { name: '20261124160000_add_app_to_webhook_deliveries', ...addAppToDeliveries },
   { name: '20261124170000_payments_unique_gateway_reference', ...uniqueGatewayReference },
+  { name: '20261124180000_create_metadata', ...createMetadata },
 ];

@@ -1,7 +1,9 @@
 import { TenantModel } from '../db/tenant-model';
+import { Metadata } from '../metadata/schema';
 
 export class Client extends TenantModel {
   static override tableName = 'clients';
+  static override jsonAttributes = ['metadata'];
 
   name!: string;
   email!: string;
@@ -12,4 +14,6 @@ export class Client extends TenantModel {
   phone!: string | null;
   company!: string | null;
   address!: string | null;
+  /** Null on clients from before metadata existed. */
+  metadata!: Metadata | null;
 }

@@ -1,6 +1,7 @@
 /** Client input: the specification's fields, with the limits the contract leaves to us. */
 import Joi from 'joi';
 import { listQuery, ListParams } from '../http/pagination';
+import { MetadataChanges, metadataField, MetadataFilter, withMetadataFilter } from '../metadata/schema';
 import { optionalText } from '../validation';
 
 export interface ClientInput {
@@ -9,9 +10,10 @@ export interface ClientInput {
   phone?: string | null;
   company?: string | null;
   address?: string | null;
+  metadata?: MetadataChanges;
 }
 
-export interface ClientListParams extends ListParams {
+export interface ClientListParams extends ListParams, MetadataFilter {
   search?: string;
 }
 
@@ -27,6 +29,7 @@ const fields = {
   phone: optionalText(50),
   company: optionalText(255),
   address: optionalText(1000),
+  metadata: metadataField,
 };
 
 export const createClientBody = Joi.object<ClientInput>({
@@ -37,7 +40,7 @@ export const createClientBody = Joi.object<ClientInput>({
 
 export const updateClientBody = Joi.object<Partial<ClientInput>>(fields);
 
-export const listClientsQuery = listQuery<ClientListParams>({
+export const listClientsQuery = withMetadataFilter(listQuery<ClientListParams>({
   // Control characters match nothing a client holds, and a NUL would cut SQLite's LIKE pattern short.
   search: Joi.string()
     .max(255)
@@ -46,4 +49,4 @@ export const listClientsQuery = listQuery<ClientListParams>({
     .pattern(/^[^\u0000-\u001f\u007f]*$/)
     .messages({ 'string.pattern.base': 'search must not contain control characters' })
     .description('Case-insensitive substring of name, e-mail or company; control characters are a 400'),
-});
+}));

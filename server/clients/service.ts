@@ -4,6 +4,8 @@ import { Database } from '../db/database';
 import { isReferencedRowViolation, isUniqueViolation } from '../db/errors';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Page, paginate } from '../http/pagination';
+import { Metadata } from '../metadata/schema';
+import { dropMetadataIndex, indexMetadata, initialMetadata, mergedMetadata, whereMetadata } from '../metadata/store';
 import { blankToNull } from '../validation';
 import { Client } from './model';
 import { ClientInput, ClientListParams } from './schema';
@@ -15,6 +17,7 @@ export interface ClientView {
   phone: string | null;
   company: string | null;
   address: string | null;
+  metadata: Metadata;
   livemode: boolean;
   created_at: string;
   updated_at: string;
@@ -28,6 +31,7 @@ export function toClientView(row: Client): ClientView {
     phone: row.phone ?? null,
     company: row.company ?? null,
     address: row.address ?? null,
+    metadata: row.metadata ?? {},
     livemode: row.livemode,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -47,8 +51,8 @@ export function normalizedEmail(email: string): string {
   return email.toLowerCase();
 }
 
-/** Empty optional text is stored as null; derived columns follow the visible ones. */
-function columnsFor(merged: ClientInput): Partial<Client> {
+/** Empty optional text is stored as null; derived columns follow the visible ones. Metadata is written apart (metadata/store). */
+function columnsFor(merged: Omit<ClientInput, 'metadata'>): Partial<Client> {
   const company = blankToNull(merged.company);
   return {
     name: merged.name,
@@ -72,6 +76,7 @@ export class ClientService {
   list(actor: Actor, params: ClientListParams): Promise<Page<ClientView>> {
     const query = Client.of(actor, this.db.current);
     if (params.search) query.whereRaw("clients.search_text like ? escape '!'", [containsPattern(params.search)]);
+    whereMetadata(query, actor, this.db.current, 'client', params.metadata);
     return paginate(query, Client.tableName, params, toClientView);
   }
 
@@ -79,12 +84,9 @@ export class ClientService {
     return toClientView(await this.find(actor, id));
   }
 
-  /** One INSERT: the unique index, not a prior SELECT, decides a duplicate e-mail. */
+  /** The unique index, not a prior SELECT, decides a duplicate e-mail. */
   async create(actor: Actor, input: ClientInput): Promise<ClientView> {
-    return this.uniqueEmail(async () => {
-      const row = await Client.of(actor, this.db.current).insert({ ...columnsFor(input), ...Client.ownedBy(actor) });
-      return toClientView(row);
-    });
+    return this.uniqueEmail(async () => toClientView(await this.insert(actor, input)));
   }
 
   /** The client with this e-mail (ignoring case) in the caller's business and mode, if there is one. */
@@ -97,7 +99,7 @@ export class ClientService {
     const existing = await this.findByEmail(actor, input.email);
     if (existing) return toClientView(existing);
     try {
-      return toClientView(await Client.of(actor, this.db.current).insert({ ...columnsFor(input), ...Client.ownedBy(actor) }));
+      return toClientView(await this.insert(actor, input));
     } catch (err) {
       const winner = isUniqueViolation(err) ? await this.findByEmail(actor, input.email, { latest: true }) : undefined;
       if (!winner) throw err;
@@ -109,24 +111,38 @@ export class ClientService {
     return this.uniqueEmail(() =>
       this.db.transaction(async (trx) => {
         const current = await this.find(actor, id, trx);
+        const { metadata: metadataChanges, ...fieldChanges } = changes;
+        const metadata = mergedMetadata(current.metadata, metadataChanges);
         // As in create, the unique index decides a duplicate e-mail.
-        await Client.of(actor, trx).findById(id).patch(columnsFor({ ...toClientView(current), ...changes }));
+        await Client.of(actor, trx).findById(id).patch({ ...columnsFor({ ...toClientView(current), ...fieldChanges }), metadata });
+        if (metadataChanges) await indexMetadata(trx, actor, { type: 'client', id }, metadata, { replace: true });
         return toClientView(await this.find(actor, id, trx));
       }),
     );
   }
 
-  /** One DELETE: the foreign keys of invoices, payments and contracts, not a prior count, refuse a client in use. */
+  /** The foreign keys of invoices, payments and contracts, not a prior count, refuse a client in use. */
   async remove(actor: Actor, id: number): Promise<{ id: number; deleted: true }> {
-    let deleted: number;
     try {
-      deleted = await Client.of(actor, this.db.current).deleteById(id);
+      return await this.db.transaction(async (trx) => {
+        if ((await Client.of(actor, trx).deleteById(id)) === 0) throw new NotFound('Client');
+        await dropMetadataIndex(trx, actor, { type: 'client', id });
+        return { id, deleted: true as const };
+      });
     } catch (err) {
       if (isReferencedRowViolation(err)) throw new InvalidState('A client that has invoices or contracts cannot be deleted');
       throw err;
     }
-    if (deleted === 0) throw new NotFound('Client');
-    return { id, deleted: true };
+  }
+
+  /** The row and its metadata index, in one transaction. */
+  private insert(actor: Actor, input: ClientInput): Promise<Client> {
+    return this.db.transaction(async (trx) => {
+      const metadata = initialMetadata(input.metadata);
+      const row = await Client.of(actor, trx).insert({ ...columnsFor(input), metadata, ...Client.ownedBy(actor) });
+      await indexMetadata(trx, actor, { type: 'client', id: row.id }, metadata, { replace: false });
+      return row;
+    });
   }
 
   /** `latest`: a locking read on MySQL, which sees rows committed after this transaction's snapshot. */

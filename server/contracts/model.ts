@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { BaseModel } from '../db/base-model';
 import { ChildModel, TenantModel } from '../db/tenant-model';
+import { Metadata } from '../metadata/schema';
 
 export const CONTRACT_TYPES = ['contract', 'proposal'] as const;
 export type ContractType = (typeof CONTRACT_TYPES)[number];
@@ -11,6 +12,7 @@ export type ContractStatus = (typeof CONTRACT_STATUSES)[number];
 export class Contract extends TenantModel {
   static override tableName = 'contracts';
   static override timestampColumns = [...BaseModel.timestampColumns, 'client_signed_at', 'business_signed_at'];
+  static override jsonAttributes = ['metadata'];
 
   type!: ContractType;
   title!: string;
@@ -24,6 +26,8 @@ export class Contract extends TenantModel {
   business_signed_at!: string | null;
   /** The secret of the signing and embed links: 256 random bits, base64url. */
   signing_token!: string;
+  /** Null on contracts from before metadata existed. */
+  metadata!: Metadata | null;
 }
 
 export const SIGNING_PARTIES = ['client', 'business'] as const;

@@ -1,5 +1,5 @@
 import { route } from '../http/routes';
-import { countersignBody, createContractBody, listContractsQuery } from './schema';
+import { countersignBody, createContractBody, listContractsQuery, updateContractBody } from './schema';
 
 export const contractRoutes = [
   route({
@@ -35,6 +35,19 @@ export const contractRoutes = [
     record: 'Contract',
     response: { status: 200, description: 'The contract', schema: 'ContractEnvelope' },
     handle: async ({ cred, id }, s) => ({ contract: await s.contracts.get(cred, id) }),
+  }),
+  route({
+    method: 'patch',
+    path: '/contracts/{id}',
+    operationId: 'updateContract',
+    summary: 'Update a contract\'s metadata',
+    description: 'Only `metadata` changes once a contract exists (merged; a key set to "" or null is removed): the title, body and amount are what the parties sign.',
+    tag: 'Contracts',
+    scopes: ['contracts:write'],
+    record: 'Contract',
+    body: updateContractBody,
+    response: { status: 200, description: 'The contract', schema: 'ContractEnvelope' },
+    handle: async ({ cred, id, body }, s) => ({ contract: await s.contracts.update(cred, id, body) }),
   }),
   route({
     method: 'post',

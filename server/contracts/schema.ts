@@ -1,6 +1,7 @@
 /** Contract input: the contract's fields, with the limits the specification leaves to us. */
 import Joi from 'joi';
 import { listQuery, ListParams } from '../http/pagination';
+import { MetadataChanges, metadataField, MetadataFilter, withMetadataFilter } from '../metadata/schema';
 import { currencyField, moneyField } from '../money/amount';
 import { CONTRACT_STATUSES, CONTRACT_TYPES, ContractStatus, ContractType } from './model';
 
@@ -12,9 +13,10 @@ export interface ContractInput {
   /** Major units; its decimals are checked against the currency by the service. */
   amount?: number | null;
   currency?: string | null;
+  metadata?: MetadataChanges;
 }
 
-export interface ContractListParams extends ListParams {
+export interface ContractListParams extends ListParams, MetadataFilter {
   type?: ContractType;
   status?: ContractStatus;
 }
@@ -35,16 +37,22 @@ export const createContractBody = Joi.object<ContractInput>({
     .default('contract'),
   amount: moneyField.min(0).allow(null),
   currency: currencyField.allow(null),
+  metadata: metadataField,
 });
 
-export const listContractsQuery = listQuery<ContractListParams>({
-  type: Joi.string()
-    .valid(...CONTRACT_TYPES)
-    .description('Only contracts or only proposals'),
-  status: Joi.string()
-    .valid(...CONTRACT_STATUSES)
-    .description('Only this status'),
-});
+/** What changes after a contract is sent for signature: only the caller's own metadata, never the text signed. */
+export const updateContractBody = Joi.object<{ metadata?: MetadataChanges }>({ metadata: metadataField });
+
+export const listContractsQuery = withMetadataFilter(
+  listQuery<ContractListParams>({
+    type: Joi.string()
+      .valid(...CONTRACT_TYPES)
+      .description('Only contracts or only proposals'),
+    status: Joi.string()
+      .valid(...CONTRACT_STATUSES)
+      .description('Only this status'),
+  }),
+);
 
 /** A signer's name, as typed into a signing page or sent to countersign. */
 export const signerName = Joi.string().trim().min(1).max(255).description('The signer\'s full name');

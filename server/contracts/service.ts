@@ -11,6 +11,8 @@ import { toDbTime } from '../db/time';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Outbox } from '../events/outbox';
 import { Page, paginate } from '../http/pagination';
+import { Metadata, MetadataChanges } from '../metadata/schema';
+import { indexMetadata, initialMetadata, updateMetadata, whereMetadata } from '../metadata/store';
 import { collectMinor, toMajor } from '../money/amount';
 import { Contract, ContractSignature, ContractStatus, ContractType, SigningParty } from './model';
 import { ContractInput, ContractListParams } from './schema';
@@ -29,6 +31,7 @@ export interface ContractView {
   signing_url: string;
   embed_url: string;
   signatures: SignatureView[];
+  metadata: Metadata;
   livemode: boolean;
   created_at: string;
   updated_at: string;
@@ -106,6 +109,7 @@ export class ContractService {
         .filter((signature) => signature.contract_id === row.id)
         .sort((a, b) => a.signed_at.localeCompare(b.signed_at))
         .map(toSignatureView),
+      metadata: row.metadata ?? {},
       livemode: row.livemode,
       created_at: row.created_at,
       updated_at: row.updated_at,
@@ -116,6 +120,7 @@ export class ContractService {
     const query = Contract.of(actor, this.db.current);
     if (params.type) query.where('contracts.type', params.type);
     if (params.status) query.where('contracts.status', params.status);
+    whereMetadata(query, actor, this.db.current, 'contract', params.metadata);
     const page = await paginate(query, Contract.tableName, params, (row) => row);
     const signatures = await ContractSignature.ofContracts(page.data, this.db.current);
     return { ...page, data: page.data.map((row) => this.toView(row, signatures)) };
@@ -125,6 +130,16 @@ export class ContractService {
     const row = await Contract.of(actor, this.db.current).findById(id);
     if (!row) throw new NotFound('Contract');
     return this.viewOf(row, this.db.current);
+  }
+
+  /** Only the metadata changes once a contract exists: the text is what the parties sign. */
+  update(actor: Actor, id: number, changes: { metadata?: MetadataChanges }): Promise<ContractView> {
+    return this.db.transaction(async (trx) => {
+      const row = await Contract.of(actor, trx).findById(id).forUpdate();
+      if (!row) throw new NotFound('Contract');
+      if (changes.metadata) await updateMetadata(trx, actor, 'contract', row, changes.metadata);
+      return this.viewOf(row, trx);
+    });
   }
 
   /** The business countersigns through the API. */
@@ -219,6 +234,7 @@ export class ContractService {
       return await this.db.transaction(async (trx) => {
         if (!(await Client.of(actor, trx).findById(input.client_id))) throw new ValidationFailed(UNKNOWN_CLIENT);
         const money = await this.money(actor, input);
+        const metadata = initialMetadata(input.metadata);
         const row = await Contract.of(actor, trx).insert({
           type: input.type,
           title: input.title,
@@ -229,8 +245,10 @@ export class ContractService {
           client_signed_at: null,
           business_signed_at: null,
           signing_token: newSigningToken(),
+          metadata,
           ...Contract.ownedBy(actor),
         });
+        await indexMetadata(trx, actor, { type: 'contract', id: row.id }, metadata, { replace: false });
         return this.toView(row, []);
       });
     } catch (err) {

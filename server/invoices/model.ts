@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { ChildModel, TenantModel } from '../db/tenant-model';
+import { Metadata } from '../metadata/schema';
 
 export const INVOICE_STATUSES = ['draft', 'sent', 'viewed', 'partial', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -10,6 +11,7 @@ export const PAYABLE_STATUSES: readonly InvoiceStatus[] = ['sent', 'viewed', 'pa
 export class Invoice extends TenantModel {
   static override tableName = 'invoices';
   static override timestampColumns = ['created_at', 'updated_at', 'sent_at', 'viewed_at', 'paid_at', 'voided_at'];
+  static override jsonAttributes = ['metadata'];
 
   client_id!: number;
   /** `INV-000001`, assigned when the invoice leaves draft; null on drafts. */
@@ -29,6 +31,8 @@ export class Invoice extends TenantModel {
   viewed_at!: string | null;
   paid_at!: string | null;
   voided_at!: string | null;
+  /** Null on invoices from before metadata existed. */
+  metadata!: Metadata | null;
 }
 
 /** A line of an invoice; reached only through its (tenant-scoped) invoice. */

@@ -1,6 +1,7 @@
 /** Invoice input: shapes here; money, dates against each other and the client are checked by the service. */
 import Joi from 'joi';
 import { idFilter, listQuery, ListParams } from '../http/pagination';
+import { MetadataChanges, metadataField, MetadataFilter, withMetadataFilter } from '../metadata/schema';
 import { currencyField, MAX_QUANTITY, moneyField } from '../money/amount';
 import { calendarDate, optionalText } from '../validation';
 import { INVOICE_STATUSES, InvoiceStatus } from './model';
@@ -20,11 +21,12 @@ export interface InvoiceInput {
   due_date?: string;
   items: ItemInput[];
   notes?: string | null;
+  metadata?: MetadataChanges;
 }
 
 export type InvoiceChanges = Partial<Omit<InvoiceInput, 'client_id'>>;
 
-export interface InvoiceListParams extends ListParams {
+export interface InvoiceListParams extends ListParams, MetadataFilter {
   status?: InvoiceStatus;
   client_id?: number;
 }
@@ -43,6 +45,7 @@ const fields = {
   due_date: calendarDate,
   items: Joi.array().items(item).min(1).max(MAX_ITEMS),
   notes: optionalText(5000),
+  metadata: metadataField,
 };
 
 export const createInvoiceBody = Joi.object<InvoiceInput>({
@@ -55,9 +58,11 @@ export const updateInvoiceBody = Joi.object<InvoiceChanges>(fields);
 
 export const simulatePaymentBody = Joi.object<{ amount?: number }>({ amount: moneyField.greater(0) });
 
-export const listInvoicesQuery = listQuery<InvoiceListParams>({
-  status: Joi.string()
-    .valid(...INVOICE_STATUSES)
-    .description('Only invoices in this status; an unknown value is a 400'),
-  client_id: idFilter('client_id'),
-});
+export const listInvoicesQuery = withMetadataFilter(
+  listQuery<InvoiceListParams>({
+    status: Joi.string()
+      .valid(...INVOICE_STATUSES)
+      .description('Only invoices in this status; an unknown value is a 400'),
+    client_id: idFilter('client_id'),
+  }),
+);

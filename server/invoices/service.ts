@@ -14,6 +14,7 @@ import { EmailQueue, EmailStatus } from '../email/queue';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Outbox } from '../events/outbox';
 import { Page, paginate } from '../http/pagination';
+import { dropMetadataIndex, indexMetadata, initialMetadata, updateMetadata, whereMetadata } from '../metadata/store';
 import { toMajor } from '../money/amount';
 import { addDays, todayUtc } from '../validation';
 import { invoiceDetail, itemsOf } from './detail';
@@ -49,6 +50,7 @@ export class InvoiceService {
     const query = Invoice.of(actor, this.db.current);
     if (params.status) query.where('invoices.status', params.status);
     if (params.client_id) query.where('invoices.client_id', params.client_id);
+    whereMetadata(query, actor, this.db.current, 'invoice', params.metadata);
     const page = await paginate(query, Invoice.tableName, params, (row) => row);
     const items = await itemsOf(page.data, this.db.current);
     return { ...page, data: page.data.map((row) => toInvoiceView(row, items.get(row.id) ?? [])) };
@@ -83,9 +85,12 @@ export class InvoiceService {
     });
   }
 
-  async update(actor: Actor, id: number, changes: InvoiceChanges): Promise<InvoiceDetail> {
+  /** A draft's fields; the metadata of an invoice in any status (it is the caller's, not the client's). */
+  async update(actor: Actor, id: number, { metadata: metadataChanges, ...changes }: InvoiceChanges): Promise<InvoiceDetail> {
     return this.db.transaction(async (trx) => {
       const current = await this.lock(trx, actor, id);
+      if (metadataChanges) await updateMetadata(trx, actor, 'invoice', current, metadataChanges);
+      if (!Object.keys(changes).length) return invoiceDetail(actor, current, trx);
       if (current.status !== 'draft') throw new InvalidState(`Only a draft invoice can be changed; this one is ${current.status}`);
       const currentItems = (await itemsOf([current], trx)).get(id) ?? [];
       const currency = changes.currency ?? current.currency;
@@ -109,6 +114,7 @@ export class InvoiceService {
       const current = await this.lock(trx, actor, id);
       if (current.status !== 'draft') throw new InvalidState(`Only a draft invoice can be deleted; this one is ${current.status}`);
       await InvoiceItem.ofInvoices([current], trx).delete();
+      await dropMetadataIndex(trx, actor, { type: 'invoice', id });
       await current.$query(trx).delete();
       return { id, deleted: true as const };
     });
@@ -244,6 +250,7 @@ export class InvoiceService {
     this.checkDates(issueDate, dueDate, errors);
     if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
 
+    const metadata = initialMetadata(input.metadata);
     const row = await Invoice.of(actor, trx).insert({
       ...Invoice.ownedBy(actor),
       client_id: input.client_id,
@@ -258,7 +265,9 @@ export class InvoiceService {
       amount_paid: 0,
       notes: input.notes || null,
       payment_token: randomBytes(32).toString('base64url'),
+      metadata,
     });
+    await indexMetadata(trx, actor, { type: 'invoice', id: row.id }, metadata, { replace: false });
     await this.insertItems(trx, row, priced);
     const invoice = await invoiceDetail(actor, row, trx, { payments: [] });
     await this.outbox.record(trx, actor, 'invoice.created', { invoice });

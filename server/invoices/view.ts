@@ -1,4 +1,5 @@
 /** An invoice as the API and its events show it: amounts back in major units. Pure. */
+import { Metadata } from '../metadata/schema';
 import { fromQuantityUnits, toMajor } from '../money/amount';
 import { PaymentView } from '../payments/view';
 import { Invoice, InvoiceItem, InvoiceStatus } from './model';
@@ -25,6 +26,7 @@ export interface InvoiceView {
   amount_paid: number;
   amount_due: number;
   notes: string | null;
+  metadata: Metadata;
   livemode: boolean;
   sent_at: string | null;
   viewed_at: string | null;
@@ -65,6 +67,7 @@ export function toInvoiceView(row: Invoice, items: InvoiceItem[]): InvoiceView {
     amount_paid: money(row.amount_paid),
     amount_due: money(row.total - row.amount_paid),
     notes: row.notes ?? null,
+    metadata: row.metadata ?? {},
     livemode: row.livemode,
     sent_at: row.sent_at ?? null,
     viewed_at: row.viewed_at ?? null,

@@ -9,6 +9,7 @@ import { CONTRACT_STATUSES, CONTRACT_TYPES } from '../contracts/model';
 import { EVENT_TYPES } from '../events/outbox';
 import { DELIVERY_STATUSES } from '../webhooks/model';
 import { INVOICE_STATUSES } from '../invoices/model';
+import { MAX_METADATA_KEYS, takesMetadataFilter } from '../metadata/schema';
 import { PAYMENT_STATUSES } from '../payments/model';
 import Joi from 'joi';
 import { bodySchemaOf, Route } from '../http/routes';
@@ -48,6 +49,8 @@ export interface Parameter {
   in: 'path' | 'query' | 'header';
   description?: string;
   required?: boolean;
+  style?: 'deepObject';
+  explode?: boolean;
   schema: Schema;
 }
 
@@ -198,6 +201,13 @@ const schemas: Record<string, Schema> = {
   Id: { ...id, description: 'A record id: a positive integer' },
   Currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code (three upper-case letters, validated against the ISO list; input is case-insensitive)' },
   Scope: { type: 'string', enum: [...ALL_SCOPES], description: 'A :write scope also grants the matching :read' },
+  Metadata: {
+    type: 'object',
+    maxProperties: MAX_METADATA_KEYS,
+    propertyNames: { minLength: 1, maxLength: 40, pattern: '^[^\\[\\]]+$' },
+    additionalProperties: { type: 'string', minLength: 1, maxLength: 500 },
+    description: 'Your own key-value pairs, as Stripe\'s metadata: `{}` when there are none. Lists filter on them with `metadata[key]=value`.',
+  },
 
   Error: {
     type: 'object',
@@ -251,6 +261,7 @@ const schemas: Record<string, Schema> = {
     phone: nullable(text(50)),
     company: nullable(text(255)),
     address: nullable(text(1000)),
+    metadata: schemaRef('Metadata'),
     livemode: { type: 'boolean' },
     created_at: dateTime,
     updated_at: dateTime,
@@ -285,6 +296,7 @@ const schemas: Record<string, Schema> = {
       amount_paid: { ...money, minimum: 0 },
       amount_due: { ...money, description: 'total − amount_paid' },
       notes: { type: ['string', 'null'], maxLength: 5000 },
+      metadata: schemaRef('Metadata'),
       livemode: { type: 'boolean' },
       sent_at: nullable(dateTime),
       viewed_at: nullable(dateTime),
@@ -295,7 +307,7 @@ const schemas: Record<string, Schema> = {
     },
     required: [
       'id', 'number', 'client_id', 'status', 'currency', 'issue_date', 'due_date', 'items', 'subtotal', 'total',
-      'amount_paid', 'amount_due', 'notes', 'livemode', 'sent_at', 'viewed_at', 'paid_at', 'voided_at', 'created_at', 'updated_at',
+      'amount_paid', 'amount_due', 'notes', 'metadata', 'livemode', 'sent_at', 'viewed_at', 'paid_at', 'voided_at', 'created_at', 'updated_at',
     ],
   },
   Invoice: {
@@ -355,6 +367,7 @@ const schemas: Record<string, Schema> = {
     method: { type: 'string', description: '`simulated` (test mode), `card` (a gateway), or for a payment received elsewhere `bank_transfer`, `cash`, `card`, `check`, `other`' },
     gateway: { type: ['string', 'null'], description: '`test`, `stripe`, or `external` (received elsewhere)' },
     gateway_reference: { type: ['string', 'null'] },
+    metadata: schemaRef('Metadata'),
     livemode: { type: 'boolean' },
     paid_at: nullable(dateTime),
     created_at: dateTime,
@@ -430,6 +443,7 @@ const schemas: Record<string, Schema> = {
     signing_url: { type: 'string', format: 'uri', description: 'Where the client reads and signs' },
     embed_url: { type: 'string', format: 'uri', description: 'The iframe-friendly signing page' },
     signatures: { type: 'array', items: schemaRef('Signature'), description: 'Oldest first' },
+    metadata: schemaRef('Metadata'),
     livemode: { type: 'boolean' },
     created_at: dateTime,
     updated_at: dateTime,
@@ -515,6 +529,7 @@ schemas.ClientEnvelope = wrapped('client', 'Client');
 schemas.InvoiceEnvelope = wrapped('invoice', 'InvoiceDetail');
 schemas.ExpenseEnvelope = wrapped('expense', 'Expense');
 schemas.ContractEnvelope = wrapped('contract', 'Contract');
+schemas.PaymentEnvelope = wrapped('payment', 'Payment');
 schemas.BusinessEnvelope = wrapped('business', 'Business');
 schemas.WebhookDeliveryEnvelope = wrapped('delivery', 'WebhookDelivery');
 
@@ -571,14 +586,27 @@ const responses: Record<string, Response> = {
 
 const idParameter = parameterRef('Id');
 
-/** The query parameters of a route, one per key of its joi query schema. */
+/** The list filter `metadata[key]=value`: a deepObject parameter. */
+const metadataFilterParameter: Parameter = {
+  name: 'metadata',
+  in: 'query',
+  required: false,
+  style: 'deepObject',
+  explode: true,
+  description: 'Only records whose metadata has every given pair, exactly: `metadata[order_id]=1042&metadata[store]=eu`. A malformed `metadata…` parameter is a 400.',
+  schema: { type: 'object', additionalProperties: { type: 'string', minLength: 1, maxLength: 500 } },
+};
+
+/** The query parameters of a route, one per key of its joi query schema (and the metadata filter). */
 function queryParameters(query: Joi.ObjectSchema): Parameter[] {
   const converted = jsonSchemaOf(query);
   const properties = (converted.properties ?? {}) as Record<string, Schema>;
-  return Object.entries(properties).map(([name, schema]) => {
-    const { description, ...rest } = schema;
-    return { name, in: 'query', required: false, ...(typeof description === 'string' ? { description } : {}), schema: rest };
-  });
+  const parameters: Parameter[] = Object.entries(properties)
+    .map(([name, schema]) => {
+      const { description, ...rest } = schema;
+      return { name, in: 'query', required: false, ...(typeof description === 'string' ? { description } : {}), schema: rest };
+    });
+  return takesMetadataFilter(query) ? [...parameters, metadataFilterParameter] : parameters;
 }
 
 function operation(spec: Route): Operation {

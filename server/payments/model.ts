@@ -1,4 +1,5 @@
 import { TenantModel } from '../db/tenant-model';
+import { Metadata } from '../metadata/schema';
 
 export const PAYMENT_STATUSES = ['succeeded', 'pending', 'failed', 'refunded'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
@@ -6,6 +7,7 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export class Payment extends TenantModel {
   static override tableName = 'payments';
   static override timestampColumns = ['created_at', 'updated_at', 'paid_at'];
+  static override jsonAttributes = ['metadata'];
 
   invoice_id!: number;
   client_id!: number;
@@ -20,4 +22,6 @@ export class Payment extends TenantModel {
   /** A gateway's payment id, unique per gateway; null for references that may repeat. */
   unique_reference!: string | null;
   paid_at!: string | null;
+  /** Null on payments from before metadata existed. */
+  metadata!: Metadata | null;
 }

@@ -15,21 +15,28 @@ import { idFilter, listQuery, ListParams, Page, paginate } from '../http/paginat
 import { invoiceDetail } from '../invoices/detail';
 import { Invoice, PAYABLE_STATUSES } from '../invoices/model';
 import { InvoiceDetail } from '../invoices/view';
+import { Metadata, MetadataChanges, metadataField, MetadataFilter, withMetadataFilter } from '../metadata/schema';
+import { indexMetadata, initialMetadata, updateMetadata, whereMetadata } from '../metadata/store';
 import { collectMinor, moneyField, toMajor } from '../money/amount';
 import { Payment, PAYMENT_STATUSES, PaymentStatus } from './model';
 import { PaymentView, toPaymentView } from './view';
 
-export interface PaymentListParams extends ListParams {
+export interface PaymentListParams extends ListParams, MetadataFilter {
   status?: PaymentStatus;
   invoice_id?: number;
 }
 
-export const listPaymentsQuery = listQuery<PaymentListParams>({
-  status: Joi.string()
-    .valid(...PAYMENT_STATUSES)
-    .description('Only payments in this status; an unknown value is a 400'),
-  invoice_id: idFilter('invoice_id'),
-});
+export const listPaymentsQuery = withMetadataFilter(
+  listQuery<PaymentListParams>({
+    status: Joi.string()
+      .valid(...PAYMENT_STATUSES)
+      .description('Only payments in this status; an unknown value is a 400'),
+    invoice_id: idFilter('invoice_id'),
+  }),
+);
+
+/** A payment is money taken: only the caller's own metadata changes afterwards. */
+export const updatePaymentBody = Joi.object<{ metadata?: MetadataChanges }>({ metadata: metadataField });
 
 /** What brought the money, as stored on the payment. */
 export interface PaymentSource {
@@ -39,6 +46,7 @@ export interface PaymentSource {
   gatewayReference: string | null;
   /** When the money was taken, if not now (a payment received elsewhere, earlier). */
   paidAt?: string;
+  metadata?: Metadata;
 }
 
 /** How a payment received elsewhere was made. */
@@ -50,6 +58,7 @@ export interface ExternalPayment {
   method: ExternalMethod;
   reference?: string | null;
   paid_at?: Date;
+  metadata?: MetadataChanges;
 }
 
 export const externalPaymentBody = Joi.object<ExternalPayment>({
@@ -60,6 +69,7 @@ export const externalPaymentBody = Joi.object<ExternalPayment>({
     .description('How the money was taken'),
   reference: Joi.string().trim().max(255).allow(null, '').description('Your reference (a bank transfer\'s, a shop order\'s transaction id); stored as gateway_reference; need not be unique'),
   paid_at: Joi.date().iso().max('now').description('When the money was taken (ISO 8601, not in the future); default: now'),
+  metadata: metadataField,
 });
 
 export interface RecordedPayment {
@@ -85,7 +95,21 @@ export class PaymentService {
     const query = Payment.of(actor, this.db.current);
     if (params.status) query.where('payments.status', params.status);
     if (params.invoice_id) query.where('payments.invoice_id', params.invoice_id);
+    whereMetadata(query, actor, this.db.current, 'payment', params.metadata);
     return paginate(query, Payment.tableName, params, toPaymentView);
+  }
+
+  async get(actor: Actor, id: number): Promise<PaymentView> {
+    return toPaymentView(await this.find(actor, id, this.db.current));
+  }
+
+  /** Only the metadata of a payment changes: the money it records does not. */
+  update(actor: Actor, id: number, changes: { metadata?: MetadataChanges }): Promise<PaymentView> {
+    return this.db.transaction(async (trx) => {
+      const row = await this.find(actor, id, trx, { lock: true });
+      if (changes.metadata) await updateMetadata(trx, actor, 'payment', row, changes.metadata);
+      return toPaymentView(row);
+    });
   }
 
   /**
@@ -98,6 +122,7 @@ export class PaymentService {
       gateway: 'external',
       gatewayReference: input.reference || null,
       ...(input.paid_at ? { paidAt: input.paid_at.toISOString() } : {}),
+      metadata: initialMetadata(input.metadata),
     });
   }
 
@@ -165,6 +190,13 @@ export class PaymentService {
     }
   }
 
+  private async find(actor: Actor, id: number, conn: Knex, { lock = false } = {}): Promise<Payment> {
+    const query = Payment.of(actor, conn).findById(id);
+    const row = await (lock ? query.forUpdate() : query);
+    if (!row) throw new NotFound('Payment');
+    return row;
+  }
+
   private async alreadyRecorded(actor: Actor, payment: Payment): Promise<RecordedPayment & { excess: number; duplicate: boolean }> {
     const invoice = await Invoice.of(actor, this.db.current).findById(payment.invoice_id);
     if (!invoice) throw new NotFound('Invoice');
@@ -198,7 +230,9 @@ export class PaymentService {
       gateway_reference: source.gatewayReference,
       unique_reference: options.unique ? source.gatewayReference : null,
       paid_at: now,
+      metadata: source.metadata ?? {},
     });
+    await indexMetadata(trx, actor, { type: 'payment', id: payment.id }, source.metadata ?? {}, { replace: false });
     const settled = counted > 0 && counted === due;
     if (counted > 0) {
       await invoice.$query(trx).patch({ amount_paid: invoice.amount_paid + counted, status: settled ? 'paid' : 'partial', ...(settled ? { paid_at: now } : {}) });

@@ -1,4 +1,5 @@
 /** A payment as the API shows it: amounts back in major units. Pure. */
+import { Metadata } from '../metadata/schema';
 import { toMajor } from '../money/amount';
 import { Payment, PaymentStatus } from './model';
 
@@ -12,6 +13,7 @@ export interface PaymentView {
   method: string;
   gateway: string | null;
   gateway_reference: string | null;
+  metadata: Metadata;
   livemode: boolean;
   paid_at: string | null;
   created_at: string;
@@ -28,6 +30,7 @@ export function toPaymentView(row: Payment): PaymentView {
     method: row.method,
     gateway: row.gateway ?? null,
     gateway_reference: row.gateway_reference ?? null,
+    metadata: row.metadata ?? {},
     livemode: row.livemode,
     paid_at: row.paid_at ?? null,
     created_at: row.created_at,

@@ -35,6 +35,7 @@ describe('POST /contracts', () => {
       signing_url: expect.stringMatching(/^https:\/\/invoices\.example\.com\/contracts\/[A-Za-z0-9_-]+\/sign$/),
       embed_url: expect.stringMatching(/^https:\/\/invoices\.example\.com\/contracts\/[A-Za-z0-9_-]+\/embed$/),
       signatures: [],
+      metadata: {},
       livemode: false,
       created_at: expect.any(String),
       updated_at: expect.any(String),

@@ -240,11 +240,26 @@ export class OpenApiValidator {
     if (res.status >= 200 && res.status < 300) this.checkRequest(operation, url, requestBody, fail);
   }
 
+  /** `name[key]=value` parameters, checked as the object they spell. */
+  private checkDeepObject(operation: Operation, parameter: Parameter, query: URLSearchParams, fail: (problem: string) => never): void {
+    const pairs = [...query.entries()].flatMap(([name, value]) => {
+      const key = name.startsWith(`${parameter.name}[`) && name.endsWith(']') ? name.slice(parameter.name.length + 1, -1) : undefined;
+      return key === undefined ? [] : [[key, value] as const];
+    });
+    if (!pairs.length) return;
+    const validate = this.compile(`${operation.operationId} query ${parameter.name}`, parameter.schema);
+    if (!validate(Object.fromEntries(pairs))) fail(`the request was accepted, but its query parameter ${parameter.name} is not documented: ${formatErrors(validate.errors)}`);
+  }
+
   private checkRequest(operation: Operation, url: string, requestBody: string | undefined, fail: (problem: string) => never): void {
     const query = new URL(url, 'http://localhost').searchParams;
     for (const ref of operation.parameters ?? []) {
       const parameter = this.resolve<Parameter>(ref);
       if (parameter.in !== 'query') continue;
+      if (parameter.style === 'deepObject') {
+        this.checkDeepObject(operation, parameter, query, fail);
+        continue;
+      }
       const value = query.get(parameter.name);
       if (value === null) {
         if (parameter.required) fail(`the request was accepted without the required query parameter ${parameter.name}`);
