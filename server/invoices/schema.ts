@@ -39,11 +39,14 @@ const item = Joi.object<ItemInput>({
   unit_price: moneyField.required(),
 });
 
+/** An invoice's lines (also quick-charge's). */
+export const itemsField = Joi.array().items(item).min(1).max(MAX_ITEMS);
+
 const fields = {
   currency: currencyField,
   issue_date: calendarDate,
   due_date: calendarDate,
-  items: Joi.array().items(item).min(1).max(MAX_ITEMS),
+  items: itemsField,
   notes: optionalText(5000),
   metadata: metadataField,
 };

@@ -1,32 +1,57 @@
 import Joi from 'joi';
 import { ClientInput, createClientBody } from '../clients/schema';
-import { recordIdField } from '../invoices/schema';
+import { ItemInput, itemsField, recordIdField } from '../invoices/schema';
+import { MetadataChanges, metadataField } from '../metadata/schema';
 import { currencyField, moneyField } from '../money/amount';
-import { calendarDate } from '../validation';
+import { calendarDate, optionalText } from '../validation';
 
 export interface QuickChargeInput {
-  amount: number;
-  currency?: string;
+  amount?: number;
   description?: string;
+  items?: ItemInput[];
+  currency?: string;
+  issue_date?: string;
   due_date?: string;
+  notes?: string | null;
+  metadata?: MetadataChanges;
   client_id?: number;
   client?: ClientInput;
 }
 
-/** Exactly one of client_id and client: the error names client_id, the field a caller most often forgot. */
+/** Which field an "exactly one of" error names: the one a caller most often forgot. */
+const NAMED_FIELD: Record<string, string> = { client_id: 'client_id', amount: 'amount' };
+
+/**
+ * Exactly one of client_id and client, and exactly one of amount (one line, with its description)
+ * and items (the lines of an order, e.g. the WooCommerce bridge's).
+ */
 export const quickChargeBody = Joi.object<QuickChargeInput>({
-  amount: moneyField.greater(0).required(),
+  amount: moneyField.greater(0).description('One line of this amount (exactly one of amount and items)'),
+  description: Joi.string().trim().min(1).max(1000).description('The line\'s description, with amount; default: Payment'),
+  items: itemsField.description('The invoice lines, as on POST /invoices (exactly one of amount and items)'),
   currency: currencyField.description('Default: the business currency'),
-  description: Joi.string().trim().min(1).max(1000).description('The line item\'s description'),
+  issue_date: calendarDate.description('Default: today (UTC)'),
   due_date: calendarDate,
+  notes: optionalText(5000).description('Shown to the client on the invoice and its payment page'),
+  metadata: metadataField.description('The invoice\'s metadata'),
   client_id: recordIdField.description('An existing client (exactly one of client_id and client)'),
-  client: createClientBody.description('Found by e-mail within the business and mode, or created'),
+  client: createClientBody.description('Found by e-mail within the business and mode, or created (with its metadata; a client found is not changed)'),
 })
   .xor('client_id', 'client')
-  .messages({ 'object.missing': 'give client_id or client', 'object.xor': 'give client_id or client, not both' })
+  .xor('amount', 'items')
+  .without('items', 'description')
   .error((errors) =>
     errors.map((error) => {
-      if (error.code === 'object.missing' || error.code === 'object.xor') error.path = ['client_id'];
+      if (error.code === 'object.missing' || error.code === 'object.xor') {
+        const peers = (error.local as { peers: string[] }).peers;
+        const field = peers.map((peer) => NAMED_FIELD[peer]).find(Boolean) ?? peers[0];
+        error.path = [field];
+        error.message = `give ${peers.join(' or ')}${error.code === 'object.xor' ? ', not both' : ''}`;
+      }
+      if (error.code === 'object.without') {
+        error.path = ['description'];
+        error.message = 'description goes with amount; each item has its own';
+      }
       return error;
     }),
   );

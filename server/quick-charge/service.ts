@@ -26,7 +26,7 @@ export class QuickChargeService {
     // The amount is checked here, so that its errors name `amount`, not the invoice line it becomes.
     const currency = input.currency ?? (await this.businesses.ofCredential(actor)).currency;
     const errors = new Map<string, string[]>();
-    collectMinor(errors, 'amount', input.amount, currency);
+    if (input.amount !== undefined) collectMinor(errors, 'amount', input.amount, currency);
     if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
 
     return this.db.transaction(async (trx) => {
@@ -34,8 +34,11 @@ export class QuickChargeService {
       const issued = await this.invoices.createIssued(actor, {
         client_id: client.id,
         currency,
+        issue_date: input.issue_date,
         due_date: input.due_date,
-        items: [{ description: input.description ?? DEFAULT_DESCRIPTION, quantity: 1, unit_price: input.amount }],
+        items: input.items ?? [{ description: input.description ?? DEFAULT_DESCRIPTION, quantity: 1, unit_price: input.amount! }],
+        notes: input.notes,
+        metadata: input.metadata,
       });
       return { invoice: issued.invoice, client, payment_url: issued.payment_url };
     });

@@ -118,3 +118,49 @@ describe('POST /quick-charge', () => {
     expect(numbers).toEqual(Array.from({ length: 10 }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`));
   });
 });
+
+describe('POST /quick-charge with items (an order in one call)', () => {
+  const order = {
+    currency: 'EUR',
+    issue_date: '2026-11-20',
+    items: [
+      { description: 'Mug', quantity: 2, unit_price: 12.5 },
+      { description: 'Shipping', quantity: 1, unit_price: 4.9 },
+    ],
+    notes: 'Order #1042',
+    metadata: { wc_store: 'https://shop.example', wc_order_id: '1042' },
+  };
+
+  test('when items, notes, metadata and a new client with metadata are given, then one issued invoice carries them all', async () => {
+    const t = await ctx.app.tenant();
+
+    const res = await t.api.post('/quick-charge', { ...order, client: aClient({ metadata: { wc_customer_id: '7' } }) });
+
+    expect(res.status).toBe(201);
+    expect(res.body.invoice).toMatchObject({ status: 'sent', total: 29.9, issue_date: '2026-11-20', notes: 'Order #1042', metadata: order.metadata });
+    expect(res.body.invoice.items.map((i: any) => i.description)).toEqual(['Mug', 'Shipping']);
+    expect(res.body.client.metadata).toEqual({ wc_customer_id: '7' });
+  });
+
+  test('when the client already exists, then it is reused unchanged, its metadata included', async () => {
+    const t = await ctx.app.tenant();
+    const existing = (await t.api.post('/clients', aClient({ metadata: { crm: 'x' } }))).body.client;
+
+    const res = await t.api.post('/quick-charge', { ...order, client: { name: 'Other', email: existing.email, metadata: { wc_customer_id: '7' } } });
+
+    expect(res.body.client).toEqual(existing);
+  });
+
+  test.each([
+    ['both amount and items', { amount: 5 }, 'amount', /not both/],
+    ['neither amount nor items', { items: undefined }, 'amount', /give amount or items/],
+    ['a description beside items', { description: 'One line' }, 'description', /goes with amount/],
+  ])('when the body has %s, then 422 names the field', async (_case, change, field, message) => {
+    const t = await ctx.app.tenant();
+
+    const res = await t.api.post('/quick-charge', { ...order, ...change, client: aClient() });
+
+    expect(res.status).toBe(422);
+    expect(res.body.errors[field][0]).toMatch(message);
+  });
+});
