@@ -23,6 +23,7 @@ import * as createOAuth from './20261124150000_create_oauth';
 import * as addAppToDeliveries from './20261124160000_add_app_to_webhook_deliveries';
 import * as uniqueGatewayReference from './20261124170000_payments_unique_gateway_reference';
 import * as createMetadata from './20261124180000_create_metadata';
+import * as createRefunds from './20261124190000_create_refunds';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -52,4 +53,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261124160000_add_app_to_webhook_deliveries', ...addAppToDeliveries },
   { name: '20261124170000_payments_unique_gateway_reference', ...uniqueGatewayReference },
   { name: '20261124180000_create_metadata', ...createMetadata },
+  { name: '20261124190000_create_refunds', ...createRefunds },
 ];

@@ -65,3 +65,10 @@ export class RateLimited extends AppError {
     super(429, 'rate_limited', message);
   }
 }
+
+/** A payment gateway refused a request or could not be reached: nothing was changed here. */
+export class GatewayError extends AppError {
+  constructor(message: string) {
+    super(502, 'gateway_error', message);
+  }
+}

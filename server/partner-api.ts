@@ -7,6 +7,7 @@ import { Route } from './http/routes';
 import { invoiceRoutes } from './invoices/routes';
 import { paymentRoutes } from './payments/routes';
 import { quickChargeRoutes } from './quick-charge/routes';
+import { refundRoutes } from './refunds/routes';
 import { webhookRoutes } from './webhooks/routes';
 
 export const partnerRoutes: Route[] = [
@@ -15,6 +16,7 @@ export const partnerRoutes: Route[] = [
   ...invoiceRoutes,
   ...quickChargeRoutes,
   ...paymentRoutes,
+  ...refundRoutes,
   ...webhookRoutes,
   ...expenseRoutes,
   ...contractRoutes,

@@ -14,6 +14,7 @@ import { InvoiceService } from './invoices/service';
 import { loadAppKey } from './keys/app-key';
 import { SecretBox } from './keys/secret-box';
 import { KeyService } from './keys/service';
+import { GatewayClients } from './gateways/clients';
 import { GatewayService } from './gateways/service';
 import { AppService } from './oauth/apps';
 import { GrantService } from './oauth/grants';
@@ -25,6 +26,7 @@ import { FormTokens } from './pages/form-token';
 import { FormGuard } from './pages/hygiene';
 import { PaymentService } from './payments/service';
 import { QuickChargeService } from './quick-charge/service';
+import { RefundService } from './refunds/service';
 import { WebhookService } from './webhooks/service';
 
 export interface Services {
@@ -35,6 +37,7 @@ export interface Services {
   expenses: ExpenseService;
   contracts: ContractService;
   payments: PaymentService;
+  refunds: RefundService;
   invoices: InvoiceService;
   quickCharge: QuickChargeService;
   outbox: Outbox;
@@ -82,6 +85,8 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     messageIdHost: new URL(config.baseUrl).hostname,
   });
   const invoices = new InvoiceService(db, businesses, emails, outbox, { baseUrl: config.baseUrl });
+  const gatewayClients = new GatewayClients(db, new SecretBox(appKey, 'gateway_secret'), { stripeApiUrl: config.stripeApiUrl });
+  const refunds = new RefundService(db, outbox, gatewayClients, logger);
   return {
     emails,
     businesses,
@@ -90,6 +95,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     expenses: new ExpenseService(db, businesses),
     contracts: new ContractService(db, businesses, outbox, { baseUrl: config.baseUrl }),
     payments,
+    refunds,
     invoices,
     quickCharge: new QuickChargeService(db, businesses, clients, invoices),
     outbox,
@@ -101,6 +107,6 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     oauthTokens,
     ownerSessions: new OwnerSessions(new FormTokens(appKey), config.baseUrl.startsWith('https:')),
     credentials: new Credentials(keys, oauthTokens),
-    gateways: new GatewayService(db, payments, outbox, new SecretBox(appKey, 'gateway_secret'), logger, { baseUrl: config.baseUrl, stripeApiUrl: config.stripeApiUrl }),
+    gateways: new GatewayService(db, payments, refunds, outbox, gatewayClients, logger, { baseUrl: config.baseUrl }),
   };
 }

@@ -22,6 +22,7 @@ export const EVENT_TYPES = [
   'invoice.paid',
   'payment.received',
   'payment.failed',
+  'payment.refunded',
   'contract.signed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -9,16 +9,15 @@ import Joi from 'joi';
 import { Logger } from 'pino';
 import { acrossTenants, Actor, SystemActor, systemActor } from '../auth/actor';
 import { Database } from '../db/database';
-import { NotFound } from '../errors';
 import { Outbox } from '../events/outbox';
 import { invoiceDetail } from '../invoices/detail';
 import { Invoice, PAYABLE_STATUSES } from '../invoices/model';
-import { SecretBox } from '../keys/secret-box';
 import { PaymentService } from '../payments/service';
+import { RefundService } from '../refunds/service';
 import { validateInput } from '../validation';
-import { CheckoutState, GatewayCredentialsInput, PaymentGateway } from './gateway';
+import { GatewayClients } from './clients';
+import { CheckoutState, GatewayCredentialsInput, RefundedPayment } from './gateway';
 import { CheckoutSession, GatewayCredentials, GatewayProvider, GATEWAY_PROVIDERS } from './model';
-import { StripeGateway } from './stripe';
 
 export interface GatewayView {
   business_id: number;
@@ -47,10 +46,11 @@ export class GatewayService {
   constructor(
     private readonly db: Database,
     private readonly payments: PaymentService,
+    private readonly refunds: RefundService,
     private readonly outbox: Outbox,
-    private readonly secrets: SecretBox,
+    private readonly clients: GatewayClients,
     private readonly logger: Logger,
-    private readonly options: { baseUrl: string; stripeApiUrl?: string },
+    private readonly options: { baseUrl: string },
   ) {}
 
   /** Sets (or replaces) a business's gateway credentials, sealed at rest. */
@@ -59,8 +59,8 @@ export class GatewayService {
     const row = {
       business_id: businessId,
       provider: valid.provider,
-      secret_key_sealed: this.secrets.seal(valid.secretKey),
-      webhook_secret_sealed: this.secrets.seal(valid.webhookSecret),
+      secret_key_sealed: this.clients.secrets.seal(valid.secretKey),
+      webhook_secret_sealed: this.clients.secrets.seal(valid.webhookSecret),
       secret_key_last4: valid.secretKey.slice(-4),
       webhook_secret_last4: valid.webhookSecret.slice(-4),
     };
@@ -98,7 +98,7 @@ export class GatewayService {
     const reusable = open.find((session) => session.amount === amount && session.currency === invoice.currency);
     if (reusable) return { url: reusable.url };
 
-    const gateway = await this.gatewayOf(actor.businessId);
+    const gateway = await this.clients.of(actor.businessId);
     const pageUrl = `${this.options.baseUrl}/pay/${pageToken}`;
     const opened = await gateway.openCheckout({
       invoiceId,
@@ -136,7 +136,7 @@ export class GatewayService {
   async confirmReturn(actor: SystemActor, invoiceId: number, sessionId: string): Promise<void> {
     const session = await CheckoutSession.of(actor, this.db.current).findOne({ invoice_id: invoiceId, session_id: sessionId });
     if (!session || session.status === 'complete') return;
-    const state = await (await this.gatewayOf(actor.businessId)).readCheckout(sessionId);
+    const state = await (await this.clients.of(actor.businessId)).readCheckout(sessionId);
     if (state.outcome === 'paid') await this.settle(actor, session, state);
   }
 
@@ -145,9 +145,10 @@ export class GatewayService {
    * gateway, GatewaySignatureInvalid when the signature does not verify; ignores other events.
    */
   async handleNotification(businessId: number, rawBody: Buffer, signature: string | undefined): Promise<void> {
-    const gateway = await this.gatewayOf(businessId);
-    const state = gateway.checkoutOfNotification(rawBody, signature);
-    if (!state) return;
+    const notification = (await this.clients.of(businessId)).readNotification(rawBody, signature);
+    if (notification?.kind === 'refunded') await this.recordRefund(businessId, notification.refunded);
+    if (notification?.kind !== 'checkout') return;
+    const state = notification.checkout;
     const session = await CheckoutSession.acrossTenants(acrossTenants('gateway notification'), this.db.current)
       .where({ business_id: businessId, session_id: state.sessionId })
       .first();
@@ -171,11 +172,19 @@ export class GatewayService {
       gatewayReference: state.paymentReference,
     });
     await CheckoutSession.of(actor, this.db.current).findById(session.id).patch({ status: 'complete' });
-    if (recorded.excess > 0) {
-      this.logger.warn(
-        { businessId: actor.businessId, invoiceId: session.invoice_id, paymentId: recorded.payment.id, excessMinor: recorded.excess },
-        'the gateway took more than was due (an overpayment, or a paid or void invoice); the excess is to be refunded',
-      );
+    if (recorded.excess > 0 && !recorded.duplicate) {
+      const context = { businessId: actor.businessId, invoiceId: session.invoice_id, paymentId: recorded.payment.id, excessMinor: recorded.excess };
+      this.logger.warn(context, 'the gateway took more than was due (an overpayment, or a paid or void invoice); refunding the excess');
+      await this.refunds.refundExcess(actor, recorded.payment.id, recorded.excess).catch((err: unknown) => this.logger.error({ ...context, err }, 'the excess could not be refunded; refund it from the API or the gateway'));
+    }
+  }
+
+  /** A refund reported by the gateway (one made in its dashboard too): recorded once, whichever business mode the payment is in. */
+  private async recordRefund(businessId: number, refunded: RefundedPayment): Promise<void> {
+    for (const livemode of [true, false]) {
+      const actor = systemActor('payment gateway', { businessId, livemode });
+      const recorded = await this.refunds.recordGatewayRefund(actor, 'stripe', refunded.paymentReference, refunded.amountRefunded, refunded.refundReference);
+      if (recorded) return;
     }
   }
 
@@ -189,12 +198,6 @@ export class GatewayService {
     });
   }
 
-  private async gatewayOf(businessId: number): Promise<PaymentGateway> {
-    const row = await GatewayCredentials.query(this.db.current).findOne({ business_id: businessId });
-    if (!row) throw new NotFound('Payment gateway');
-    const credentials = { secretKey: this.secrets.open(row.secret_key_sealed), webhookSecret: this.secrets.open(row.webhook_secret_sealed) };
-    return new StripeGateway(credentials, this.options.stripeApiUrl);
-  }
 }
 
 function toGatewayView(row: GatewayCredentials): GatewayView {

@@ -1,6 +1,16 @@
 /** The Stripe gateway, through the official SDK, with one business's own credentials. */
 import Stripe from 'stripe';
-import { CheckoutRequest, CheckoutState, GatewayCredentialsInput, GatewaySignatureInvalid, GatewayUnavailable, OpenedCheckout, PaymentGateway } from './gateway';
+import {
+  CheckoutRequest,
+  CheckoutState,
+  GatewayCredentialsInput,
+  GatewayNotification,
+  GatewaySignatureInvalid,
+  GatewayUnavailable,
+  OpenedCheckout,
+  PaymentGateway,
+  RefundRequest,
+} from './gateway';
 
 /** `STRIPE_API_URL`: Stripe's own API unless set (tests point it at a local double). */
 export function stripeClientOptions(apiUrl: string | undefined): ConstructorParameters<typeof Stripe>[1] {
@@ -17,6 +27,10 @@ export function stripeClientOptions(apiUrl: string | undefined): ConstructorPara
 }
 
 const CHECKOUT_EVENTS = ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'checkout.session.async_payment_failed'];
+
+/** Stripe's own refund reasons; any other reason travels in the refund's metadata. */
+const STRIPE_REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;
+type StripeRefundReason = (typeof STRIPE_REFUND_REASONS)[number];
 
 export class StripeGateway implements PaymentGateway {
   private readonly stripe: Stripe;
@@ -60,16 +74,40 @@ export class StripeGateway implements PaymentGateway {
     });
   }
 
-  checkoutOfNotification(rawBody: Buffer, signatureHeader: string | undefined): CheckoutState | null {
+  async refund(request: RefundRequest): Promise<{ refundReference: string }> {
+    const stripeReason = STRIPE_REFUND_REASONS.find((reason): reason is StripeRefundReason => reason === request.reason);
+    const refund = await this.call(() =>
+      this.stripe.refunds.create(
+        {
+          payment_intent: request.paymentReference,
+          amount: request.amount,
+          ...(stripeReason ? { reason: stripeReason } : {}),
+          ...(request.reason && !stripeReason ? { metadata: { reason: request.reason.slice(0, 500) } } : {}),
+        },
+        { idempotencyKey: request.idempotencyKey },
+      ),
+    );
+    if (refund.status === 'failed' || refund.status === 'canceled') throw new GatewayUnavailable(`Stripe: the refund ${refund.status}`);
+    return { refundReference: refund.id };
+  }
+
+  readNotification(rawBody: Buffer, signatureHeader: string | undefined): GatewayNotification | null {
     let event: Stripe.Event;
     try {
       event = this.stripe.webhooks.constructEvent(rawBody, signatureHeader ?? '', this.credentials.webhookSecret);
     } catch {
       throw new GatewaySignatureInvalid('The Stripe-Signature header does not verify');
     }
+    if (event.type === 'charge.refunded') {
+      const charge = event.data.object;
+      const paymentReference = typeof charge.payment_intent === 'string' ? charge.payment_intent : (charge.payment_intent?.id ?? null);
+      if (!paymentReference) return null;
+      const latest = charge.refunds?.data?.[0]?.id ?? null;
+      return { kind: 'refunded', refunded: { paymentReference, amountRefunded: charge.amount_refunded, currency: charge.currency.toUpperCase(), refundReference: latest } };
+    }
     if (!CHECKOUT_EVENTS.includes(event.type)) return null;
     const session = event.data.object as Stripe.Checkout.Session;
-    return this.stateOf(session, event.type === 'checkout.session.async_payment_failed' ? 'failed' : 'event');
+    return { kind: 'checkout', checkout: this.stateOf(session, event.type === 'checkout.session.async_payment_failed' ? 'failed' : 'event') };
   }
 
   private stateOf(session: Stripe.Checkout.Session, how: 'read' | 'event' | 'failed'): CheckoutState {

@@ -11,6 +11,11 @@
  *    is still this request's. A request whose claim was taken over (it was alive but stalled,
  *    say behind a table lock) rolls back, so one key never commits twice.
  * 4. A failed request releases its claim: a non-2xx answer stores nothing.
+ *
+ * A route that calls a gateway (`callsOut`) cannot run inside one transaction: its work commits in
+ * steps of its own, and the response is stored after. A retry while it runs still gets 409; a
+ * process that dies between the work's commit and the stored response leaves the work done once
+ * and the key free, which is where the work's own guards (a refund's reservation) take over.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
@@ -90,7 +95,7 @@ export class IdempotencyKeys {
    * owns the claim. `work`'s afterCommit hooks have run when this resolves, and the body sent is
    * the result as they left it (the stored copy is brought up to date, best effort).
    */
-  async run(request: IdempotentRequest, status: number, work: () => Promise<unknown>): Promise<IdempotentResponse> {
+  async run(request: IdempotentRequest, status: number, work: () => Promise<unknown>, { transactional = true } = {}): Promise<IdempotentResponse> {
     const claim = await this.claim(request);
     if (claim.kind === 'mismatch') throw new IdempotencyKeyReused();
     if (claim.kind === 'in_flight') throw inUse();
@@ -104,8 +109,10 @@ export class IdempotencyKeys {
     }, Math.max(1, Math.floor(this.leaseMs / 4)));
     try {
       let stored = '';
+      // Work that calls out commits on its own first; the stored response then commits alone.
+      const done = transactional ? undefined : { value: await work() };
       const result = await this.db.transaction(async (trx) => {
-        const value = await work();
+        const value = done ? done.value : await work();
         stored = JSON.stringify(value);
         const settled = await IdempotencyRecord.query(trx)
           .patch({ state: 'completed', response_status: status, response_body: stored })

@@ -52,6 +52,12 @@ export interface RouteSpec<B, Q> {
   response: { status: 200 | 201; description: string; schema: string };
   /** Error responses beyond the ones every authenticated route has: status → a response component's name. */
   errors?: Record<string, string>;
+  /**
+   * The handler calls a third party (a payment gateway) between transactions of its own, so no
+   * network call happens inside one: an Idempotency-Key's work then runs outside the key's
+   * transaction, and its response is stored once the work has finished.
+   */
+  callsOut?: true;
   handle(input: RouteInput<B, Q>, services: Services): Promise<unknown>;
 }
 
@@ -96,7 +102,7 @@ export function mountRoutes(routes: Route[], deps: { services: Services; guard: 
       if (key === undefined) return void res.status(spec.response.status).json(await handle());
 
       const request = { subject: input.cred.subject, key, fingerprint: fingerprintOf(req.method, req.path, req.body) };
-      const answer = await deps.idempotency.run(request, spec.response.status, handle);
+      const answer = await deps.idempotency.run(request, spec.response.status, handle, { transactional: !spec.callsOut });
       if (answer.replayed) res.set('Idempotent-Replayed', 'true');
       res.status(answer.status).type('json').send(answer.body);
     });

@@ -11,6 +11,7 @@ import { DELIVERY_STATUSES } from '../webhooks/model';
 import { INVOICE_STATUSES } from '../invoices/model';
 import { MAX_METADATA_KEYS, takesMetadataFilter } from '../metadata/schema';
 import { PAYMENT_STATUSES } from '../payments/model';
+import { REFUND_STATUSES } from '../refunds/model';
 import Joi from 'joi';
 import { bodySchemaOf, Route } from '../http/routes';
 import { partnerRoutes } from '../partner-api';
@@ -130,6 +131,7 @@ const ERROR_CODES = [
   'rate_limited',
   'server_error',
   'email_failed',
+  'gateway_error',
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -362,6 +364,7 @@ const schemas: Record<string, Schema> = {
     invoice_id: schemaRef('Id'),
     client_id: schemaRef('Id'),
     amount: money,
+    amount_refunded: { ...money, minimum: 0, description: 'Refunded so far; the status is `refunded` once it equals `amount`' },
     currency: schemaRef('Currency'),
     status: schemaRef('PaymentStatus'),
     method: { type: 'string', description: '`simulated` (test mode), `card` (a gateway), or for a payment received elsewhere `bank_transfer`, `cash`, `card`, `check`, `other`' },
@@ -372,6 +375,20 @@ const schemas: Record<string, Schema> = {
     paid_at: nullable(dateTime),
     created_at: dateTime,
   }),
+
+  Refund: object({
+    id: schemaRef('Id'),
+    payment_id: schemaRef('Id'),
+    amount: { ...money, exclusiveMinimum: 0 },
+    currency: schemaRef('Currency'),
+    reason: { type: ['string', 'null'], maxLength: 500 },
+    status: { type: 'string', enum: [...REFUND_STATUSES], description: '`succeeded` in every response; `pending` only while a gateway is asked' },
+    gateway_reference: { type: ['string', 'null'], description: 'The gateway\'s refund id (Stripe `re_…`); null for a recorded refund' },
+    metadata: schemaRef('Metadata'),
+    livemode: { type: 'boolean' },
+    created_at: dateTime,
+  }),
+  RefundResult: object({ refund: schemaRef('Refund'), payment: schemaRef('Payment'), invoice: schemaRef('InvoiceDetail') }),
 
   DeliveryStatus: { type: 'string', enum: [...DELIVERY_STATUSES] },
   WebhookDelivery: object({
@@ -499,6 +516,15 @@ const schemas: Record<string, Schema> = {
     },
     unevaluatedProperties: false,
   },
+  PaymentRefundedEvent: {
+    type: 'object',
+    allOf: [schemaRef('EventEnvelope')],
+    properties: {
+      type: { type: 'string', const: 'payment.refunded' },
+      data: object({ payment: schemaRef('Payment'), invoice: schemaRef('InvoiceDetail'), refund: schemaRef('Refund') }),
+    },
+    unevaluatedProperties: false,
+  },
   ContractSignedEvent: {
     type: 'object',
     allOf: [schemaRef('EventEnvelope')],
@@ -578,6 +604,7 @@ const responses: Record<string, Response> = {
     'rateLimited',
   ),
   ServerError: errorResponse('Server-side failure (`server_error`); the message names the request id, never a stack trace', ['server_error'], 'maybeAuthenticated'),
+  GatewayError: errorResponse('The payment gateway refused the request or could not be reached (`gateway_error`, with its message); nothing was changed', ['gateway_error'], 'authenticated'),
   EmailFailed: errorResponse('The SMTP server refused the e-mail or could not be reached (`email_failed`); nothing was changed', ['email_failed'], 'authenticated'),
 };
 
@@ -716,6 +743,7 @@ const webhooks: Record<string, PathItem> = {
   'invoice.paid': webhook('invoice.paid', 'The invoice was fully paid', 'InvoiceEvent'),
   'payment.received': webhook('payment.received', 'A payment was recorded', 'PaymentReceivedEvent'),
   'payment.failed': webhook('payment.failed', 'A delayed payment at the gateway failed (an addition to the specification)', 'PaymentFailedEvent'),
+  'payment.refunded': webhook('payment.refunded', 'Money was returned on a payment, in part or in full (an addition to the specification)', 'PaymentRefundedEvent'),
   'contract.signed': webhook('contract.signed', 'Both parties have signed a contract', 'ContractSignedEvent'),
 };
 

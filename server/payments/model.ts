@@ -13,6 +13,10 @@ export class Payment extends TenantModel {
   client_id!: number;
   /** Minor units. */
   amount!: number;
+  /** Minor units refunded so far (reserved before a gateway is asked). */
+  amount_refunded!: number;
+  /** Minor units of `amount` that counted towards the invoice (less when a gateway took more than was due); null: all of it. */
+  amount_applied!: number | null;
   currency!: string;
   status!: PaymentStatus;
   /** How the money came: `simulated` in test mode; gateway methods later. */

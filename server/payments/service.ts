@@ -223,6 +223,8 @@ export class PaymentService {
       invoice_id: invoice.id,
       client_id: invoice.client_id,
       amount: minor,
+      amount_refunded: 0,
+      amount_applied: counted,
       currency: invoice.currency,
       status: 'succeeded',
       method: source.method,

@@ -8,6 +8,7 @@ export interface PaymentView {
   invoice_id: number;
   client_id: number;
   amount: number;
+  amount_refunded: number;
   currency: string;
   status: PaymentStatus;
   method: string;
@@ -25,6 +26,7 @@ export function toPaymentView(row: Payment): PaymentView {
     invoice_id: row.invoice_id,
     client_id: row.client_id,
     amount: toMajor(row.amount, row.currency),
+    amount_refunded: toMajor(row.amount_refunded ?? 0, row.currency),
     currency: row.currency,
     status: row.status,
     method: row.method,

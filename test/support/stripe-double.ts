@@ -6,7 +6,10 @@
  * (400, Stripe's error shape). It serves a checkout page of its own; paying there completes the
  * session, posts `checkout.session.completed` to the account's webhook URL signed as Stripe signs
  * (the SDK's generateTestHeaderString), and sends the browser to the success URL. Tests can hold
- * events back, send them again, out of order, or forged.
+ * events back, send them again, out of order, or forged. Refunds (`POST /v1/refunds`) are checked
+ * as Stripe checks them: a PaymentIntent of the account, an integer amount no larger than what is
+ * left, a known reason; an Idempotency-Key replays the first answer. `refundInDashboard` refunds as
+ * the account owner would at Stripe, and posts `charge.refunded`.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -40,6 +43,20 @@ export interface DoubleSession {
   account: string;
 }
 
+/** A PaymentIntent a completed checkout made, and what has been refunded on it. */
+export interface DoublePaymentIntent {
+  id: string;
+  amount: number;
+  amount_refunded: number;
+  currency: string;
+  livemode: boolean;
+  account: string;
+  refunds: { id: string; amount: number; reason: string | null; metadata: Record<string, string> }[];
+}
+
+const REFUND_PARAMETERS = ['payment_intent', 'amount', 'reason', 'metadata'];
+const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'];
+
 /** Top-level parameters the product may send when creating a session; anything else is refused as Stripe does. */
 const KNOWN_PARAMETERS = ['mode', 'line_items', 'success_url', 'cancel_url', 'client_reference_id', 'metadata', 'payment_intent_data'];
 
@@ -64,6 +81,9 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 export class StripeDouble {
   readonly sessions = new Map<string, DoubleSession>();
+  readonly paymentIntents = new Map<string, DoublePaymentIntent>();
+  /** Idempotency-Key → the first answer's body, per account. */
+  private readonly idempotent = new Map<string, unknown>();
   /** Every event posted to a webhook URL, with the answer's status. */
   readonly delivered: { type: string; sessionId: string; status: number }[] = [];
   /** Every API request, for assertions on what the SDK sent. */
@@ -108,6 +128,15 @@ export class StripeDouble {
     session.status = 'complete';
     session.payment_status = this.asyncPayments ? 'unpaid' : 'paid';
     session.payment_intent = randomId('pi');
+    this.paymentIntents.set(session.payment_intent, {
+      id: session.payment_intent,
+      amount: session.amount_total,
+      amount_refunded: 0,
+      currency: session.currency,
+      livemode: session.livemode,
+      account: session.account,
+      refunds: [],
+    });
     if (!this.holdEvents) await this.deliver(sessionId, 'checkout.session.completed');
     return session;
   }
@@ -137,6 +166,74 @@ export class StripeDouble {
     });
     const header = this.signer.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? account.webhookSecret, timestamp: options.timestamp });
     return this.post(account.webhookUrl, payload, header, { type, sessionId });
+  }
+
+  /** The account owner refunds at Stripe (its dashboard): the PaymentIntent's refund, and `charge.refunded` posted. */
+  async refundInDashboard(paymentIntentId: string, amount: number): Promise<number> {
+    const intent = this.paymentIntents.get(paymentIntentId);
+    if (!intent) throw new Error(`no payment intent ${paymentIntentId}`);
+    this.refundOn(intent, amount, null, {});
+    return this.deliverChargeRefunded(intent);
+  }
+
+  /** Posts `charge.refunded` for the PaymentIntent's charge, as it stands. */
+  async deliverChargeRefunded(intent: DoublePaymentIntent): Promise<number> {
+    const account = this.accounts.get(intent.account)!;
+    const charge = {
+      id: intent.id.replace(/^pi_/, 'ch_'),
+      object: 'charge',
+      amount: intent.amount,
+      amount_refunded: intent.amount_refunded,
+      currency: intent.currency,
+      livemode: intent.livemode,
+      paid: true,
+      payment_intent: intent.id,
+      refunded: intent.amount_refunded === intent.amount,
+      refunds: { object: 'list', data: [...intent.refunds].reverse().map((r) => ({ id: r.id, object: 'refund', amount: r.amount, status: 'succeeded' })), has_more: false },
+    };
+    const payload = JSON.stringify({
+      id: randomId('evt'),
+      object: 'event',
+      api_version: '2025-01-01',
+      created: Math.floor(Date.now() / 1000),
+      type: 'charge.refunded',
+      livemode: intent.livemode,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      data: { object: charge },
+    });
+    const header = this.signer.webhooks.generateTestHeaderString({ payload, secret: account.webhookSecret });
+    return this.post(account.webhookUrl, payload, header, { type: 'charge.refunded', sessionId: '' });
+  }
+
+  private refundOn(intent: DoublePaymentIntent, amount: number, reason: string | null, metadata: Record<string, string>) {
+    if (amount > intent.amount - intent.amount_refunded) {
+      throw new StripeRefusal(400, 'invalid_request_error', `Refund amount (${amount}) is greater than unrefunded amount on charge (${intent.amount - intent.amount_refunded})`, 'amount');
+    }
+    const refund = { id: randomId('re'), amount, reason, metadata };
+    intent.refunds.push(refund);
+    intent.amount_refunded += amount;
+    return { id: refund.id, object: 'refund', amount, currency: intent.currency, payment_intent: intent.id, reason, metadata, status: 'succeeded' };
+  }
+
+  /** Validates a refund as Stripe does. */
+  private createRefund(key: string, params: URLSearchParams) {
+    for (const name of params.keys()) {
+      if (!REFUND_PARAMETERS.includes(name.split('[')[0])) throw new StripeRefusal(400, 'invalid_request_error', `Received unknown parameter: ${name}`, name);
+    }
+    const intent = this.paymentIntents.get(params.get('payment_intent') ?? '');
+    if (!intent || intent.account !== key) throw new StripeRefusal(404, 'invalid_request_error', `No such payment_intent: '${params.get('payment_intent') ?? ''}'`, 'payment_intent');
+    const amountText = params.get('amount');
+    if (amountText !== null && !/^[1-9][0-9]*$/.test(amountText)) throw new StripeRefusal(400, 'invalid_request_error', 'Invalid integer: amount', 'amount');
+    const reason = params.get('reason');
+    if (reason !== null && !REFUND_REASONS.includes(reason)) throw new StripeRefusal(400, 'invalid_request_error', `Invalid reason: must be one of ${REFUND_REASONS.join(', ')}`, 'reason');
+    if (intent.amount_refunded >= intent.amount) throw new StripeRefusal(400, 'invalid_request_error', `Charge ${intent.id} has already been refunded.`);
+    const metadata: Record<string, string> = {};
+    for (const [name, value] of params) {
+      const match = /^metadata\[([^\]]+)\]$/.exec(name);
+      if (match) metadata[match[1]] = value;
+    }
+    return this.refundOn(intent, amountText === null ? intent.amount - intent.amount_refunded : Number(amountText), reason, metadata);
   }
 
   /** Posts raw bytes with a given Stripe-Signature header (a forged or replayed event). */
@@ -187,6 +284,14 @@ export class StripeDouble {
       return rest;
     };
     if (req.method === 'POST' && url.pathname === '/v1/checkout/sessions') return json(publicView(this.create(key, params)));
+    if (req.method === 'POST' && url.pathname === '/v1/refunds') {
+      const idempotencyKey = req.headers['idempotency-key'];
+      const remembered = typeof idempotencyKey === 'string' ? `${key}:${idempotencyKey}` : undefined;
+      if (remembered && this.idempotent.has(remembered)) return json(this.idempotent.get(remembered));
+      const refund = this.createRefund(key, params);
+      if (remembered) this.idempotent.set(remembered, refund);
+      return json(refund);
+    }
     const one = /^\/v1\/checkout\/sessions\/([^/]+)(\/expire)?$/.exec(url.pathname);
     const session = one ? this.sessions.get(one[1]) : undefined;
     if (!one || !session || session.account !== key) throw new StripeRefusal(404, 'invalid_request_error', `No such checkout.session: '${one?.[1] ?? ''}'`);

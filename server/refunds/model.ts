@@ -1,0 +1,28 @@
+import { TenantModel } from '../db/tenant-model';
+import { Metadata } from '../metadata/schema';
+
+export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
+/** Money returned on a payment, in part or in full. */
+export class Refund extends TenantModel {
+  static override tableName = 'refunds';
+  static override jsonAttributes = ['metadata'];
+
+  payment_id!: number;
+  invoice_id!: number;
+  /** Minor units. */
+  amount!: number;
+  currency!: string;
+  reason!: string | null;
+  /** `pending` while its gateway is asked; `failed` when the gateway refused (nothing was returned). */
+  status!: RefundStatus;
+  /** The payment's gateway (`stripe`, `external`, `test`). */
+  gateway!: string;
+  /** The gateway's refund id. */
+  gateway_reference!: string | null;
+  /** A refund made in the gateway's own dashboard, recorded once. */
+  unique_reference!: string | null;
+  failure_reason!: string | null;
+  metadata!: Metadata | null;
+}

@@ -1,0 +1,117 @@
+/** Refunds of Stripe payments: through the SDK's refunds call, from Stripe's dashboard (`charge.refunded`), and the excess of an overpayment. */
+import { aDraft, eventsOf } from '../support/app';
+import { useStripeGateway } from '../support/stripe-double';
+
+const gateway = useStripeGateway();
+const { stripe } = gateway;
+afterEach(() => {
+  stripe.failWith = null;
+});
+
+/** A live invoice paid through a completed Checkout Session; returns it, its payment and the PaymentIntent id. */
+async function aPaidByCard(): Promise<{ invoice: any; payment: any; paymentIntent: string }> {
+  const invoice = await aDraft(gateway.live);
+  const sessionId = await openCheckout(invoice.id);
+  const session = await stripe.complete(sessionId);
+  const read = (await gateway.live.api.get(`/invoices/${invoice.id}`)).body.invoice;
+  return { invoice: read, payment: read.payments[0], paymentIntent: session.payment_intent! };
+}
+
+async function openCheckout(invoiceId: number): Promise<string> {
+  const url = (await gateway.live.api.post(`/invoices/${invoiceId}/initiate-payment`)).body.payment_url as string;
+  const html = await (await fetch(url)).text();
+  const formToken = /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? '';
+  const answer = await fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ form_token: formToken }).toString() });
+  return /\/checkout\/(cs_live_[0-9a-f]+)/.exec(await answer.text())?.[1] ?? '';
+}
+
+const refundsOf = async (paymentId: number) =>
+  (await eventsOf(gateway.app, gateway.live.businessId)).filter((e) => e.type === 'payment.refunded' && e.data.payment.id === paymentId);
+
+describe('refunding a Stripe payment', () => {
+  test('when part of a card payment is refunded through the API, then Stripe refunds it on the PaymentIntent and the refund carries Stripe\'s id', async () => {
+    // Arrange
+    const { invoice, payment, paymentIntent } = await aPaidByCard();
+
+    // Act
+    const res = await gateway.live.api.post(`/payments/${payment.id}/refund`, { amount: 50, reason: 'requested_by_customer' });
+
+    // Assert
+    expect(res.status).toBe(201);
+    const atStripe = stripe.paymentIntents.get(paymentIntent)!;
+    expect(atStripe.refunds).toEqual([expect.objectContaining({ amount: 5000, reason: 'requested_by_customer' })]);
+    expect(res.body.refund).toMatchObject({ amount: 50, status: 'succeeded', gateway_reference: atStripe.refunds[0].id });
+    expect(res.body.invoice).toMatchObject({ id: invoice.id, status: 'partial', amount_paid: 100 });
+    const request = stripe.requests.find((r) => r.path === '/v1/refunds')!;
+    expect(Object.fromEntries(request.params)).toEqual({ payment_intent: paymentIntent, amount: '5000', reason: 'requested_by_customer' });
+  });
+
+  test('when Stripe then reports the same refund (charge.refunded), then nothing more is recorded', async () => {
+    const { payment, paymentIntent } = await aPaidByCard();
+    await gateway.live.api.post(`/payments/${payment.id}/refund`, { reason: 'Damaged in transit' });
+
+    const status = await stripe.deliverChargeRefunded(stripe.paymentIntents.get(paymentIntent)!);
+
+    expect(status).toBe(200);
+    expect(stripe.paymentIntents.get(paymentIntent)!.refunds[0].metadata).toEqual({ reason: 'Damaged in transit' });
+    expect((await gateway.live.api.get(`/payments/${payment.id}`)).body.payment).toMatchObject({ status: 'refunded', amount_refunded: 150 });
+    expect(await refundsOf(payment.id)).toHaveLength(1);
+  });
+
+  test('when Stripe refuses the refund, then it is a 502 gateway_error and nothing changes', async () => {
+    const { invoice, payment } = await aPaidByCard();
+    stripe.failWith = { status: 400, type: 'invalid_request_error', message: 'Charge has been disputed' };
+
+    const res = await gateway.live.api.post(`/payments/${payment.id}/refund`);
+
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ error: 'gateway_error', message: expect.stringContaining('Charge has been disputed') });
+    expect((await gateway.live.api.get(`/invoices/${invoice.id}`)).body.invoice).toMatchObject({ status: 'paid', amount_paid: 150 });
+    expect((await gateway.live.api.get(`/payments/${payment.id}`)).body.payment).toMatchObject({ status: 'succeeded', amount_refunded: 0 });
+    expect(await refundsOf(payment.id)).toHaveLength(0);
+  });
+
+  test('when the owner refunds in Stripe\'s dashboard, then charge.refunded records the refund once, however often it arrives', async () => {
+    const { invoice, payment, paymentIntent } = await aPaidByCard();
+
+    await stripe.refundInDashboard(paymentIntent, 3000);
+    await stripe.deliverChargeRefunded(stripe.paymentIntents.get(paymentIntent)!);
+
+    expect((await gateway.live.api.get(`/payments/${payment.id}`)).body.payment).toMatchObject({ status: 'succeeded', amount_refunded: 30 });
+    expect((await gateway.live.api.get(`/invoices/${invoice.id}`)).body.invoice).toMatchObject({ status: 'partial', amount_paid: 120 });
+    const events = await refundsOf(payment.id);
+    expect(events).toHaveLength(1);
+    expect(events[0].data.refund).toMatchObject({ amount: 30, gateway_reference: expect.stringMatching(/^re_/) });
+  });
+
+  test('when money arrives for an invoice voided meanwhile, then the excess is refunded at Stripe at once', async () => {
+    const invoice = await aDraft(gateway.live);
+    const sessionId = await openCheckout(invoice.id);
+    await gateway.live.api.post(`/invoices/${invoice.id}/void`);
+
+    const session = await stripe.complete(sessionId);
+
+    const atStripe = stripe.paymentIntents.get(session.payment_intent!)!;
+    expect(atStripe.amount_refunded).toBe(15000);
+    const read = (await gateway.live.api.get(`/invoices/${invoice.id}`)).body.invoice;
+    expect(read).toMatchObject({ status: 'void', amount_paid: 0 });
+    expect(read.payments).toEqual([expect.objectContaining({ amount: 150, amount_refunded: 150, status: 'refunded' })]);
+  });
+
+  test('when a paid invoice is paid again at Stripe, then the second payment is refunded whole and the invoice stays paid', async () => {
+    const invoice = await aDraft(gateway.live);
+    const first = await openCheckout(invoice.id);
+    const second = await openCheckout(invoice.id);
+    expect(second).toBe(first);
+    await stripe.complete(first);
+    // A second checkout, opened before the first was paid, completed later: Stripe takes the money twice.
+    const stale = stripe.session(first);
+    stale.status = 'open';
+    const again = await stripe.complete(first);
+
+    const read = (await gateway.live.api.get(`/invoices/${invoice.id}`)).body.invoice;
+    expect(read).toMatchObject({ status: 'paid', amount_paid: 150 });
+    expect(read.payments.map((p: any) => [p.status, p.amount_refunded])).toEqual([['succeeded', 0], ['refunded', 150]]);
+    expect(stripe.paymentIntents.get(again.payment_intent!)!.amount_refunded).toBe(15000);
+  });
+});
