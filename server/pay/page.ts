@@ -14,7 +14,14 @@ const STATUS_LINES: Record<string, string> = {
   void: 'This invoice was cancelled',
 };
 
-const METHOD_NAMES: Record<string, string> = { simulated: 'Test payment', card: 'Card' };
+const METHOD_NAMES: Record<string, string> = {
+  simulated: 'Test payment',
+  card: 'Card',
+  bank_transfer: 'Bank transfer',
+  cash: 'Cash',
+  check: 'Check',
+  other: 'Other',
+};
 
 const PAY_NOTES: Record<'test' | 'gateway', string> = {
   test: 'Test mode: the button records a simulated payment.',
@@ -44,14 +51,18 @@ function payControls(invoice: InvoiceDetail, businessName: string, action: PayAc
 </form>`;
 }
 
+/** The money taken, and what of it was given back: a refund column only when there was one. */
 function receipt(invoice: InvoiceDetail, money: (major: number) => string): SafeHtml {
-  const succeeded = invoice.payments.filter((payment) => payment.status === 'succeeded');
-  if (!succeeded.length) return html``;
+  const taken = invoice.payments.filter((payment) => payment.status === 'succeeded' || payment.status === 'refunded');
+  if (!taken.length) return html``;
+  const refunds = taken.some((payment) => payment.amount_refunded > 0);
   return html`<h3>Payments</h3>
-<table><thead><tr><th>Date</th><th>Method</th><th class="num">Amount</th></tr></thead>
-<tbody>${succeeded.map(
+<table><thead><tr><th>Date</th><th>Method</th><th class="num">Amount</th>${refunds ? html`<th class="num">Refunded</th>` : ''}</tr></thead>
+<tbody>${taken.map(
     (payment) =>
-      html`<tr><td>${(payment.paid_at ?? payment.created_at).slice(0, 10)}</td><td>${METHOD_NAMES[payment.method] ?? payment.method}</td><td class="num">${money(payment.amount)}</td></tr>`,
+      html`<tr><td>${(payment.paid_at ?? payment.created_at).slice(0, 10)}</td><td>${METHOD_NAMES[payment.method] ?? payment.method}</td><td class="num">${money(payment.amount)}</td>${
+        refunds ? html`<td class="num">${payment.amount_refunded > 0 ? money(payment.amount_refunded) : '—'}</td>` : ''
+      }</tr>`,
   )}</tbody></table>`;
 }
 

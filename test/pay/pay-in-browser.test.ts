@@ -65,4 +65,26 @@ describe('the payment page in a browser', () => {
     expect(await page.getByText('Online payment is not set up').isVisible()).toBe(true);
     await page.close();
   });
+
+  test('when a bank transfer was partly refunded, then the receipt shows the method by name and what was refunded, and no reference', async () => {
+    // Arrange
+    const invoice = await aDraft(t);
+    const url = await paymentUrlOf(t, invoice.id);
+    const payment = (await t.api.post(`/invoices/${invoice.id}/payments`, { method: 'bank_transfer', reference: 'WC-ORDER-1042' })).body.payment;
+    await t.api.post(`/payments/${payment.id}/refund`, { amount: 20 });
+    const page = await ctx.browser.newPage();
+
+    // Act
+    await page.goto(url);
+    await screenshot(page, 'pay-partly-refunded');
+    await screenshotOnPhone(ctx.browser, url, 'pay-partly-refunded');
+
+    // Assert
+    expect(await page.getByText('Partly paid').isVisible()).toBe(true);
+    expect(await page.getByRole('columnheader', { name: 'Refunded' }).isVisible()).toBe(true);
+    const row = page.getByRole('row', { name: /Bank transfer/ });
+    expect(await row.getByRole('cell').allTextContents()).toEqual([expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), 'Bank transfer', '$150.00', '$20.00']);
+    expect(await page.content()).not.toContain('WC-ORDER-1042');
+    await page.close();
+  });
 });
