@@ -3,7 +3,17 @@ import { randomBytes } from 'node:crypto';
 import { Command, Option } from 'commander';
 import pino from 'pino';
 import { sha256 } from '../../plugin/woocommerce/bridge';
-import { BridgeConfig, BridgeConfigError, DEFAULT_CONFIG_FILE, readBridgeConfig, savePollCursor, writeBridgeConfig } from '../../plugin/woocommerce/config';
+import {
+  BridgeConfig,
+  BridgeConfigError,
+  CONFIG_FORMAT,
+  DEFAULT_CONFIG_FILE,
+  openBridgeConfig,
+  readBridgeConfig,
+  savePollCursor,
+  upgradedConfig,
+  writeBridgeConfig,
+} from '../../plugin/woocommerce/config';
 import { invoiceIdOf } from '../../plugin/woocommerce/order';
 import { PartnerApi, PartnerError, PartnerUnavailable } from '../../plugin/woocommerce/partner';
 import { Bridge } from '../../plugin/woocommerce/runner';
@@ -25,24 +35,28 @@ interface ConnectOptions {
   json?: boolean;
 }
 
-/** What the bridge's key must hold: it creates clients and invoices, and sends them. */
+/** What the bridge's key must hold: it creates clients and invoices, sends them, and records their payments and refunds. */
 const REQUIRED_SCOPES = ['invoices:write', 'clients:write'];
 const WEBHOOK_TOPIC = 'order.updated';
 
-function loadBridgeConfig(file: string): BridgeConfig {
+/**
+ * The configuration file, as a usage failure when it is missing or wrong. The commands that work on
+ * orders `open` it, which upgrades a file of the earlier bridge in place; `woo status` only reads it.
+ */
+function loadBridgeConfig(file: string, load: (file: string) => BridgeConfig = openBridgeConfig): BridgeConfig {
   try {
-    return readBridgeConfig(file);
+    return load(file);
   } catch (err) {
     if (err instanceof BridgeConfigError) throw new CliFailure(err.message);
     throw err;
   }
 }
 
-/** The configuration this file held for the same store, if any. */
+/** The configuration this file held for the same store, if any (upgraded, if the earlier bridge wrote it). */
 function previousConfig(file: string, storeUrl: string): BridgeConfig | null {
   try {
     const config = readBridgeConfig(file);
-    return config.store_url === storeUrl ? config : null;
+    return config.store_url === storeUrl ? upgradedConfig(config) : null;
   } catch {
     return null;
   }
@@ -93,7 +107,8 @@ async function connect(raw: ConnectOptions): Promise<void> {
   const webhook = await step(`registering the webhook at ${storeUrl}`, () =>
     store.createWebhook({ name: 'Invoicing: invoice completed orders', topic: WEBHOOK_TOPIC, delivery_url: `${bridgeUrl}/woocommerce/webhook`, secret }),
   );
-  // Connecting the same store again keeps its identity (idempotency keys, invoice markers) and poll cursor.
+  // Connecting the same store again keeps its identity (idempotency keys, invoice markers), poll cursor
+  // and the time before which orders may have invoices of the earlier bridge.
   const previous = previousConfig(opts.config, storeUrl);
   const config: BridgeConfig = {
     store_url: storeUrl,
@@ -107,6 +122,8 @@ async function connect(raw: ConnectOptions): Promise<void> {
     webhook_secret: secret,
     connected_at: previous?.connected_at ?? new Date().toISOString(),
     ...(previous?.poll_cursor ? { poll_cursor: previous.poll_cursor } : {}),
+    format: CONFIG_FORMAT,
+    ...(previous?.legacy_orders_before ? { legacy_orders_before: previous.legacy_orders_before } : {}),
   };
   writeBridgeConfig(opts.config, config);
   // Connecting again replaces the webhook: the old one, signed with the old secret, would only be refused.
@@ -132,7 +149,7 @@ function bridgeLogger(level: string) {
 }
 
 export function wooCommand(): Command {
-  const woo = new Command('woo').description('The WooCommerce bridge: every completed order becomes one sent invoice');
+  const woo = new Command('woo').description('The WooCommerce bridge: every completed order becomes one invoice, paid, refunded or void as the order is');
   const configOption = ['--config <file>', 'configuration file', DEFAULT_CONFIG_FILE] as const;
 
   woo
@@ -157,7 +174,7 @@ export function wooCommand(): Command {
 
   woo
     .command('serve')
-    .description('Receive the store webhook and poll for missed completed orders')
+    .description('Receive the store webhook and poll for what missed deliveries left undone')
     .option('--port <n>', 'port to listen on', '3100')
     .option('--poll <cron>', 'when to poll for missed orders (cron expression)', '*/5 * * * *')
     .option(...configOption)
@@ -181,20 +198,20 @@ export function wooCommand(): Command {
 
   woo
     .command('backfill')
-    .description('Invoice every completed order changed since a date that has no invoice yet')
+    .description('Bring every completed, cancelled or refunded order changed since a date up to date: invoice, payment, refunds, void')
     .option('--since <date>', 'ISO 8601 date or time')
     .option(...configOption)
-    .option('--json', 'machine-readable output: { checked, invoiced, failed }')
+    .option('--json', 'machine-readable output: { checked, invoiced, paid, refunded, voided, failed }')
     .addHelpText('after', examples('invoicing woo backfill --since 2026-11-01', 'invoicing woo backfill --since 2026-11-21T00:00:00Z --json'))
     .action(async (raw: { since?: string; config: string; json?: boolean }) => {
       const opts = await ensureOptions(raw, [{ key: 'since', flag: '--since', message: 'Since (ISO 8601 date)' }]);
       const since = parseSince(opts.since!);
       const bridge = new Bridge(loadBridgeConfig(opts.config), bridgeLogger('warn'));
-      const result = await step('backfill', () => bridge.invoiceCompletedSince(since));
-      output(opts.json, { checked: result.checked, invoiced: result.invoiced, failed: result.failed }, () => [
-        `Checked ${result.checked} completed order(s): ${result.invoiced} invoiced now, ${result.failed} failed (see the log above)`,
+      const { checked, invoiced, paid, refunded, voided, failed } = await step('backfill', () => bridge.reconcileChangedSince(since));
+      output(opts.json, { checked, invoiced, paid, refunded, voided, failed }, () => [
+        `Checked ${checked} order(s): ${invoiced} invoiced, ${paid} payment(s) and ${refunded} refund(s) recorded, ${voided} voided now; ${failed} failed (see the log above)`,
       ]);
-      if (result.failed) throw new CliFailure(`${result.failed} order(s) could not be invoiced; run the backfill again later`);
+      if (failed) throw new CliFailure(`${failed} order(s) could not be brought up to date; run the backfill again later`);
     });
 
   woo
@@ -204,7 +221,7 @@ export function wooCommand(): Command {
     .option('--json', 'machine-readable output: { store_url, api_url, partner, webhook, orders: [{ id, number, status, modified, invoice_id }] }')
     .addHelpText('after', examples('invoicing woo status', 'invoicing woo status --json'))
     .action(async (opts: { config: string; json?: boolean }) => {
-      const config = loadBridgeConfig(opts.config);
+      const config = loadBridgeConfig(opts.config, readBridgeConfig);
       // A status is a snapshot: no retries.
       const { store, partner } = new Bridge(config, bridgeLogger('warn'), { partner: { retries: 0 } });
       const failure = (err: unknown) => ({ error: (err as Error).message });

@@ -1,33 +1,63 @@
 /**
- * One order → at most one sent invoice. The order's meta (`_invoicing_invoice_id`) is the mark of a
- * finished order; until it is written, every step is repeatable: the invoice is created under an
- * Idempotency-Key derived from store and order, and an invoice already carrying the order's marker is
- * reused, so a retry days later still finds it. Work on one order runs one at a time in a process.
+ * One order → at most one invoice, whose status follows what the shop took: issued when the order
+ * completes, paid when WooCommerce has it paid (at checkout or later), refunded as the shop refunds,
+ * void when the order is cancelled or refunded unpaid. The order's meta (MARKS) records each step,
+ * written after it, so whatever starts a run (a delivery, the poll, the order.updated our own write
+ * fires) does only what is missing, decided from the order alone. The common case is two API calls:
+ * a quick-charge that finds or creates the client and issues the invoice, then the payment (or, for
+ * an order not paid yet, the invoice's e-mail). Every call is repeatable: POSTs carry an
+ * Idempotency-Key derived from store, order and step, and an order marked as attempted is looked up
+ * by its metadata before an invoice is made, so a retry days later finds what an interrupted run
+ * made. Work on one order runs one at a time in a process.
  */
 import { createHash } from 'node:crypto';
 import pLimit from 'p-limit';
 import { Logger } from 'pino';
 import { toMajor, toMinor } from '../../server/money/amount';
-import { currencyExponent } from '../../server/money/currencies';
-import { orderMarker, OrderRefused, orderToInvoice, parseMoney } from './mapping';
-import { invoiceIdOf, WooOrder } from './order';
-import { Invoice, PartnerApi, PartnerError } from './partner';
+import { legacyOrderMarker, OrderRefused, orderMetadata, orderToInvoice, orderToPayment, refundedMinor, StoreIdentity } from './mapping';
+import { CLOSED_STATUSES, gmtTime, MARKS, marksOf, OrderMarks, WooOrder } from './order';
+import { Invoice, PartnerApi, PartnerError, Payment, PaymentResult } from './partner';
 import { WooStore } from './store';
 
+export type Change = 'invoiced' | 'paid' | 'refunded' | 'voided';
+
 export type Outcome =
-  | { action: 'invoiced'; invoice_id: number; number: string | null }
-  | { action: 'voided'; invoice_id: number }
+  | { action: 'updated'; invoice_id: number; number: string | null; changes: Change[] }
   | { action: 'skipped'; reason: string }
   | { action: 'refused'; reason: string };
 
 /** API answers that no retry changes: the bridge's request itself is refused. */
 const PERMANENT = [400, 404, 422];
 
-/** Statuses after which an unpaid invoice is voided. */
-const CANCELLED = ['cancelled', 'refunded'];
+/** Invoice statuses in which the e-mail of an unpaid order's invoice is still to go (a draft left by the earlier bridge, or just issued). */
+const SENDABLE = ['draft', 'sent'];
+
+/** The API's limit on a refund's reason. */
+const MAX_REFUND_REASON = 500;
 
 /** Orders worked on at once: a burst of deliveries would otherwise meet the API's per-key rate limit all together. */
 export const ORDER_CONCURRENCY = 4;
+
+export interface BridgeIdentity {
+  store: StoreIdentity;
+  /**
+   * Orders created before this time (ISO 8601) may have an invoice the earlier bridge made and never
+   * recorded on the order, known only by the marker in its notes; unset when no earlier bridge ran.
+   */
+  legacyOrdersBefore?: string;
+}
+
+/** What one run has found and done for an order: the marks to write and what the order's note will say. */
+interface Run {
+  order: WooOrder;
+  marks: OrderMarks;
+  /** The order's invoice as last seen; null until found or made. */
+  invoice: Invoice | null;
+  payment: Payment | null;
+  marksToWrite: Record<string, string>;
+  done: string[];
+  changes: Change[];
+}
 
 export class OrderBridge {
   private readonly running = new Map<number, Promise<Outcome>>();
@@ -36,8 +66,7 @@ export class OrderBridge {
   constructor(
     private readonly store: WooStore,
     private readonly partner: PartnerApi,
-    /** Identifies the store in idempotency keys and invoice markers (a hash of its URL). */
-    private readonly storeId: string,
+    private readonly identity: BridgeIdentity,
     private readonly logger: Logger,
   ) {}
 
@@ -61,128 +90,262 @@ export class OrderBridge {
     while (this.running.size) await Promise.allSettled([...this.running.values()]);
   }
 
+  /** Whether the order asks for something its marks do not show done: decided from the order alone, without the API. */
+  needsWork(order: WooOrder): boolean {
+    const marks = marksOf(order);
+    if (marks.invoiceId === null) {
+      // A cancelled order has something to void only if a run may have made an invoice before it stopped.
+      return order.status === 'completed' || (CLOSED_STATUSES.includes(order.status) && this.mayHaveUnmarkedInvoice(order, marks));
+    }
+    if (order.status === 'completed' && isPaid(order) && marks.paymentId === null) return true;
+    if (CLOSED_STATUSES.includes(order.status) && !marks.voided) return true;
+    try {
+      return marks.paymentId !== null && refundedMinor(order) > marks.refundedMinor;
+    } catch (err) {
+      if (err instanceof OrderRefused) return true; // the run refuses it, with a note
+      throw err;
+    }
+  }
+
   private async process(orderId: number): Promise<Outcome> {
     const log = this.logger.child({ order_id: orderId });
+    let order: WooOrder | undefined;
     let outcome: Outcome;
     try {
-      outcome = await this.reconcile(await this.store.order(orderId), log);
+      order = await this.store.order(orderId);
+      outcome = await this.reconcile(order);
     } catch (err) {
-      if (!(err instanceof PartnerError && PERMANENT.includes(err.status))) {
+      if (err instanceof OrderRefused) {
+        outcome = { action: 'refused', reason: err.reason };
+      } else if (err instanceof PartnerError && PERMANENT.includes(err.status)) {
+        // The API refused the request itself (a field it does not accept): retrying cannot change that.
+        outcome = { action: 'refused', reason: err.message };
+      } else {
         log.error({ err }, 'order processing failed; the next poll tries again');
         throw err;
       }
-      // The API refused the request itself (a field it does not accept): retrying cannot change that.
-      outcome = { action: 'refused', reason: err.message };
     }
-    if (outcome.action === 'refused') log.warn({ reason: outcome.reason }, 'order not invoiced');
-    else if (outcome.action !== 'skipped') log.info(outcome, `order ${outcome.action}`);
+    if (outcome.action === 'refused') {
+      log.warn({ reason: outcome.reason }, 'order refused');
+      if (order) await this.noteRefusal(order, outcome.reason, log);
+    } else if (outcome.action === 'updated') {
+      log.info(outcome, `order ${outcome.changes.join(', ')}`);
+    }
     return outcome;
   }
 
-  private async reconcile(order: WooOrder, log: Logger): Promise<Outcome> {
-    const invoiceId = invoiceIdOf(order);
-    if (CANCELLED.includes(order.status) || this.fullyRefunded(order)) {
-      // Without the mark, an earlier run may still have made an invoice before it stopped.
-      const invoice = invoiceId ?? (await this.unmarkedInvoice(order))?.id;
-      return invoice ? this.voidUnpaid(order, invoice, log) : { action: 'skipped', reason: `order is ${order.status}, with no invoice` };
-    }
-    if (order.status !== 'completed') return { action: 'skipped', reason: `order is ${order.status}` };
-    // The mark is written last: an order that has it is done, whatever fired this call (our own note included).
-    if (invoiceId) return { action: 'skipped', reason: `already invoiced as ${invoiceId}` };
-
-    let draft;
+  private async reconcile(order: WooOrder): Promise<Outcome> {
+    const marks = marksOf(order);
+    if (!this.needsWork(order)) return upToDate(order, marks.invoiceId);
+    const run: Run = { order, marks, invoice: null, payment: null, marksToWrite: {}, done: [], changes: [] };
     try {
-      draft = orderToInvoice(order, this.storeId);
+      await this.follow(run);
     } catch (err) {
-      if (err instanceof OrderRefused) return { action: 'refused', reason: err.reason };
+      // What was done before the failure is recorded, so the next run starts from there.
+      await this.record(run).catch((recordErr: unknown) => this.logger.warn({ err: recordErr, order_id: order.id }, 'order marks not written'));
       throw err;
     }
-    const client = await this.clientFor(draft.client);
-    // A client created just now has no invoices to look through.
-    const earlier = client.created ? null : await this.existingInvoice(order, client.id);
-    if (earlier && toMinor(earlier.total, draft.currency) !== draft.totalMinor) {
-      return { action: 'refused', reason: `invoice ${earlier.id}, made for this order earlier, totals ${earlier.total} but the order now totals ${toMajor(draft.totalMinor, draft.currency)}: void it to invoice the order again` };
-    }
-    let invoice: Invoice;
-    try {
-      invoice = earlier ?? (await this.partner.createInvoice(
-        { client_id: client.id, currency: draft.currency, ...(draft.issue_date ? { issue_date: draft.issue_date } : {}), items: draft.items, notes: draft.notes },
-        this.key(order, 'invoice'),
-      ));
-    } catch (err) {
-      if (err instanceof PartnerError && err.code === 'idempotency_key_reused') {
-        return { action: 'refused', reason: 'the order changed (another client or other items) after an invoice was made for it in the last 24 hours' };
+    await this.record(run);
+    const invoiceId = run.invoice?.id ?? marks.invoiceId;
+    return run.changes.length && invoiceId
+      ? { action: 'updated', invoice_id: invoiceId, number: run.invoice?.number ?? null, changes: run.changes }
+      : upToDate(order, invoiceId);
+  }
+
+  /** Each step the order asks for, in the order money moves: invoice, payment, refunds, void. */
+  private async follow(run: Run): Promise<void> {
+    const { order, marks } = run;
+    if (marks.invoiceId === null) {
+      if (order.status === 'completed') {
+        await this.invoice(run);
+      } else {
+        run.invoice = await this.earlierInvoice(order);
+        if (!run.invoice) return;
+        run.marksToWrite[MARKS.invoice] = String(run.invoice.id);
       }
-      throw err;
     }
-    const sent = invoice.status === 'draft' ? await this.partner.sendInvoice(invoice.id, this.key(order, 'send')) : invoice;
-    await this.store.markInvoiced(order.id, sent.id);
-    await this.note(order, `Invoice ${sent.number ?? sent.id} sent to ${draft.client.email}.`, log);
-    return { action: 'invoiced', invoice_id: sent.id, number: sent.number };
+    if (order.status === 'completed' && isPaid(order) && marks.paymentId === null) await this.recordPayment(run);
+    const paymentId = run.payment?.id ?? marks.paymentId;
+    if (paymentId !== null && refundedMinor(order) > marks.refundedMinor) await this.refund(run, paymentId);
+    if (CLOSED_STATUSES.includes(order.status) && !marks.voided) await this.voidUnpaid(run);
   }
 
-  /** An invoice made by an earlier run whose mark never reached the order (beyond the idempotency window too). */
-  private existingInvoice(order: WooOrder, clientId: number): Promise<Invoice | null> {
-    const marker = orderMarker(this.storeId, order);
-    return this.partner.findInvoice(clientId, (invoice) => invoice.status !== 'void' && (invoice.notes ?? '').includes(marker));
+  /**
+   * The order's invoice, issued: found if a run made it before (the order is marked as attempted, or
+   * is older than the upgrade from the earlier bridge), else made by one quick-charge. The invoice of
+   * an order not paid yet is e-mailed, so the customer has something to pay; a paid one's is not.
+   */
+  private async invoice(run: Run): Promise<void> {
+    const { order, marks } = run;
+    const draft = orderToInvoice(order, this.identity.store);
+    const paid = isPaid(order);
+    let invoice = this.mayHaveUnmarkedInvoice(order, marks) ? await this.earlierInvoice(order) : null;
+    if (invoice && toMinor(invoice.total, invoice.currency) !== draft.totalMinor) {
+      throw new OrderRefused(
+        `invoice ${label(invoice)}, made for this order earlier, totals ${invoice.total} ${invoice.currency} but the order now totals ${toMajor(draft.totalMinor, draft.currency)} ${draft.currency}: void it to invoice the order again`,
+      );
+    }
+    if (!invoice) {
+      // Written before the invoice exists: if this run stops after making it, the next one looks it up.
+      if (!marks.attempted) await this.store.mark(order.id, { [MARKS.attempt]: new Date().toISOString() });
+      const { client, currency, items, notes, metadata, issue_date } = draft;
+      try {
+        ({ invoice } = await this.partner.quickCharge({ client, currency, items, notes, metadata, issue_date }, this.key(order, 'charge')));
+      } catch (err) {
+        if (err instanceof PartnerError && err.code === 'idempotency_key_reused') {
+          throw new OrderRefused('the order changed (other items or another client) after an invoice was made for it in the last 24 hours: it can be invoiced again once that invoice is void and the 24 hours have passed');
+        }
+        throw err;
+      }
+    }
+    if (!paid && SENDABLE.includes(invoice.status)) invoice = await this.partner.sendInvoice(invoice.id, this.key(order, 'send'));
+    // A paid order's draft (left by the earlier bridge) is issued without an e-mail, to take its payment.
+    else if (paid && invoice.status === 'draft') await this.partner.issueInvoice(invoice.id, this.key(order, 'issue'));
+    run.invoice = invoice;
+    run.marksToWrite[MARKS.invoice] = String(invoice.id);
+    run.done.push(paid ? `issued to ${draft.client.email}` : `sent to ${draft.client.email}`);
+    run.changes.push('invoiced');
   }
 
-  /** The invoice of an order that lost its mark, found through the buyer's e-mail. */
-  private async unmarkedInvoice(order: WooOrder): Promise<Invoice | null> {
+  /** The invoice an earlier run made for the order: by its metadata, else (orders from before the upgrade) by the earlier bridge's marker. */
+  private async earlierInvoice(order: WooOrder): Promise<Invoice | null> {
+    const live = (invoice: Invoice) => invoice.status !== 'void';
+    const found = await this.partner.findInvoiceByMetadata(orderMetadata(this.identity.store, order), live);
+    if (found || !this.createdBeforeUpgrade(order)) return found;
     const email = order.billing?.email?.trim();
     const client = email ? await this.partner.findClientByEmail(email) : null;
-    return client ? this.existingInvoice(order, client.id) : null;
+    const marker = legacyOrderMarker(this.identity.store.id, order);
+    return client ? this.partner.findInvoice(client.id, (invoice) => live(invoice) && (invoice.notes ?? '').includes(marker)) : null;
   }
 
-  /** The order note is a courtesy: the invoice and the mark are what count, so a failed note is only logged. */
-  private async note(order: WooOrder, text: string, log: Logger): Promise<void> {
+  private mayHaveUnmarkedInvoice(order: WooOrder, marks: OrderMarks): boolean {
+    return marks.attempted || this.createdBeforeUpgrade(order);
+  }
+
+  private createdBeforeUpgrade(order: WooOrder): boolean {
+    const { legacyOrdersBefore } = this.identity;
+    // An order without a creation date is looked up too: a lookup costs less than a second invoice.
+    return legacyOrdersBefore !== undefined && !(gmtTime(order.date_created_gmt) >= Date.parse(legacyOrdersBefore));
+  }
+
+  /** What the shop took, recorded on the invoice as a payment received elsewhere. */
+  private async recordPayment(run: Run): Promise<void> {
+    const { order } = run;
+    const invoiceId = run.invoice?.id ?? run.marks.invoiceId!;
+    const payment = orderToPayment(order, this.identity.store, new Date())!;
+    const recorded = await this.partner
+      .recordPayment(invoiceId, payment, this.key(order, 'payment'))
+      .catch((err: unknown) => this.paymentAlreadyTaken(err, invoiceId, order));
+    run.invoice = recorded.invoice;
+    run.payment = recorded.payment;
+    run.marksToWrite[MARKS.payment] = String(recorded.payment.id);
+    const how = [order.payment_method_title?.trim() || order.payment_method, payment.reference].filter(Boolean).join(', ');
+    run.done.push(`payment of ${recorded.payment.amount} ${recorded.invoice.currency} recorded (${how})`);
+    run.changes.push('paid');
+  }
+
+  /**
+   * When the invoice's state refused the payment: the payment it has already, taken through its
+   * payment page or recorded by a run whose mark was lost beyond the idempotency window.
+   */
+  private async paymentAlreadyTaken(err: unknown, invoiceId: number, order: WooOrder): Promise<PaymentResult> {
+    if (!(err instanceof PartnerError && err.code === 'invalid_state')) throw err;
+    const invoice = await this.partner.getInvoice(invoiceId);
+    const ours = (p: Payment) => p.metadata.wc_order_id === String(order.id);
+    const taken = invoice.payments?.find(ours) ?? invoice.payments?.find((p) => p.status === 'succeeded');
+    if (!taken) throw new OrderRefused(`invoice ${label(invoice)} is ${invoice.status}: the order's payment cannot be recorded on it`);
+    return { payment: taken, invoice };
+  }
+
+  /**
+   * Refunds on the payment what the shop has refunded beyond what the payment shows refunded: a
+   * partial refund in the shop is a partial refund here, and a retry refunds nothing twice.
+   */
+  private async refund(run: Run, paymentId: number): Promise<void> {
+    const { order } = run;
+    const shopRefunded = refundedMinor(order);
+    if (!run.payment || run.payment.id !== paymentId) {
+      run.invoice = await this.partner.getInvoice(run.invoice?.id ?? run.marks.invoiceId!);
+      run.payment = run.invoice.payments?.find((p) => p.id === paymentId) ?? null;
+      if (!run.payment) throw new OrderRefused(`payment ${paymentId}, recorded for this order, is not on invoice ${label(run.invoice)}`);
+    }
+    const currency = run.invoice!.currency;
+    const paidMinor = BigInt(toMinor(run.payment.amount, currency));
+    const refundedHere = BigInt(toMinor(run.payment.amount_refunded, currency));
+    const target = shopRefunded < paidMinor ? shopRefunded : paidMinor;
+    if (target > refundedHere) {
+      const amount = toMajor(Number(target - refundedHere), currency);
+      const reason = order.refunds.find((r) => r.reason?.trim())?.reason?.trim();
+      // The key names the refunded total reached, so each refund in the shop is one refund here.
+      ({ payment: run.payment, invoice: run.invoice } = await this.partner.refundPayment(
+        paymentId,
+        { amount, ...(reason ? { reason: reason.slice(0, MAX_REFUND_REASON) } : {}), metadata: orderMetadata(this.identity.store, order) },
+        this.key(order, `refund-${target}`),
+      ));
+      run.done.push(`refund of ${amount} ${currency} recorded`);
+      run.changes.push('refunded');
+    }
+    run.marksToWrite[MARKS.refunded] = String(shopRefunded);
+  }
+
+  /** A cancelled or refunded order's invoice is voided once nothing is paid on it. */
+  private async voidUnpaid(run: Run): Promise<void> {
+    const { order } = run;
+    const invoice = run.invoice ?? (await this.partner.getInvoice(run.marks.invoiceId!));
+    if (invoice.status !== 'void') {
+      if (invoice.amount_paid > 0) {
+        throw new OrderRefused(
+          `the order is ${order.status} but invoice ${label(invoice)} has ${invoice.amount_paid} ${invoice.currency} paid: refund the order in WooCommerce and the invoice follows`,
+        );
+      }
+      run.invoice = await this.partner.voidInvoice(invoice.id, this.key(order, 'void'));
+      run.done.push(`voided, the order is ${order.status}`);
+      run.changes.push('voided');
+    }
+    run.marksToWrite[MARKS.voided] = 'yes';
+  }
+
+  /** Writes the run's marks in one save, then tells the shop owner what happened in one note. */
+  private async record(run: Run): Promise<void> {
+    if (Object.keys(run.marksToWrite).length) await this.store.mark(run.order.id, run.marksToWrite);
+    if (run.done.length && run.invoice) await this.note(run.order, `Invoice ${label(run.invoice)}: ${run.done.join('; ')}.`);
+  }
+
+  /** A refusal is told to the shop owner once: again only when its reason changes. */
+  private async noteRefusal(order: WooOrder, reason: string, log: Logger): Promise<void> {
+    if (marksOf(order).refused === reason) return;
+    try {
+      await this.store.addNote(order.id, `Invoicing refused: ${reason}.`);
+      await this.store.mark(order.id, { [MARKS.refused]: reason });
+    } catch (err) {
+      log.warn({ err }, 'refusal not noted on the order');
+    }
+  }
+
+  /** The order note is a courtesy: the invoice and the marks are what count, so a failed note is only logged. */
+  private async note(order: WooOrder, text: string): Promise<void> {
     try {
       await this.store.addNote(order.id, text);
     } catch (err) {
-      log.warn({ err }, 'order note not added');
+      this.logger.warn({ err, order_id: order.id }, 'order note not added');
     }
-  }
-
-  private async clientFor(input: { email: string }): Promise<{ id: number; created: boolean }> {
-    const found = await this.partner.findClientByEmail(input.email);
-    if (found) return { id: found.id, created: false };
-    try {
-      const created = await this.partner.createClient(input, `woo-${this.storeId}-client-${sha256(input.email.toLowerCase()).slice(0, 32)}`);
-      return { id: created.id, created: true };
-    } catch (err) {
-      // Another order of the same buyer created the client a moment ago (its e-mail is unique).
-      // Or one with another spelling of the e-mail, under the same idempotency key.
-      const raced =
-        err instanceof PartnerError && (err.code === 'idempotency_key_reused' || (err.body as { errors?: Record<string, unknown> })?.errors?.email);
-      const again = raced ? await this.partner.findClientByEmail(input.email) : null;
-      if (again) return { id: again.id, created: false };
-      throw err;
-    }
-  }
-
-  /** Refunds (negative amounts, "-12.50") that add up to the whole order total, compared in minor units. */
-  private fullyRefunded(order: WooOrder): boolean {
-    const exponent = currencyExponent(String(order.currency).toUpperCase());
-    if (!order.refunds?.length || exponent === undefined) return false;
-    const minor = (value: string) => {
-      const amount = parseMoney(value, exponent, 'refund');
-      return amount < 0n ? -amount : amount;
-    };
-    return order.refunds.reduce((sum, r) => sum + minor(r.total), 0n) >= minor(order.total);
-  }
-
-  private async voidUnpaid(order: WooOrder, invoiceId: number, log: Logger): Promise<Outcome> {
-    const invoice = await this.partner.getInvoice(invoiceId);
-    if (invoice.status === 'void') return { action: 'skipped', reason: 'invoice already void' };
-    if (invoice.amount_paid > 0) return { action: 'refused', reason: `invoice ${invoiceId} has payments; it is not voided` };
-    await this.partner.voidInvoice(invoiceId, this.key(order, 'void'));
-    await this.note(order, `Invoice ${invoice.number ?? invoiceId} voided: the order is ${order.status}.`, log);
-    return { action: 'voided', invoice_id: invoiceId };
   }
 
   private key(order: WooOrder, step: string): string {
-    return `woo-${this.storeId}-order-${order.id}-${step}`;
+    return `woo-${this.identity.store.id}-order-${order.id}-${step}`;
   }
+}
+
+function upToDate(order: WooOrder, invoiceId: number | null): Outcome {
+  return { action: 'skipped', reason: invoiceId ? `invoice ${invoiceId} is up to date` : `order is ${order.status}, with no invoice` };
+}
+
+function isPaid(order: WooOrder): boolean {
+  return !Number.isNaN(gmtTime(order.date_paid_gmt));
+}
+
+function label(invoice: Pick<Invoice, 'id' | 'number'>): string {
+  return invoice.number ?? `#${invoice.id}`;
 }
 
 export function sha256(text: string): string {

@@ -16,14 +16,24 @@ export interface BridgeConfig {
   api_url: string;
   api_key: string;
   bridge_url: string;
-  /** A short hash of the store URL: part of idempotency keys and invoice markers. */
+  /** A short hash of the store URL: part of idempotency keys (and of the earlier bridge's invoice markers). */
   store_id: string;
   webhook_id: number;
   webhook_secret: string;
   connected_at: string;
-  /** Completed orders modified after this time are polled next (moved on after each clean poll). */
+  /** Orders modified after this time are polled next (moved on after each clean poll). */
   poll_cursor?: string;
+  /** CONFIG_FORMAT; a file without it was written by the earlier bridge. */
+  format?: number;
+  /**
+   * Set when a file of the earlier bridge is first used: orders created before then may have an
+   * invoice that bridge made without recording it on the order, found by the marker in its notes.
+   */
+  legacy_orders_before?: string;
 }
+
+/** 2: orders are found by metadata. The earlier bridge's files have no format. */
+export const CONFIG_FORMAT = 2;
 
 const schema = Joi.object<BridgeConfig>({
   store_url: Joi.string().uri({ scheme: ['http', 'https'] }).required(),
@@ -37,6 +47,8 @@ const schema = Joi.object<BridgeConfig>({
   webhook_secret: Joi.string().required(),
   connected_at: Joi.string().isoDate().required(),
   poll_cursor: Joi.string().isoDate(),
+  format: Joi.number().integer().min(CONFIG_FORMAT),
+  legacy_orders_before: Joi.string().isoDate(),
 }).unknown(true);
 
 export class BridgeConfigError extends Error {}
@@ -66,6 +78,22 @@ export function writeBridgeConfig(file: string, config: BridgeConfig): void {
     fs.closeSync(fd);
   }
   fs.renameSync(temporary, file);
+}
+
+/**
+ * A configuration of the earlier bridge brought to this format: its orders from before now may have
+ * invoices known only by their notes' marker. One of this format is returned as it is.
+ */
+export function upgradedConfig(config: BridgeConfig, now = new Date()): BridgeConfig {
+  return config.format === undefined ? { ...config, format: CONFIG_FORMAT, legacy_orders_before: now.toISOString() } : config;
+}
+
+/** Reads the configuration, writing it back first upgraded when the earlier bridge wrote it. */
+export function openBridgeConfig(file: string): BridgeConfig {
+  const config = readBridgeConfig(file);
+  const upgraded = upgradedConfig(config);
+  if (upgraded !== config) writeBridgeConfig(file, upgraded);
+  return upgraded;
 }
 
 /**

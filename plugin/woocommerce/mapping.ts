@@ -1,17 +1,26 @@
 /**
- * A WooCommerce order as a partner-API invoice, to the cent: WooCommerce money strings are parsed
- * into integer minor units (never floats), and the items must add up to the order's `total`.
+ * A WooCommerce order as partner-API requests, to the cent: WooCommerce money strings are parsed
+ * into integer minor units (never floats), and the items must add up to the order's `total`. The
+ * order's identity travels in metadata; the notes carry only what the customer should read.
  */
 import { toMajor } from '../../server/money/amount';
 import { currencyExponent } from '../../server/money/currencies';
-import { WooOrder } from './order';
+import { gmtTime, WooOrder } from './order';
 
-/** An order that cannot become an invoice; `reason` goes to the log with the order id. */
+/** An order that cannot become an invoice; `reason` goes to the log and to a note on the order. */
 export class OrderRefused extends Error {
   constructor(readonly reason: string) {
     super(reason);
   }
 }
+
+/** Which store an order belongs to: its URL names it in metadata, its short hash in idempotency keys. */
+export interface StoreIdentity {
+  url: string;
+  id: string;
+}
+
+export type Metadata = Record<string, string>;
 
 export interface InvoiceItem {
   description: string;
@@ -25,6 +34,8 @@ export interface ClientInput {
   phone?: string;
   company?: string;
   address?: string;
+  /** Applied only when the client is created: a client found by e-mail keeps its own. */
+  metadata: Metadata;
 }
 
 export interface OrderInvoice {
@@ -35,7 +46,37 @@ export interface OrderInvoice {
   /** The order total in minor units, which the items add up to. */
   totalMinor: number;
   notes: string;
+  metadata: Metadata;
 }
+
+export type PaymentMethod = 'bank_transfer' | 'cash' | 'card' | 'check' | 'other';
+
+export interface OrderPayment {
+  method: PaymentMethod;
+  reference: string;
+  paid_at: string;
+  metadata: Metadata;
+}
+
+/** Gateways that take cards, by their WooCommerce ids; a gateway's other methods (SEPA, wallets…) have ids of their own. */
+const CARD_GATEWAYS = [
+  'stripe',
+  'stripe_cc',
+  'woocommerce_payments',
+  'square_credit_card',
+  'braintree_credit_card',
+  'ppcp-credit-card-gateway',
+  'authorize_net_cim_credit_card',
+  'mollie_wc_gateway_creditcard',
+  'eway',
+  'paypal_pro',
+];
+
+const OFFLINE_GATEWAYS: Record<string, PaymentMethod> = { bacs: 'bank_transfer', cod: 'cash', cheque: 'check' };
+
+/** The API's limits on a metadata value and on a payment's reference. */
+const MAX_METADATA_VALUE = 500;
+const MAX_REFERENCE = 255;
 
 /** "12.50" → 1250 for a 2-decimal currency; extra decimals must be zeros ("12.5000"), else it is refused. */
 export function parseMoney(value: string, exponent: number, field: string): bigint {
@@ -47,12 +88,37 @@ export function parseMoney(value: string, exponent: number, field: string): bigi
   return sign ? -minor : minor;
 }
 
-/** The marker in an invoice's notes that names its order: how a later run recognises the invoice. */
-export function orderMarker(storeId: string, order: Pick<WooOrder, 'id'>): string {
+/** The order's currency, upper-case, with its exponent; refused when the currency is unknown. */
+export function currencyOf(order: Pick<WooOrder, 'currency'>): { currency: string; exponent: number } {
+  const currency = String(order.currency ?? '').toUpperCase();
+  const exponent = currencyExponent(currency);
+  if (exponent === undefined) throw new OrderRefused(`unknown currency ${JSON.stringify(order.currency)}`);
+  return { currency, exponent };
+}
+
+/** What the shop has refunded of the order so far, in minor units (refunds are listed as negative totals). */
+export function refundedMinor(order: Pick<WooOrder, 'currency' | 'refunds'>): bigint {
+  const { exponent } = currencyOf(order);
+  return (order.refunds ?? []).reduce((sum, refund) => {
+    const amount = parseMoney(refund.total, exponent, `refund ${refund.id}`);
+    return sum + (amount < 0n ? -amount : amount);
+  }, 0n);
+}
+
+/**
+ * The marker the earlier bridge wrote into an invoice's notes to name its order. Invoices are now
+ * found by metadata; the marker still finds those made before the upgrade.
+ */
+export function legacyOrderMarker(storeId: string, order: Pick<WooOrder, 'id'>): string {
   return `[woocommerce:${storeId}:order:${order.id}]`;
 }
 
-function clientOf(order: WooOrder): ClientInput {
+/** The invoice's metadata that names its order: how the bridge finds it again. */
+export function orderMetadata(store: StoreIdentity, order: Pick<WooOrder, 'id'>): Metadata {
+  return { wc_store: store.url, wc_order_id: String(order.id) };
+}
+
+function clientOf(order: WooOrder, store: StoreIdentity): ClientInput {
   const b = order.billing ?? {};
   const email = (b.email ?? '').trim();
   if (!email) throw new OrderRefused('the order has no billing e-mail to send the invoice to');
@@ -68,13 +134,13 @@ function clientOf(order: WooOrder): ClientInput {
     ...(b.phone?.trim() ? { phone: b.phone.trim() } : {}),
     ...(company ? { company } : {}),
     ...(address ? { address } : {}),
+    // A guest (customer_id 0) has no account to name.
+    metadata: { wc_store: store.url, ...(order.customer_id > 0 ? { wc_customer_id: String(order.customer_id) } : {}) },
   };
 }
 
-export function orderToInvoice(order: WooOrder, storeId: string): OrderInvoice {
-  const currency = String(order.currency ?? '').toUpperCase();
-  const exponent = currencyExponent(currency);
-  if (exponent === undefined) throw new OrderRefused(`unknown currency ${JSON.stringify(order.currency)}`);
+export function orderToInvoice(order: WooOrder, store: StoreIdentity): OrderInvoice {
+  const { currency, exponent } = currencyOf(order);
   const money = (value: string, field: string) => parseMoney(value, exponent, field);
   const major = (minor: bigint) => toMajor(Number(minor), currency);
 
@@ -112,11 +178,38 @@ export function orderToInvoice(order: WooOrder, storeId: string): OrderInvoice {
   if (total < 0n) throw new OrderRefused('the order total is negative');
 
   const coupons = (order.coupon_lines ?? []).map((c) => `${c.code} (−${c.discount})`);
-  const notes = [
-    `WooCommerce order #${order.number}`,
-    ...(coupons.length ? [`Coupons, already deducted from the lines: ${coupons.join(', ')}`] : []),
-    orderMarker(storeId, order),
-  ].join('\n');
+  const notes = [`WooCommerce order #${order.number}`, ...(coupons.length ? [`Coupons, already deducted from the lines: ${coupons.join(', ')}`] : [])].join('\n');
   const completed = order.date_completed_gmt ?? order.date_created_gmt;
-  return { client: clientOf(order), currency, ...(completed ? { issue_date: completed.slice(0, 10) } : {}), items, totalMinor: Number(total), notes };
+  return {
+    client: clientOf(order, store),
+    currency,
+    ...(completed ? { issue_date: completed.slice(0, 10) } : {}),
+    items,
+    totalMinor: Number(total),
+    notes,
+    metadata: orderMetadata(store, order),
+  };
+}
+
+/**
+ * The payment the shop took for a paid order (`date_paid_gmt` set), as a payment received elsewhere:
+ * the gateway's method, its transaction id (else the order number) as the reference, its title in
+ * the metadata. `now` bounds the payment date: the API refuses a date in the future, and the store's
+ * clock may run ahead of ours.
+ */
+export function orderToPayment(order: WooOrder, store: StoreIdentity, now: Date): OrderPayment | null {
+  const paid = gmtTime(order.date_paid_gmt);
+  if (Number.isNaN(paid)) return null;
+  const gateway = order.payment_method ?? '';
+  const title = (order.payment_method_title ?? '').trim();
+  return {
+    method: OFFLINE_GATEWAYS[gateway] ?? (CARD_GATEWAYS.includes(gateway) ? 'card' : 'other'),
+    reference: (order.transaction_id?.trim() || order.number).slice(0, MAX_REFERENCE),
+    paid_at: new Date(Math.min(paid, now.getTime())).toISOString(),
+    metadata: {
+      ...orderMetadata(store, order),
+      ...(gateway ? { wc_payment_method: gateway.slice(0, MAX_METADATA_VALUE) } : {}),
+      ...(title ? { wc_payment_method_title: title.slice(0, MAX_METADATA_VALUE) } : {}),
+    },
+  };
 }

@@ -37,6 +37,14 @@ export interface Client {
   email: string;
 }
 
+export interface Payment {
+  id: number;
+  amount: number;
+  amount_refunded: number;
+  status: string;
+  metadata: Record<string, string>;
+}
+
 export interface Invoice {
   id: number;
   number: string | null;
@@ -46,6 +54,14 @@ export interface Invoice {
   amount_paid: number;
   currency: string;
   notes: string | null;
+  /** In the single read (GET /invoices/{id}) only. */
+  payments?: Payment[];
+}
+
+/** An invoice with the payment just recorded or refunded on it, as those calls answer. */
+export interface PaymentResult {
+  payment: Payment;
+  invoice: Invoice;
 }
 
 interface ListOf<T> {
@@ -68,25 +84,41 @@ export class PartnerApi {
     return this.find<Client>('clients', { search: email }, (c) => c.email.toLowerCase() === wanted);
   }
 
-  async createClient(body: object, idempotencyKey: string): Promise<Client> {
-    return (await this.call<{ client: Client }>('POST', 'clients', { json: body, idempotencyKey })).client;
-  }
-
   /** The first invoice of the client that `matches`, looking through all of them. */
   findInvoice(clientId: number, matches: (invoice: Invoice) => boolean): Promise<Invoice | null> {
     return this.find<Invoice>('invoices', { client_id: clientId }, matches);
+  }
+
+  /** The first invoice carrying all of this metadata that `matches`: an index lookup on the API's side. */
+  findInvoiceByMetadata(metadata: Record<string, string>, matches: (invoice: Invoice) => boolean): Promise<Invoice | null> {
+    return this.find<Invoice>('invoices', Object.fromEntries(Object.entries(metadata).map(([key, value]) => [`metadata[${key}]`, value])), matches);
   }
 
   async getInvoice(id: number): Promise<Invoice> {
     return (await this.call<{ invoice: Invoice }>('GET', `invoices/${id}`)).invoice;
   }
 
-  async createInvoice(body: object, idempotencyKey: string): Promise<Invoice> {
-    return (await this.call<{ invoice: Invoice }>('POST', 'invoices', { json: body, idempotencyKey })).invoice;
+  /** One call: finds the client by e-mail or creates it, and creates the invoice issued (numbered, not e-mailed). */
+  quickCharge(body: object, idempotencyKey: string): Promise<{ invoice: Invoice; client: Client }> {
+    return this.call('POST', 'quick-charge', { json: body, idempotencyKey });
   }
 
   async sendInvoice(id: number, idempotencyKey: string): Promise<Invoice> {
     return (await this.call<{ invoice: Invoice }>('POST', `invoices/${id}/send`, { idempotencyKey })).invoice;
+  }
+
+  /** Issues a draft (numbered, `sent`) without e-mailing it. */
+  async issueInvoice(id: number, idempotencyKey: string): Promise<void> {
+    await this.call('POST', `invoices/${id}/initiate-payment`, { idempotencyKey });
+  }
+
+  /** A payment received elsewhere (the shop's checkout); the amount defaults to what is due. */
+  recordPayment(invoiceId: number, body: object, idempotencyKey: string): Promise<PaymentResult> {
+    return this.call('POST', `invoices/${invoiceId}/payments`, { json: body, idempotencyKey });
+  }
+
+  refundPayment(paymentId: number, body: object, idempotencyKey: string): Promise<PaymentResult> {
+    return this.call('POST', `payments/${paymentId}/refund`, { json: body, idempotencyKey });
   }
 
   async voidInvoice(id: number, idempotencyKey: string): Promise<Invoice> {

@@ -6,8 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import express, { Express } from 'express';
 import { Logger } from 'pino';
-
-const RELEVANT_STATUSES = ['completed', 'cancelled', 'refunded'];
+import { WATCHED_STATUSES } from './order';
 
 export function signatureOf(body: Buffer, secret: string): string {
   return createHmac('sha256', secret).update(body).digest('base64');
@@ -53,7 +52,7 @@ export function createReceiver(options: { secret: string; logger: Logger; onOrde
     const orderId = orderIdOf(topic, payload);
     res.status(202).json({ received: true });
     // Orders still in progress (pending, processing, on-hold) need nothing; the rest is checked against the store.
-    const relevant = topic !== 'order.updated' || RELEVANT_STATUSES.includes(String(payload.status));
+    const relevant = topic !== 'order.updated' || WATCHED_STATUSES.includes(String(payload.status));
     if (orderId !== null && relevant) setImmediate(() => options.onOrder(orderId));
   });
   app.get('/woocommerce/health', (_req, res) => {

@@ -1,14 +1,15 @@
 /**
  * `invoicing woo serve`: the receiver for WooCommerce's deliveries, plus a node-cron poll that picks up
- * what deliveries missed (WooCommerce does not retry, and disables a webhook after repeated failures).
+ * what deliveries missed (WooCommerce does not retry, and disables a webhook after repeated failures):
+ * completions, payments, refunds and cancellations alike.
  */
 import { AddressInfo } from 'node:net';
 import { Server } from 'node:http';
 import cron from 'node-cron';
 import { Logger } from 'pino';
-import { OrderBridge } from './bridge';
+import { Change, OrderBridge } from './bridge';
 import { BridgeConfig } from './config';
-import { invoiceIdOf } from './order';
+import { gmtTime, WATCHED_STATUSES } from './order';
 import { PartnerApi, PartnerOptions } from './partner';
 import { createReceiver } from './receiver';
 import { StoreOptions, WooStore } from './store';
@@ -16,18 +17,12 @@ import { StoreOptions, WooStore } from './store';
 /** Orders modified just before the cursor are looked at again: clocks and commits are not exact. */
 const POLL_OVERLAP_MS = 5 * 60_000;
 
-export interface PollResult {
+export interface PollResult extends Record<Change, number> {
   checked: number;
-  invoiced: number;
   failed: number;
   webhook_reenabled: boolean;
   /** The latest modification time (the store's clock, UTC) among the orders seen. */
   latest_modified?: string;
-}
-
-/** WooCommerce prints `*_gmt` dates without a zone: they are UTC. */
-function gmt(value: string | null | undefined): number {
-  return value ? Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`) : NaN;
 }
 
 export class Bridge {
@@ -43,34 +38,46 @@ export class Bridge {
   ) {
     this.store = new WooStore({ storeUrl: config.store_url, consumerKey: config.consumer_key, consumerSecret: config.consumer_secret, ...options.store });
     this.partner = new PartnerApi({ apiUrl: config.api_url, apiKey: config.api_key, ...options.partner });
-    this.orders = new OrderBridge(this.store, this.partner, config.store_id, logger);
+    this.orders = new OrderBridge(
+      this.store,
+      this.partner,
+      { store: { url: config.store_url, id: config.store_id }, legacyOrdersBefore: config.legacy_orders_before },
+      logger,
+    );
     this.saveCursor = options.saveCursor ?? (() => undefined);
   }
 
-  /** Every completed order changed since `since` that has no invoice yet is invoiced (backfill and poll). */
-  async invoiceCompletedSince(since: Date): Promise<PollResult> {
-    const result: PollResult = { checked: 0, invoiced: 0, failed: 0, webhook_reenabled: false };
+  /**
+   * Every completed, cancelled or refunded order changed since `since` gets what it is missing: an
+   * invoice, its payment, a refund, a void (backfill and poll). Orders whose marks show nothing to do
+   * cost no API call; the others are worked on ORDER_CONCURRENCY at a time.
+   */
+  async reconcileChangedSince(since: Date): Promise<PollResult> {
+    const result: PollResult = { checked: 0, invoiced: 0, paid: 0, refunded: 0, voided: 0, failed: 0, webhook_reenabled: false };
     for (let page = 1; ; page += 1) {
-      const orders = await this.store.completedOrders(since, page);
-      for (const order of orders) {
-        result.checked += 1;
-        const modified = gmt(order.date_modified_gmt);
-        if (!Number.isNaN(modified) && !(modified <= gmt(result.latest_modified))) result.latest_modified = new Date(modified).toISOString();
-        if (invoiceIdOf(order)) continue;
-        try {
-          if ((await this.orders.handle(order.id)).action === 'invoiced') result.invoiced += 1;
-        } catch {
-          result.failed += 1; // logged by the bridge with the order id
-        }
-      }
+      const orders = await this.store.ordersChangedSince(WATCHED_STATUSES, since, page);
+      await Promise.all(
+        orders.map(async (order) => {
+          result.checked += 1;
+          const modified = gmtTime(order.date_modified_gmt);
+          if (!Number.isNaN(modified) && !(modified <= gmtTime(result.latest_modified))) result.latest_modified = new Date(modified).toISOString();
+          if (!this.orders.needsWork(order)) return;
+          try {
+            const outcome = await this.orders.handle(order.id);
+            if (outcome.action === 'updated') for (const change of outcome.changes) result[change] += 1;
+          } catch {
+            result.failed += 1; // logged by the bridge with the order id
+          }
+        }),
+      );
       if (orders.length < 100) return result;
     }
   }
 
-  /** One poll: missed completed orders, then the webhook turned back on if WooCommerce disabled it. */
+  /** One poll: what missed deliveries left undone, then the webhook turned back on if WooCommerce disabled it. */
   async poll(): Promise<PollResult> {
     const since = new Date(Date.parse(this.config.poll_cursor ?? this.config.connected_at) - POLL_OVERLAP_MS);
-    const result = await this.invoiceCompletedSince(since);
+    const result = await this.reconcileChangedSince(since);
     const webhook = await this.store.webhook(this.config.webhook_id);
     if (webhook.status !== 'active') {
       await this.store.enableWebhook(this.config.webhook_id);

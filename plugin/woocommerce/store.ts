@@ -2,7 +2,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import WooCommerceRestApi from '@woocommerce/woocommerce-rest-api';
-import { INVOICE_META_KEY, WooOrder } from './order';
+import { WooOrder } from './order';
 
 export interface StoreOptions {
   storeUrl: string;
@@ -59,13 +59,13 @@ export class WooStore {
   }
 
   /**
-   * One page of completed orders modified after `since` (UTC), by id: invoicing an order modifies it,
-   * so pages in modification order would shift under the reader and skip orders.
+   * One page of the orders in `statuses` modified after `since` (UTC), by id: working on an order
+   * modifies it, so pages in modification order would shift under the reader and skip orders.
    */
-  completedOrders(since: Date, page: number): Promise<WooOrder[]> {
+  ordersChangedSince(statuses: readonly string[], since: Date, page: number): Promise<WooOrder[]> {
     return this.call(() =>
       this.api.get('orders', {
-        status: 'completed',
+        status: statuses.join(','),
         modified_after: since.toISOString(),
         dates_are_gmt: true,
         orderby: 'id',
@@ -81,13 +81,14 @@ export class WooStore {
     return this.call(() => this.api.get('orders', { orderby: 'modified', order: 'desc', per_page: count }));
   }
 
-  /** Records the invoice on the order (the exactly-once mark). WooCommerce fires order.updated for it. */
-  markInvoiced(orderId: number, invoiceId: number): Promise<WooOrder> {
-    return this.call(() => this.api.put(`orders/${orderId}`, { meta_data: [{ key: INVOICE_META_KEY, value: String(invoiceId) }] }));
+  /** Writes the bridge's marks into the order's meta, in one save. WooCommerce fires order.updated for it. */
+  mark(orderId: number, marks: Record<string, string>): Promise<WooOrder> {
+    return this.call(() => this.api.put(`orders/${orderId}`, { meta_data: Object.entries(marks).map(([key, value]) => ({ key, value })) }));
   }
 
+  /** A private note, for the shop owner: WooCommerce e-mails customer notes to the customer. */
   addNote(orderId: number, note: string): Promise<unknown> {
-    return this.call(() => this.api.post(`orders/${orderId}/notes`, { note }));
+    return this.call(() => this.api.post(`orders/${orderId}/notes`, { note, customer_note: false }));
   }
 
   createWebhook(input: { name: string; topic: string; delivery_url: string; secret: string }): Promise<WooWebhook> {

@@ -1,6 +1,11 @@
-/** A WooCommerce order as invoice items, to the cent: exact money strings, coupons once, totals that must match. */
-import { orderMarker, OrderRefused, orderToInvoice, parseMoney } from '../../plugin/woocommerce/mapping';
+/**
+ * A WooCommerce order as partner-API requests, to the cent: exact money strings, coupons once, totals
+ * that must match; the order's identity in metadata, and what the shop took as a payment.
+ */
+import { OrderRefused, orderToInvoice, orderToPayment, parseMoney, refundedMinor } from '../../plugin/woocommerce/mapping';
 import { WooOrder } from '../../plugin/woocommerce/order';
+
+const STORE = { url: 'https://shop.example.com', id: 'abc123' };
 
 function anOrder(overrides: Partial<WooOrder> = {}): WooOrder {
   return {
@@ -61,7 +66,7 @@ describe('orderToInvoice', () => {
       coupon_lines: [{ id: 6, code: 'save10', discount: '5.00' }],
     });
 
-    const invoice = orderToInvoice(order, 'abc123');
+    const invoice = orderToInvoice(order, STORE);
 
     expect(invoice.items).toEqual([
       { description: 'Mug', quantity: 2, unit_price: 9 },
@@ -73,14 +78,23 @@ describe('orderToInvoice', () => {
     expect(cents(invoice.items)).toBe(6000n);
     expect(invoice.notes).toContain('WooCommerce order #1041');
     expect(invoice.notes).toContain('save10 (−5.00)');
-    expect(invoice.notes).toContain(orderMarker('abc123', order));
     expect(invoice).toMatchObject({ currency: 'EUR', issue_date: '2026-11-21', client: { name: 'Ana Silva', email: 'ana@example.com' } });
+  });
+
+  test('when an order of a registered customer is mapped, then store and order are in metadata and the notes name only the order number', () => {
+    const order = anOrder({ total: '5.00', line_items: [{ id: 1, name: 'X', quantity: 1, total: '5.00', total_tax: '0' }] });
+
+    const invoice = orderToInvoice(order, STORE);
+
+    expect(invoice.notes).toBe('WooCommerce order #1041');
+    expect(invoice.metadata).toEqual({ wc_store: 'https://shop.example.com', wc_order_id: '41' });
+    expect(invoice.client.metadata).toEqual({ wc_store: 'https://shop.example.com', wc_customer_id: '7' });
   });
 
   test('when a line total does not divide by its quantity, then it becomes one line of the exact total', () => {
     const order = anOrder({ total: '10.00', line_items: [{ id: 1, name: 'Pen', quantity: 3, total: '10.00', total_tax: '0.00' }] });
 
-    const invoice = orderToInvoice(order, 's');
+    const invoice = orderToInvoice(order, STORE);
 
     expect(invoice.items).toEqual([{ description: 'Pen × 3', quantity: 1, unit_price: 10 }]);
   });
@@ -88,7 +102,7 @@ describe('orderToInvoice', () => {
   test('when the order is in yen, then amounts have no decimals', () => {
     const order = anOrder({ currency: 'JPY', total: '3300', line_items: [{ id: 1, name: 'Tea', quantity: 2, total: '3000', total_tax: '300' }], tax_lines: [{ id: 2, rate_code: 'JP', label: 'Consumption tax', tax_total: '300', shipping_tax_total: '0' }] });
 
-    const invoice = orderToInvoice(order, 's');
+    const invoice = orderToInvoice(order, STORE);
 
     expect(invoice.items).toEqual([
       { description: 'Tea', quantity: 2, unit_price: 1500 },
@@ -99,7 +113,13 @@ describe('orderToInvoice', () => {
   test('when the billing has only a company, then the client is named after it', () => {
     const order = anOrder({ total: '5.00', billing: { company: 'Globex', email: 'ap@globex.example' }, line_items: [{ id: 1, name: 'X', quantity: 1, total: '5.00', total_tax: '0' }] });
 
-    expect(orderToInvoice(order, 's').client).toEqual({ name: 'Globex', email: 'ap@globex.example', company: 'Globex' });
+    expect(orderToInvoice(order, STORE).client).toMatchObject({ name: 'Globex', email: 'ap@globex.example', company: 'Globex' });
+  });
+
+  test('when the buyer is a guest, then the client has no customer id in its metadata', () => {
+    const order = anOrder({ customer_id: 0, total: '5.00', line_items: [{ id: 1, name: 'X', quantity: 1, total: '5.00', total_tax: '0' }] });
+
+    expect(orderToInvoice(order, STORE).client.metadata).toEqual({ wc_store: 'https://shop.example.com' });
   });
 
   test.each([
@@ -108,6 +128,59 @@ describe('orderToInvoice', () => {
     ['the currency is unknown', { currency: 'XXY', total: '1.00' }, /unknown currency/],
     ['an amount has too many decimals', { total: '1.001', line_items: [{ id: 1, name: 'X', quantity: 1, total: '1.001', total_tax: '0' }] }, /more decimals/],
   ])('when %s, then the order is refused with the reason', (_case, overrides, reason) => {
-    expect(() => orderToInvoice(anOrder(overrides as Partial<WooOrder>), 's')).toThrow(reason);
+    expect(() => orderToInvoice(anOrder(overrides as Partial<WooOrder>), STORE)).toThrow(reason);
+  });
+});
+
+describe('orderToPayment', () => {
+  const now = new Date('2026-11-22T12:00:00Z');
+
+  test.each([
+    ['bacs', 'bank_transfer'],
+    ['cod', 'cash'],
+    ['cheque', 'check'],
+    ['stripe', 'card'],
+    ['woocommerce_payments', 'card'],
+    ['stripe_sepa', 'other'],
+    ['paypal', 'other'],
+  ])('when the order was paid with %s, then the payment method is %s', (gateway, method) => {
+    const order = anOrder({ payment_method: gateway, date_paid_gmt: '2026-11-21T09:00:00' });
+
+    expect(orderToPayment(order, STORE, now)?.method).toBe(method);
+  });
+
+  test('when a gateway paid the order, then its transaction id is the reference and its title is in the metadata', () => {
+    const order = anOrder({ payment_method: 'stripe', payment_method_title: 'Credit card', transaction_id: 'ch_123', date_paid_gmt: '2026-11-21T09:00:00' });
+
+    expect(orderToPayment(order, STORE, now)).toEqual({
+      method: 'card',
+      reference: 'ch_123',
+      paid_at: '2026-11-21T09:00:00.000Z',
+      metadata: { wc_store: 'https://shop.example.com', wc_order_id: '41', wc_payment_method: 'stripe', wc_payment_method_title: 'Credit card' },
+    });
+  });
+
+  test('when there is no transaction id, then the order number is the reference', () => {
+    const order = anOrder({ payment_method: 'cod', transaction_id: '', date_paid_gmt: '2026-11-21T09:00:00' });
+
+    expect(orderToPayment(order, STORE, now)?.reference).toBe('1041');
+  });
+
+  test('when the store clock is ahead, then the payment date is not in the future', () => {
+    const order = anOrder({ date_paid_gmt: '2026-11-22T12:00:30' });
+
+    expect(orderToPayment(order, STORE, now)?.paid_at).toBe(now.toISOString());
+  });
+
+  test('when the order is not paid, then there is no payment', () => {
+    expect(orderToPayment(anOrder({ date_paid_gmt: null }), STORE, now)).toBeNull();
+  });
+});
+
+describe('refundedMinor', () => {
+  test('when an order has refunds, then their negative totals add up in minor units', () => {
+    const order = anOrder({ refunds: [{ id: 9, total: '-5.00' }, { id: 8, total: '-0.10' }] });
+
+    expect(refundedMinor(order)).toBe(510n);
   });
 });

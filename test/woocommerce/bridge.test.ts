@@ -1,21 +1,24 @@
 /**
  * The WooCommerce bridge end to end: a strict WooCommerce double (OAuth 1.0a over http, signed
  * webhook deliveries), the bridge in this process, and the real partner API on a real database
- * behind a proxy that can inject 429s and outages. `woo connect` runs as the real binary.
+ * behind a proxy that can inject 429s and outages and sees every call the bridge makes. `woo
+ * connect` and `woo backfill` run as the real binary.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import WooCommerceRestApi from '@woocommerce/woocommerce-rest-api';
 import pino from 'pino';
-import { BridgeConfig, readBridgeConfig, savePollCursor } from '../../plugin/woocommerce/config';
+import { BridgeConfig, readBridgeConfig, savePollCursor, writeBridgeConfig } from '../../plugin/woocommerce/config';
+import { legacyOrderMarker, orderToInvoice } from '../../plugin/woocommerce/mapping';
+import { MARKS } from '../../plugin/woocommerce/order';
 import { signatureOf } from '../../plugin/woocommerce/receiver';
 import { Bridge } from '../../plugin/woocommerce/runner';
 import { startApp, Tenant, TestApp } from '../support/app';
 import { requireBuild, runCli } from '../support/cli';
 import { freePort } from '../support/net';
 import { startProxy, TestProxy } from '../support/proxy';
-import { companyOnlyOrder, guestJpyOrder, registeredEurOrder, startWooStore, WooStore } from '../support/woocommerce';
+import { companyOnlyOrder, guestJpyOrder, OrderInput, registeredEurOrder, startWooStore, WooOrder, WooStore } from '../support/woocommerce';
 
 let app: TestApp;
 let proxy: TestProxy;
@@ -77,17 +80,48 @@ async function quiet(): Promise<void> {
   throw new Error('the store and the bridge did not settle');
 }
 
-const invoicesOfOrder = async (orderId: number) =>
-  (await app.db.knex('invoices').where({ business_id: tenant.businessId })).filter((i: { notes: string | null }) =>
-    (i.notes ?? '').includes(`:order:${orderId}]`),
-  );
+/** Makes a change to the store while its webhooks are paused: the delivery is missed. */
+function unseen<T>(change: () => T, on = store): T {
+  on.setWebhooksPaused(true);
+  try {
+    return change();
+  } finally {
+    on.setWebhooksPaused(false);
+  }
+}
 
-const metaOf = (orderId: number) => store.orders.find((o) => o.id === orderId)!.meta_data.find((m) => m.key === '_invoicing_invoice_id')?.value;
+/** A new order, completed with its delivery missed. */
+const completedUnseen = (input: OrderInput, on = store): WooOrder => unseen(() => on.updateOrder(on.addOrder(input).id, { status: 'completed' }), on);
 
-async function invoiceView(id: number): Promise<any> {
-  const res = await tenant.api.get(`/invoices/${id}`);
+const orderOf = (orderId: number, on = store) => on.orders.find((o) => o.id === orderId)!;
+
+const metaOf = (orderId: number, key: string = MARKS.invoice, on = store) => orderOf(orderId, on).meta_data.find((m) => m.key === key)?.value;
+
+/** The invoices the API finds by the order's metadata, as the bridge looks them up. */
+async function invoicesOfOrder(orderId: number): Promise<any[]> {
+  const query = new URLSearchParams({ 'metadata[wc_store]': config.store_url, 'metadata[wc_order_id]': String(orderId) });
+  const res = await tenant.api.get(`/invoices?${query}`);
+  expect(res.status).toBe(200);
+  return res.body.data;
+}
+
+async function theInvoiceOf(orderId: number): Promise<any> {
+  const invoices = await invoicesOfOrder(orderId);
+  expect(invoices).toHaveLength(1);
+  return invoiceView(invoices[0].id);
+}
+
+async function invoiceView(id: number, as = tenant): Promise<any> {
+  const res = await as.api.get(`/invoices/${id}`);
   expect(res.status).toBe(200);
   return res.body.invoice;
+}
+
+/** The partner API calls made while `work` runs, as `METHOD /path` below the API prefix, without the query. */
+async function partnerCallsDuring(work: () => Promise<unknown>): Promise<string[]> {
+  const before = proxy.requests.length;
+  await work();
+  return proxy.requests.slice(before).map((r) => `${r.method} ${r.path.replace('/api/v1/partner', '').replace(/\?.*$/, '')}`);
 }
 
 /** A delivery as WooCommerce would sign it, sent to the bridge directly. */
@@ -100,6 +134,14 @@ function deliver(body: object, topic = 'order.updated', secret = config.webhook_
   });
 }
 
+let buyers = 0;
+/** The registered EUR fixture, bought by a customer of its own (so the client is made by this order). */
+function aRegisteredOrder(): OrderInput {
+  buyers += 1;
+  const fixture = registeredEurOrder();
+  return { ...fixture, customer_id: 1000 + buyers, billing: { ...fixture.billing, email: `claire.${buyers}.${Date.now()}@example.fr` } };
+}
+
 describe('woo connect', () => {
   test('when connected, then the store has an order.updated webhook to the bridge and the configuration is private', () => {
     const [webhook] = store.webhooks;
@@ -108,6 +150,9 @@ describe('woo connect', () => {
     expect(config.webhook_secret.length).toBeGreaterThanOrEqual(40);
     expect(fs.statSync(configFile).mode & 0o777).toBe(0o600);
     expect(connectOutput).toMatchObject({ business: { id: tenant.businessId }, livemode: false, webhook: { id: webhook.id, topic: 'order.updated' } });
+    // A first connection: no earlier bridge made invoices for this store.
+    expect(config).toMatchObject({ format: 2 });
+    expect(config.legacy_orders_before).toBeUndefined();
   });
 
   test('when the partner key lacks clients:write, then connect refuses before touching the store', async () => {
@@ -136,52 +181,66 @@ describe('woo connect', () => {
   });
 });
 
-describe('receiving deliveries', () => {
-  test('when an order is completed, then one invoice with its items and total is sent and recorded on the order', async () => {
-    const order = store.addOrder(registeredEurOrder());
-
-    store.updateOrder(order.id, { status: 'completed' });
-    await quiet();
-
-    const [row] = await invoicesOfOrder(order.id);
-    const invoice = await invoiceView(row.id);
-    expect(await invoicesOfOrder(order.id)).toHaveLength(1);
-    expect(invoice).toMatchObject({ status: 'sent', currency: 'EUR', total: 323.72, number: expect.stringMatching(/^INV-/) });
+describe('an order paid at checkout', () => {
+  test('when it is completed, then one invoice is issued and paid with the order\'s method and reference, in two API calls', async () => {
+    // Arrange
+    const order = store.addOrder(aRegisteredOrder());
+    // Act
+    const calls = await partnerCallsDuring(async () => {
+      store.updateOrder(order.id, { status: 'completed' });
+      await quiet();
+    });
+    // Assert
+    const invoice = await theInvoiceOf(order.id);
+    expect(calls).toEqual(['POST /quick-charge', `POST /invoices/${invoice.id}/payments`]);
+    expect(invoice).toMatchObject({
+      status: 'paid',
+      currency: 'EUR',
+      total: 323.72,
+      amount_due: 0,
+      number: expect.stringMatching(/^INV-/),
+      metadata: { wc_store: config.store_url, wc_order_id: String(order.id) },
+    });
     expect(invoice.items.map((i: any) => [i.description, i.quantity, i.unit_price])).toEqual([
       ['Ergonomic chair', 2, 116.91],
       ['Desk lamp', 1, 31.05],
       ['Shipping: Colissimo', 1, 9.9],
       ['Loyalty discount', 1, -5],
-      ['Tax: ' + store.orders.find((o) => o.id === order.id)!.tax_lines[0].label, 1, 53.95],
+      ['Tax: ' + orderOf(order.id).tax_lines[0].label, 1, 53.95],
     ]);
-    expect(invoice.notes).toContain(`WooCommerce order #${order.number}`);
-    expect(metaOf(order.id)).toBe(String(row.id));
-    expect(store.notes(order.id).filter((n) => n.note.startsWith('Invoice '))).toHaveLength(1);
-    // The meta write and the note each fired order.updated again: they found the meta and did nothing.
-    expect(store.deliveries.filter((d) => d.kind !== 'ping' && JSON.parse(d.body).id === order.id).length).toBeGreaterThanOrEqual(2);
+    // The customer reads the order number and the coupon, never the bridge's bookkeeping.
+    expect(invoice.notes).toBe(`WooCommerce order #${order.number}\nCoupons, already deducted from the lines: welcome10 (−29.43)`);
+    expect(invoice.payments).toEqual([
+      expect.objectContaining({
+        amount: 323.72,
+        gateway: 'external',
+        method: 'card',
+        gateway_reference: 'ch_3PfQ2x2eZvKYlo2C',
+        metadata: expect.objectContaining({ wc_order_id: String(order.id), wc_payment_method_title: 'Credit card' }),
+      }),
+    ]);
     const { client } = (await tenant.api.get(`/clients/${invoice.client_id}`)).body;
-    expect(client).toMatchObject({ name: 'Claire Martin', email: 'claire.martin@example.fr' });
+    expect(client).toMatchObject({ name: 'Claire Martin', metadata: { wc_store: config.store_url, wc_customer_id: String(orderOf(order.id).customer_id) } });
+    expect(metaOf(order.id)).toBe(String(invoice.id));
+    expect(metaOf(order.id, MARKS.payment)).toBe(String(invoice.payments[0].id));
+    expect(store.notes(order.id).filter((n) => n.note.startsWith('Invoice '))).toEqual([
+      expect.objectContaining({ customer_note: false, note: expect.stringMatching(/issued to claire\..*; payment of 323\.72 EUR recorded \(Credit card, ch_3PfQ2x2eZvKYlo2C\)\.$/) }),
+    ]);
   });
 
   test('when the same signed delivery arrives five times at once, then one invoice is made', async () => {
-    store.setWebhooksPaused(true);
-    const order = store.updateOrder(store.addOrder(companyOnlyOrder()).id, { status: 'completed' });
-    store.setWebhooksPaused(false);
+    const order = completedUnseen(companyOnlyOrder());
 
     const answers = await Promise.all(Array.from({ length: 5 }, () => deliver(order)));
     await quiet();
 
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
-    const invoices = await invoicesOfOrder(order.id);
-    expect(invoices).toHaveLength(1);
-    expect((await invoiceView(invoices[0].id)).total).toBe(353.97);
+    expect((await theInvoiceOf(order.id)).total).toBe(353.97);
     expect(store.notes(order.id).filter((n) => n.note.startsWith('Invoice '))).toHaveLength(1);
   });
 
   test('when the same signed delivery arrives five times in a row, then one invoice is made', async () => {
-    store.setWebhooksPaused(true);
-    const order = store.updateOrder(store.addOrder(companyOnlyOrder()).id, { status: 'completed' });
-    store.setWebhooksPaused(false);
+    const order = completedUnseen(companyOnlyOrder());
 
     for (let i = 0; i < 5; i += 1) {
       expect((await deliver(order)).status).toBe(202);
@@ -198,14 +257,11 @@ describe('receiving deliveries', () => {
     store.updateOrder(order.id, { status: 'completed' });
     await quiet();
 
-    const [row] = await invoicesOfOrder(order.id);
-    expect(await invoiceView(row.id)).toMatchObject({ currency: 'JPY', total: 7518 });
+    expect(await theInvoiceOf(order.id)).toMatchObject({ currency: 'JPY', total: 7518, status: 'paid' });
   });
 
   test('when the completed-status action is the topic, then its order id alone is enough', async () => {
-    store.setWebhooksPaused(true);
-    const order = store.updateOrder(store.addOrder(companyOnlyOrder()).id, { status: 'completed' });
-    store.setWebhooksPaused(false);
+    const order = completedUnseen(companyOnlyOrder());
 
     const answer = await deliver({ action: 'woocommerce_order_status_completed', arg: order.id }, 'action.woocommerce_order_status_completed');
     await quiet();
@@ -225,9 +281,7 @@ describe('receiving deliveries', () => {
   });
 
   test('when a delivery is signed with another secret, then it is refused with 401 and nothing is invoiced', async () => {
-    store.setWebhooksPaused(true);
-    const order = store.updateOrder(store.addOrder(companyOnlyOrder()).id, { status: 'completed' });
-    store.setWebhooksPaused(false);
+    const order = completedUnseen(companyOnlyOrder());
 
     const answer = await deliver(order, 'order.updated', 'not-the-secret');
     await quiet();
@@ -247,38 +301,120 @@ describe('receiving deliveries', () => {
 
     expect(await invoicesOfOrder(order.id)).toHaveLength(1);
   });
+});
 
-  test('when an invoiced order is refunded in full, then its unpaid invoice is voided', async () => {
+describe('an order paid later', () => {
+  test('when a cash-on-delivery order is completed unpaid, then its invoice is e-mailed, and paid once the shop marks it paid', async () => {
+    // Arrange
+    const order = store.addOrder(guestJpyOrder({ paidOnDelivery: true }));
+    const sendCalls = await partnerCallsDuring(async () => {
+      store.updateOrder(order.id, { status: 'completed' });
+      await quiet();
+    });
+    const sent = await theInvoiceOf(order.id);
+    // Act
+    store.markPaid(order.id);
+    await quiet();
+    // Assert
+    expect(sendCalls).toEqual(['POST /quick-charge', `POST /invoices/${sent.id}/send`]);
+    expect(sent).toMatchObject({ status: 'sent', amount_due: 7518, payments: [] });
+    const paid = await invoiceView(sent.id);
+    expect(paid).toMatchObject({ status: 'paid', amount_due: 0 });
+    expect(paid.payments).toEqual([expect.objectContaining({ amount: 7518, method: 'cash', gateway: 'external', gateway_reference: order.number })]);
+    expect(metaOf(order.id, MARKS.payment)).toBe(String(paid.payments[0].id));
+  });
+});
+
+describe('refunds and cancellations', () => {
+  test('when a paid order is refunded in part, twice, then its payment is refunded by the same amounts, each once', async () => {
+    // Arrange
     const order = store.addOrder(companyOnlyOrder());
     store.updateOrder(order.id, { status: 'completed' });
     await quiet();
-
-    store.refundOrder(order.id, { amount: '353.97', reason: 'returned' });
+    // Act
+    store.refundOrder(order.id, { amount: '53.97', reason: 'One hour not used' });
     await quiet();
-
-    const [row] = await invoicesOfOrder(order.id);
-    expect((await invoiceView(row.id)).status).toBe('void');
-    expect(store.notes(order.id).some((n) => /voided/.test(n.note))).toBe(true);
+    store.refundOrder(order.id, { amount: '100.00' });
+    await quiet();
+    await deliver(orderOf(order.id));
+    await quiet();
+    // Assert
+    const invoice = await theInvoiceOf(order.id);
+    expect(invoice).toMatchObject({ status: 'partial', amount_paid: 200, amount_due: 153.97 });
+    expect(invoice.payments).toEqual([expect.objectContaining({ amount: 353.97, amount_refunded: 153.97 })]);
+    expect(store.notes(order.id).filter((n) => /refund of/.test(n.note)).map((n) => n.note.replace(/^Invoice \S+: /, ''))).toEqual([
+      'refund of 100 EUR recorded.',
+      'refund of 53.97 EUR recorded.',
+    ]);
   });
 
-  test('when an invoiced order is cancelled, then its unpaid invoice is voided', async () => {
+  test('when a paid order is refunded in full, then its payment is refunded and its invoice voided', async () => {
+    // Arrange
     const order = store.addOrder(companyOnlyOrder());
     store.updateOrder(order.id, { status: 'completed' });
     await quiet();
+    // Act
+    store.refundOrder(order.id, { amount: '353.97', reason: 'returned' });
+    await quiet();
+    // Assert
+    const invoice = await theInvoiceOf(order.id);
+    expect(invoice).toMatchObject({ status: 'void', amount_paid: 0 });
+    expect(invoice.payments).toEqual([expect.objectContaining({ amount_refunded: 353.97, status: 'refunded' })]);
+    expect(store.notes(order.id).some((n) => /refund of 353\.97 EUR recorded; voided, the order is refunded\.$/.test(n.note))).toBe(true);
+  });
 
+  test('when an unpaid order is cancelled, then its invoice is voided', async () => {
+    // Arrange
+    const order = store.addOrder(guestJpyOrder({ paidOnDelivery: true }));
+    store.updateOrder(order.id, { status: 'completed' });
+    await quiet();
+    // Act
     store.updateOrder(order.id, { status: 'cancelled' });
     await quiet();
+    // Assert
+    expect((await theInvoiceOf(order.id)).status).toBe('void');
+    expect(metaOf(order.id, MARKS.voided)).toBe('yes');
+  });
 
-    const [row] = await invoicesOfOrder(order.id);
-    expect((await invoiceView(row.id)).status).toBe('void');
+  test('when a paid order is cancelled without a refund, then its invoice stays paid and the shop owner is told why, once', async () => {
+    // Arrange
+    const order = store.addOrder(companyOnlyOrder());
+    store.updateOrder(order.id, { status: 'completed' });
+    await quiet();
+    // Act
+    store.updateOrder(order.id, { status: 'cancelled' });
+    await quiet();
+    await deliver(orderOf(order.id));
+    await quiet();
+    // Assert
+    expect((await theInvoiceOf(order.id)).status).toBe('paid');
+    expect(store.notes(order.id).filter((n) => n.note.startsWith('Invoicing refused'))).toEqual([
+      expect.objectContaining({ customer_note: false, note: expect.stringMatching(/the order is cancelled but invoice INV-\d+ has 353\.97 EUR paid: refund the order in WooCommerce/) }),
+    ]);
+  });
+});
+
+describe('refused orders', () => {
+  test('when an order has no billing e-mail, then the shop owner gets one private note saying why, however often the order is seen', async () => {
+    // Arrange
+    const order = store.addOrder(companyOnlyOrder({ billing: { company: 'No Mail Ltd', email: '' } }));
+    // Act
+    store.updateOrder(order.id, { status: 'completed' });
+    await quiet();
+    await deliver(orderOf(order.id));
+    await quiet();
+    await bridge.poll();
+    // Assert
+    expect(store.notes(order.id).filter((n) => n.note.startsWith('Invoicing refused'))).toEqual([
+      expect.objectContaining({ customer_note: false, note: 'Invoicing refused: the order has no billing e-mail to send the invoice to.' }),
+    ]);
+    expect(metaOf(order.id)).toBeUndefined();
   });
 });
 
 describe('outages and missed deliveries', () => {
   test('when a delivery was missed, then the poll invoices the order', async () => {
-    store.setWebhooksPaused(true);
-    const order = store.updateOrder(store.addOrder(registeredEurOrder()).id, { status: 'completed' });
-    store.setWebhooksPaused(false);
+    const order = completedUnseen(registeredEurOrder());
 
     const result = await bridge.poll();
     await quiet();
@@ -288,15 +424,52 @@ describe('outages and missed deliveries', () => {
     expect(readBridgeConfig(configFile).poll_cursor).toEqual(expect.any(String));
   });
 
+  test('when a cancellation\'s delivery was missed, then the poll voids the unpaid invoice', async () => {
+    const order = store.addOrder(guestJpyOrder({ paidOnDelivery: true }));
+    store.updateOrder(order.id, { status: 'completed' });
+    await quiet();
+    unseen(() => store.updateOrder(order.id, { status: 'cancelled' }));
+
+    const result = await bridge.poll();
+
+    expect(result).toMatchObject({ failed: 0, voided: expect.any(Number) });
+    expect(result.voided).toBeGreaterThanOrEqual(1);
+    expect((await theInvoiceOf(order.id)).status).toBe('void');
+  });
+
+  test('when a refund\'s delivery was missed, then the poll refunds the payment', async () => {
+    const order = store.addOrder(companyOnlyOrder());
+    store.updateOrder(order.id, { status: 'completed' });
+    await quiet();
+    unseen(() => store.refundOrder(order.id, { amount: '50.00' }));
+
+    const result = await bridge.poll();
+
+    expect(result.refunded).toBeGreaterThanOrEqual(1);
+    expect((await theInvoiceOf(order.id)).payments).toEqual([expect.objectContaining({ amount_refunded: 50 })]);
+  });
+
+  test('when the delivery of a later payment was missed, then the poll records it', async () => {
+    const order = store.addOrder(guestJpyOrder({ paidOnDelivery: true }));
+    store.updateOrder(order.id, { status: 'completed' });
+    await quiet();
+    unseen(() => store.markPaid(order.id, { transaction_id: 'till-4711' }));
+
+    const result = await bridge.poll();
+
+    expect(result.paid).toBeGreaterThanOrEqual(1);
+    expect((await theInvoiceOf(order.id)).payments).toEqual([expect.objectContaining({ amount: 7518, gateway_reference: 'till-4711' })]);
+  });
+
   test('when the partner API answers 429, then the bridge waits for Retry-After and the order is invoiced once', async () => {
-    proxy.fail('POST', '/api/v1/partner/invoices', 1, 429, { 'retry-after': '1' });
+    proxy.fail('POST', '/api/v1/partner/quick-charge', 1, 429, { 'retry-after': '1' });
     const order = store.addOrder(companyOnlyOrder());
     const started = Date.now();
 
     store.updateOrder(order.id, { status: 'completed' });
     await quiet();
 
-    const posts = proxy.requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/partner/invoices');
+    const posts = proxy.requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/partner/quick-charge');
     expect(posts.slice(-2).map((r) => r.status)).toEqual([429, 201]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     expect(await invoicesOfOrder(order.id)).toHaveLength(1);
@@ -314,7 +487,7 @@ describe('outages and missed deliveries', () => {
     const result = await bridge.poll();
 
     expect(result.failed).toBe(0);
-    expect(await invoicesOfOrder(order.id)).toHaveLength(1);
+    expect((await theInvoiceOf(order.id)).status).toBe('paid');
   });
 
   test('when the store disabled the webhook, then the poll enables it again', async () => {
@@ -332,9 +505,7 @@ describe('outages and missed deliveries', () => {
 
   test('when the store is down, then the poll fails without moving its cursor, and works once it is back', async () => {
     const cursor = readBridgeConfig(configFile).poll_cursor;
-    store.setWebhooksPaused(true);
-    const order = store.updateOrder(store.addOrder(companyOnlyOrder()).id, { status: 'completed' });
-    store.setWebhooksPaused(false);
+    const order = completedUnseen(companyOnlyOrder());
     await store.down();
 
     await expect(bridge.poll()).rejects.toThrow(/store unreachable/);
@@ -346,46 +517,113 @@ describe('outages and missed deliveries', () => {
   });
 });
 
-describe('an order that changes between attempts', () => {
-  /** Completes an order whose invoice is created but cannot be sent: the order is left without its mark. */
-  async function halfDone(): Promise<{ orderId: number; invoiceId: number }> {
+describe('a run that stopped half-way', () => {
+  /**
+   * What a run that stopped right after making the invoice leaves behind: the order marked as
+   * attempted, and an invoice with the order's metadata made by the same quick-charge, but no mark
+   * of the invoice on the order.
+   */
+  async function interruptedAfterTheInvoice(input: OrderInput): Promise<{ order: WooOrder; invoiceId: number }> {
+    const order = unseen(() => store.updateOrder(store.addOrder(input).id, { status: 'completed', meta_data: [{ key: MARKS.attempt, value: new Date().toISOString() }] }));
+    const { client, currency, items, notes, metadata } = orderToInvoice(order, { url: config.store_url, id: config.store_id });
+    const made = await tenant.api.post('/quick-charge', { client, currency, items, notes, metadata });
+    expect(made.status).toBe(201);
+    return { order, invoiceId: made.body.invoice.id };
+  }
+
+  test('when the payment could not be recorded, then the next run records it on the same invoice', async () => {
     proxy.fail('POST', '/api/v1/partner/invoices/', 100, 503);
-    const order = store.addOrder(companyOnlyOrder({ billing: { company: 'Half Done Ltd', email: `half-${Date.now()}@example.com` } }));
+    const order = store.addOrder(companyOnlyOrder());
     store.updateOrder(order.id, { status: 'completed' });
     await quiet();
     proxy.recover();
-    const [draft] = await invoicesOfOrder(order.id);
-    expect(draft.status).toBe('draft');
-    expect(metaOf(order.id)).toBeUndefined();
-    return { orderId: order.id, invoiceId: draft.id };
-  }
+    const [issued] = await invoicesOfOrder(order.id);
+    expect(issued.status).toBe('sent');
+    expect(metaOf(order.id, MARKS.payment)).toBeUndefined();
 
-  test('when a half-done order is tried again, then its draft is sent rather than a second invoice made', async () => {
-    const { orderId, invoiceId } = await halfDone();
+    const calls = await partnerCallsDuring(() => bridge.orders.handle(order.id));
 
-    await bridge.orders.handle(orderId);
-
-    expect((await invoicesOfOrder(orderId)).map((i: { id: number; status: string }) => [i.id, i.status])).toEqual([[invoiceId, 'sent']]);
-    expect(metaOf(orderId)).toBe(String(invoiceId));
+    expect(calls).toEqual([`POST /invoices/${issued.id}/payments`]);
+    expect((await theInvoiceOf(order.id)).status).toBe('paid');
   });
 
-  test('when a half-done order is cancelled, then the invoice it left is voided', async () => {
-    const { orderId, invoiceId } = await halfDone();
+  test('when a run stopped after making the invoice, then the next finds it by its metadata instead of making a second', async () => {
+    const { order, invoiceId } = await interruptedAfterTheInvoice(companyOnlyOrder());
 
-    store.updateOrder(orderId, { status: 'cancelled' });
+    const calls = await partnerCallsDuring(() => bridge.orders.handle(order.id));
+
+    expect(calls).toEqual(['GET /invoices', `POST /invoices/${invoiceId}/payments`]);
+    expect((await invoicesOfOrder(order.id)).map((i) => [i.id, i.status])).toEqual([[invoiceId, 'paid']]);
+    expect(metaOf(order.id)).toBe(String(invoiceId));
+  });
+
+  test('when an order whose run stopped is cancelled, then the invoice it left is voided', async () => {
+    const { order, invoiceId } = await interruptedAfterTheInvoice(guestJpyOrder({ paidOnDelivery: true }));
+
+    store.updateOrder(order.id, { status: 'cancelled' });
     await quiet();
 
     expect((await invoiceView(invoiceId)).status).toBe('void');
   });
 
-  test('when the billing e-mail changes before the retry, then the order is refused rather than invoiced twice', async () => {
-    const { orderId } = await halfDone();
-    store.updateOrder(orderId, { billing: { email: 'someone-else@example.com' } });
+  test('when the billing e-mail changes before the retry, then the invoice made for the order is kept rather than a second made', async () => {
+    const { order, invoiceId } = await interruptedAfterTheInvoice(companyOnlyOrder({ billing: { company: 'Moving Ltd', email: `moving-${Date.now()}@example.com` } }));
+    unseen(() => store.updateOrder(order.id, { billing: { email: 'someone-else@example.com' } }));
 
-    const outcome = await bridge.orders.handle(orderId);
+    const outcome = await bridge.orders.handle(order.id);
 
-    expect(outcome).toEqual({ action: 'refused', reason: expect.stringMatching(/the order changed/) });
-    expect(await invoicesOfOrder(orderId)).toHaveLength(1);
+    expect(outcome).toMatchObject({ action: 'updated', invoice_id: invoiceId, changes: ['invoiced', 'paid'] });
+    expect(await invoicesOfOrder(order.id)).toHaveLength(1);
+  });
+});
+
+describe('an upgrade from the earlier bridge', () => {
+  /** An invoice as the earlier bridge made it: the client by e-mail, then a draft whose notes carry the order's marker, then (if it got that far) sent. */
+  async function invoicedByTheEarlierBridge(as: Tenant, order: WooOrder, storeId: string, got: 'draft' | 'sent'): Promise<any> {
+    const { client, currency, issue_date, items, notes } = orderToInvoice(order, { url: 'unused', id: storeId });
+    const made = await as.api.post('/clients', { name: client.name, email: client.email });
+    const draft = await as.api.post('/invoices', { client_id: made.body.client.id, currency, issue_date, items, notes: `${notes}\n${legacyOrderMarker(storeId, order)}` });
+    expect(draft.status).toBe(201);
+    return got === 'sent' ? (await as.api.post(`/invoices/${draft.body.invoice.id}/send`)).body.invoice : draft.body.invoice;
+  }
+
+  test('when a store invoiced by the earlier bridge is upgraded, then its invoices are recognised, paid, and no order is invoiced twice', async () => {
+    // Arrange: the earlier bridge's configuration (no format), one order it finished, one it stopped on before marking it.
+    const shop = await startWooStore();
+    try {
+      const earlier = await app.tenant({ scopes: ['invoices:write', 'clients:write'] });
+      const storeId = 'a1b2c3d4e5f6';
+      const file = path.join(path.dirname(configFile), 'earlier-bridge.json');
+      writeBridgeConfig(file, {
+        store_url: shop.url,
+        consumer_key: shop.consumerKey,
+        consumer_secret: shop.consumerSecret,
+        api_url: `${app.url}/api/v1/partner`,
+        api_key: earlier.key,
+        bridge_url: 'https://bridge.example.com',
+        store_id: storeId,
+        webhook_id: 1,
+        webhook_secret: 'the earlier bridge\'s secret',
+        connected_at: new Date(Date.now() - 86_400_000).toISOString(),
+      });
+      const finished = shop.updateOrder(shop.addOrder(registeredEurOrder()).id, { status: 'completed' });
+      const stopped = shop.updateOrder(shop.addOrder(companyOnlyOrder()).id, { status: 'completed' });
+      const finishedInvoice = await invoicedByTheEarlierBridge(earlier, finished, storeId, 'sent');
+      const stoppedInvoice = await invoicedByTheEarlierBridge(earlier, stopped, storeId, 'draft');
+      shop.updateOrder(finished.id, { meta_data: [{ key: MARKS.invoice, value: String(finishedInvoice.id) }] });
+      // Act
+      const res = await runCli(app.databaseUrl, ['woo', 'backfill', '--since', '2020-01-01', '--config', file, '--json']);
+      // Assert
+      expect(res.code).toBe(0);
+      expect(JSON.parse(res.stdout)).toMatchObject({ checked: 2, invoiced: 1, paid: 2, failed: 0 });
+      const invoices = (await earlier.api.get('/invoices?per_page=100')).body.data;
+      expect(invoices.map((i: { id: number }) => i.id).sort()).toEqual([finishedInvoice.id, stoppedInvoice.id].sort());
+      expect(invoices.map((i: { status: string }) => i.status)).toEqual(['paid', 'paid']);
+      expect(metaOf(stopped.id, MARKS.invoice, shop)).toBe(String(stoppedInvoice.id));
+      expect(readBridgeConfig(file)).toMatchObject({ format: 2, legacy_orders_before: expect.any(String) });
+    } finally {
+      await shop.stop();
+    }
   });
 });
 
@@ -403,11 +641,7 @@ describe('many missed orders', () => {
   });
 
   test('when more than a page of completed orders was missed, then one poll invoices every one of them', async () => {
-    store.setWebhooksPaused(true);
-    const orders = Array.from({ length: 130 }, (_, i) =>
-      store.updateOrder(store.addOrder(companyOnlyOrder({ billing: { company: 'Bulk', email: `bulk-${i % 7}@example.com` } })).id, { status: 'completed' }),
-    );
-    store.setWebhooksPaused(false);
+    const orders = Array.from({ length: 130 }, (_, i) => completedUnseen(companyOnlyOrder({ billing: { company: 'Bulk', email: `bulk-${i % 7}@example.com` } })));
 
     const result = await bridge.poll();
     await quiet();
@@ -416,10 +650,7 @@ describe('many missed orders', () => {
     const missing = [];
     for (const order of orders) if (!metaOf(order.id)) missing.push(order.id);
     expect(missing).toEqual([]);
-    const invoiced = (await app.db.knex('invoices').where({ business_id: tenant.businessId })).filter((i: { notes: string | null }) =>
-      orders.some((o) => (i.notes ?? '').includes(`:order:${o.id}]`)),
-    );
-    expect(invoiced).toHaveLength(130);
+    for (const order of orders) expect(await invoicesOfOrder(order.id)).toHaveLength(1);
   });
 });
 
@@ -435,16 +666,14 @@ describe('woo status and woo backfill', () => {
   });
 
   test('when a backfill runs, then completed orders without an invoice get one and invoiced ones are left alone', async () => {
-    store.setWebhooksPaused(true);
-    const order = store.updateOrder(store.addOrder(guestJpyOrder()).id, { status: 'completed' });
-    store.setWebhooksPaused(false);
+    const order = completedUnseen(guestJpyOrder());
 
     const res = await runCli(app.databaseUrl, ['woo', 'backfill', '--since', '2020-01-01', '--config', configFile, '--json']);
 
     // Orders refused earlier are refused again, as warnings; nothing fails.
     expect(res.stderr).not.toMatch(/"level":50/);
     expect(res.code).toBe(0);
-    expect(JSON.parse(res.stdout)).toMatchObject({ invoiced: 1, failed: 0 });
+    expect(JSON.parse(res.stdout)).toMatchObject({ invoiced: 1, paid: 1, failed: 0 });
     expect(await invoicesOfOrder(order.id)).toHaveLength(1);
   });
 });

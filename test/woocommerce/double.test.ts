@@ -398,6 +398,52 @@ describe('WooCommerce REST API double', () => {
       expect(order.total).toBe('7518');
     });
 
+    test('when an order is refunded in part, then it stays completed and lists the refund', () => {
+      // Arrange
+      const { id } = store.addOrder(companyOnlyOrder({ status: 'completed' }));
+      // Act
+      const order = store.refundOrder(id, { amount: '53.97' });
+      // Assert
+      expect(order).toMatchObject({ status: 'completed', refunds: [{ reason: '', total: '-53.97' }] });
+    });
+
+    test('when an order reaches processing, then WooCommerce stamps date_paid once, and completing it keeps that date', () => {
+      // Arrange
+      const { id } = store.addOrder(companyOnlyOrder({ status: 'pending' }));
+      // Act
+      const processing = store.updateOrder(id, { status: 'processing' });
+      const completed = store.updateOrder(id, { status: 'completed' });
+      // Assert
+      expect(processing.date_paid_gmt).toEqual(expect.any(String));
+      expect(completed.date_paid_gmt).toBe(processing.date_paid_gmt);
+    });
+
+    test('when a cash-on-delivery order completes, then it has no date_paid until the store marks it paid', () => {
+      // Arrange
+      const { id } = store.addOrder(guestJpyOrder({ paidOnDelivery: true }));
+      // Act
+      const completed = store.updateOrder(id, { status: 'completed' });
+      const paid = store.markPaid(id);
+      // Assert
+      expect(completed).toMatchObject({ status: 'completed', date_paid: null, date_paid_gmt: null, payment_method: 'cod' });
+      expect(paid.date_paid_gmt).toEqual(expect.any(String));
+      expect(Date.parse(`${paid.date_modified_gmt}Z`)).toBeGreaterThanOrEqual(Date.parse(`${completed.date_modified_gmt}Z`));
+    });
+
+    test('when orders are listed with several statuses, then only orders in those come back', async () => {
+      // Arrange
+      const [completed, cancelled, processing] = [1, 2, 3].map(() => store.addOrder(companyOnlyOrder()));
+      store.updateOrder(completed.id, { status: 'completed' });
+      store.updateOrder(cancelled.id, { status: 'cancelled' });
+      // Act
+      const commas = await json(await fetch(signedFor(store, '/orders?status=completed,cancelled&orderby=id&order=asc')));
+      const unknown = await json(await fetch(signedFor(store, '/orders?status=completed,shipped')));
+      // Assert
+      expect(commas.body.map((o: WooOrder) => o.id)).toEqual([completed.id, cancelled.id]);
+      expect(commas.body.map((o: WooOrder) => o.id)).not.toContain(processing.id);
+      expect(unknown).toMatchObject({ status: 400, body: { code: 'rest_invalid_param', data: { params: { status: expect.any(String) } } } });
+    });
+
     test('when the API key may only read, then a write is refused before it reaches the order', async () => {
       // Arrange
       await store.stop();

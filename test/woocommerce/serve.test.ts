@@ -52,7 +52,7 @@ function connect(port: number) {
   );
 }
 
-test('when a store on https is connected and the bridge runs, then completed orders are invoiced, refusals are logged with the order id, and it stops cleanly', async () => {
+test('when a store on https is connected and the bridge runs, then completed orders are invoiced and paid, refusals are logged with the order id, and it stops cleanly', async () => {
   const port = await freePort();
   const first = await connect(port);
   const again = await connect(port);
@@ -77,16 +77,16 @@ test('when a store on https is connected and the bridge runs, then completed ord
     store.updateOrder(noEmail.id, { status: 'completed' });
 
     await eventually(() => store.orders.find((o) => o.id === good.id)!.meta_data.some((m) => m.key === '_invoicing_invoice_id'));
-    await eventually(() => logs.includes('order not invoiced'));
+    await eventually(() => logs.includes('order refused'));
     const refusal = logs
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line))
-      .find((entry) => entry.msg === 'order not invoiced');
+      .find((entry) => entry.msg === 'order refused');
     expect(refusal).toMatchObject({ order_id: noEmail.id, reason: expect.stringMatching(/no billing e-mail/) });
     const invoices = await app.db.knex('invoices').where({ business_id: tenant.businessId });
     expect(invoices).toHaveLength(1);
-    expect(invoices[0].status).toBe('sent');
+    expect(invoices[0].status).toBe('paid');
   } finally {
     child.kill('SIGTERM');
   }

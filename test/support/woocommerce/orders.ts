@@ -70,6 +70,12 @@ export interface OrderInput {
   payment_method?: string;
   payment_method_title?: string;
   transaction_id?: string;
+  /**
+   * The money is taken at the door: WooCommerce does not stamp date_paid when the order reaches
+   * processing or completed (as in a store that filters woocommerce_payment_complete_order_status for
+   * cash on delivery), until `store.markPaid()`.
+   */
+  paidOnDelivery?: boolean;
   customer_note?: string;
   meta_data?: { key: string; value: unknown }[];
   created_via?: string;
@@ -129,6 +135,7 @@ export interface StoredOrder {
   dateModified: Date;
   datePaid: Date | null;
   dateCompleted: Date | null;
+  paidOnDelivery: boolean;
   customerId: number;
   customerNote: string;
   billing: BillingAddress;
@@ -293,8 +300,9 @@ export function buildOrder(input: OrderInput, storeCurrency: string, ids: IdSour
     decimals,
     dateCreated: created,
     dateModified: created,
-    datePaid: PAID_STATUSES.includes(status) ? created : null,
+    datePaid: PAID_STATUSES.includes(status) && !input.paidOnDelivery ? created : null,
     dateCompleted: status === 'completed' ? created : null,
+    paidOnDelivery: input.paidOnDelivery ?? false,
     customerId: input.customer_id ?? 0,
     customerNote: input.customer_note ?? '',
     billing: { ...EMPTY_ADDRESS, email: '', phone: '', ...input.billing },
@@ -352,9 +360,10 @@ export function totalsOf(order: StoredOrder) {
 export function statusTransitionNote(from: OrderStatus, to: OrderStatus): string {
   return `Order status changed from ${STATUS_NAMES[from]} to ${STATUS_NAMES[to]}.`;
 }
+/** WC_Order::set_status(): maybe_set_date_paid() stamps the first paid status reached, maybe_set_date_completed() every completion. */
 export function applyStatus(order: StoredOrder, to: OrderStatus, at: Date): void {
   order.status = to;
-  if (PAID_STATUSES.includes(to) && !order.datePaid) order.datePaid = at;
+  if (PAID_STATUSES.includes(to) && !order.datePaid && !order.paidOnDelivery) order.datePaid = at;
   if (to === 'completed') order.dateCompleted = at;
 }
 

@@ -211,6 +211,17 @@ export class WooStore {
     return this.render(this.save(order, totals.refunded >= totals.total ? { status: 'refunded' } : {}));
   }
 
+  /**
+   * What a cash-on-delivery plugin does once the money is in (the order is then `paidOnDelivery`):
+   * `$order->set_date_paid( time() )`, the transaction id if any, and `save()`, which fires order.updated.
+   */
+  markPaid(id: number, payment: { transaction_id?: string } = {}): WooOrder {
+    const order = this.stored.find((o) => o.id === id);
+    if (!order) throw new Error(`no order ${id}`);
+    order.datePaid = wholeSeconds(new Date());
+    return this.render(this.save(order, { transaction_id: payment.transaction_id }));
+  }
+
   /** While paused, changes still happen but no delivery is scheduled: the deliveries are simply missed. */
   setWebhooksPaused(paused: boolean): void {
     this.paused = paused;
