@@ -37,6 +37,17 @@ describe('POST /invoices/{id}/payments', () => {
     expect(second.body.invoice.status).toBe('paid');
   });
 
+  test('when paid_at is a minute ahead of the server\'s clock, then it is taken as now', async () => {
+    const invoice = await anIssued();
+    const before = Date.now();
+
+    const res = await ctx.t.api.post(`/invoices/${invoice.id}/payments`, { method: 'cash', paid_at: new Date(before + 60_000).toISOString() });
+
+    expect(res.status).toBe(201);
+    expect(Date.parse(res.body.payment.paid_at)).toBeLessThanOrEqual(Date.now());
+    expect(Date.parse(res.body.payment.paid_at)).toBeGreaterThanOrEqual(before);
+  });
+
   test.each([
     ['more than is due', { amount: 151, method: 'cash' }, 'amount'],
     ['an unknown method', { method: 'bitcoin' }, 'method'],
