@@ -1,5 +1,6 @@
 import { route } from '../http/routes';
-import { countersignBody, createContractBody, listContractsQuery, updateContractBody } from './schema';
+import { metadataOnlyBody } from '../metadata/schema';
+import { countersignBody, createContractBody, listContractsQuery } from './schema';
 
 export const contractRoutes = [
   route({
@@ -45,7 +46,7 @@ export const contractRoutes = [
     tag: 'Contracts',
     scopes: ['contracts:write'],
     record: 'Contract',
-    body: updateContractBody,
+    body: metadataOnlyBody,
     response: { status: 200, description: 'The contract', schema: 'ContractEnvelope' },
     handle: async ({ cred, id, body }, s) => ({ contract: await s.contracts.update(cred, id, body) }),
   }),

@@ -40,9 +40,6 @@ export const createContractBody = Joi.object<ContractInput>({
   metadata: metadataField,
 });
 
-/** What changes after a contract is sent for signature: only the caller's own metadata, never the text signed. */
-export const updateContractBody = Joi.object<{ metadata?: MetadataChanges }>({ metadata: metadataField });
-
 export const listContractsQuery = withMetadataFilter(
   listQuery<ContractListParams>({
     type: Joi.string()

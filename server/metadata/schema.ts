@@ -20,6 +20,9 @@ export const metadataField = Joi.object<MetadataChanges>()
     `Up to ${MAX_METADATA_KEYS} keys (1–40 characters, no [ or ]) with string values of up to 500 characters. Merged into the object's metadata on update; a key set to "" or null is removed.`,
   );
 
+/** The update of a record whose other fields never change once made (a payment, a contract): its metadata only. */
+export const metadataOnlyBody = Joi.object<{ metadata?: MetadataChanges }>({ metadata: metadataField });
+
 /** The list filter: `metadata[key]=value`, several ANDed. */
 export interface MetadataFilter {
   metadata?: Metadata;

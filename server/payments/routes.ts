@@ -1,5 +1,6 @@
 import { route } from '../http/routes';
-import { listPaymentsQuery, updatePaymentBody } from './service';
+import { metadataOnlyBody } from '../metadata/schema';
+import { listPaymentsQuery } from './service';
 
 export const paymentRoutes = [
   route({
@@ -33,7 +34,7 @@ export const paymentRoutes = [
     tag: 'Payments',
     scopes: ['payments:write'],
     record: 'Payment',
-    body: updatePaymentBody,
+    body: metadataOnlyBody,
     response: { status: 200, description: 'The payment', schema: 'PaymentEnvelope' },
     handle: async ({ cred, id, body }, s) => ({ payment: await s.payments.update(cred, id, body) }),
   }),

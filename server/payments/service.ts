@@ -35,9 +35,6 @@ export const listPaymentsQuery = withMetadataFilter(
   }),
 );
 
-/** A payment is money taken: only the caller's own metadata changes afterwards. */
-export const updatePaymentBody = Joi.object<{ metadata?: MetadataChanges }>({ metadata: metadataField });
-
 /** What brought the money, as stored on the payment. */
 export interface PaymentSource {
   method: string;
