@@ -16,7 +16,14 @@ export interface ListParams {
 
 export interface Page<T> {
   data: T[];
-  meta: { current_page: number; per_page: number; total: number; last_page: number };
+  meta: {
+    current_page: number;
+    per_page: number;
+    total: number;
+    last_page: number;
+    /** The last id of this page, to pass as `after` for the next one; null on the last page. */
+    next_after: number | null;
+  };
 }
 
 const after = Joi.alternatives()
@@ -56,7 +63,7 @@ export function listQuery<T extends ListParams = ListParams>(filters: Joi.Partia
  * The page and the total: two indexed queries, run side by side. (A `count(*) over ()` window would
  * make it one, but MariaDB then materialises and sorts every matching row: 30x slower at 10 000.)
  */
-export async function paginate<M extends Model, V>(
+export async function paginate<M extends Model & { id: number }, V>(
   builder: QueryBuilder<M>,
   table: string,
   params: ListParams,
@@ -74,13 +81,15 @@ export async function paginate<M extends Model, V>(
     builder.clone().resultSize(),
   ]);
 
+  const more = rows.length === params.per_page && (params.page - 1) * params.per_page + rows.length < total;
   return {
-    data: (rows).map(view),
+    data: rows.map(view),
     meta: {
       current_page: params.page,
       per_page: params.per_page,
       total,
       last_page: Math.max(1, Math.ceil(total / params.per_page)),
+      next_after: more ? rows[rows.length - 1].id : null,
     },
   };
 }

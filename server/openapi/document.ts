@@ -238,6 +238,11 @@ const schemas: Record<string, Schema> = {
     per_page: { type: 'integer', minimum: 1, maximum: 100 },
     total: { type: 'integer', minimum: 0 },
     last_page: { type: 'integer', minimum: 1, description: 'At least 1: an empty list has one empty page' },
+    next_after: {
+      type: ['integer', 'null'],
+      minimum: 1,
+      description: 'The last id of this page: pass it as `after` (with page 1) for the next page, a keyset read that costs the same however deep; null on the last page',
+    },
   }),
 
   Deleted: object({ id: schemaRef('Id'), deleted: { type: 'boolean', const: true } }),
@@ -762,7 +767,7 @@ export const openapiDocument: OpenApiDocument = {
       '- Authentication: `Authorization: Bearer svc_test_…` (test mode) or `svc_live_…` (live mode). Each record belongs to one business and one mode; another business\'s or mode\'s record is a 404. Every record carries `livemode`.',
       '- A platform may instead send an OAuth access token (`oat_test_…` / `oat_live_…`, from `POST /oauth/token`): it acts for the business and mode that authorized it, within the scopes granted.',
       '- Amounts are JSON numbers in major units with at most the currency\'s decimals; timestamps are ISO 8601 UTC; dates are `YYYY-MM-DD`.',
-      '- Lists: `{ data, meta: { current_page, per_page, total, last_page } }`, ordered by id; `page` ≥ 1, `per_page` default 20 (above 100 clamped to 100), `after` an id (keyset cursor) or an ISO 8601 date/timestamp (created after it).',
+      '- Lists: `{ data, meta: { current_page, per_page, total, last_page, next_after } }`, ordered by id; page on with `after=meta.next_after` (null on the last page); `page` ≥ 1, `per_page` default 20 (above 100 clamped to 100), `after` an id (keyset cursor) or an ISO 8601 date/timestamp (created after it).',
       '- Idempotency: any POST may carry `Idempotency-Key` (1–255 characters), scoped to the credential and kept 24 hours; a retry with the same body replays the stored 2xx response with `Idempotent-Replayed: true`.',
       '- Rate limit: 120 requests per minute per credential, fixed 60-second window.',
       '- Unknown body fields are refused (422); unknown query parameters are ignored; an `{id}` that is not a positive integer is a 404; unknown paths are a 404 with the error body.',

@@ -223,7 +223,23 @@ describe('GET /clients', () => {
 
     expect(res.status).toBe(200);
     expect(res.body.data.map((c: { id: number }) => c.id)).toEqual(ids.slice(0, 20));
-    expect(res.body.meta).toEqual({ current_page: 1, per_page: 20, total: 25, last_page: 2 });
+    expect(res.body.meta).toEqual({ current_page: 1, per_page: 20, total: 25, last_page: 2, next_after: expect.any(Number) });
+  });
+
+  test('when a client pages on with after=meta.next_after, then it sees every record once, and next_after is null on the last page', async () => {
+    const seen: number[] = [];
+    let after: number | null = null;
+    let pages = 0;
+    do {
+      const res: any = await lister.api.get(`/clients?per_page=10${after === null ? '' : `&after=${after}`}`);
+      seen.push(...res.body.data.map((c: { id: number }) => c.id));
+      expect(res.body.meta.next_after).toBe(res.body.meta.next_after === null ? null : seen[seen.length - 1]);
+      after = res.body.meta.next_after;
+      pages += 1;
+    } while (after !== null);
+
+    expect(seen).toEqual(ids);
+    expect(pages).toBe(3);
   });
 
   test('when page 2 is asked, then the rest comes', async () => {
@@ -237,7 +253,7 @@ describe('GET /clients', () => {
     const res = await lister.api.get('/clients?page=9');
 
     expect(res.body.data).toEqual([]);
-    expect(res.body.meta).toEqual({ current_page: 9, per_page: 20, total: 25, last_page: 2 });
+    expect(res.body.meta).toEqual({ current_page: 9, per_page: 20, total: 25, last_page: 2, next_after: null });
   });
 
   test.each(['1000', '99999999999999999999'])('when per_page is %s, then it is clamped to 100', async (perPage) => {

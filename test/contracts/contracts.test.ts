@@ -224,7 +224,7 @@ describe('GET /contracts', () => {
     expect(res.status).toBe(200);
     expect(idsOf(res)).toEqual(all.slice(0, 20));
     expect(new Set(res.body.data.map((c: { type: string }) => c.type))).toEqual(new Set(['contract', 'proposal']));
-    expect(res.body.meta).toEqual({ current_page: 1, per_page: 20, total: 23, last_page: 2 });
+    expect(res.body.meta).toEqual({ current_page: 1, per_page: 20, total: 23, last_page: 2, next_after: expect.any(Number) });
   });
 
   test('when page 2 is asked, then the rest comes', async () => {
@@ -237,7 +237,7 @@ describe('GET /contracts', () => {
     const res = await lister.api.get(`/contracts?after=${all[19]}&per_page=2`);
 
     expect(idsOf(res)).toEqual(all.slice(20, 22));
-    expect(res.body.meta).toEqual({ current_page: 1, per_page: 2, total: 3, last_page: 2 });
+    expect(res.body.meta).toEqual({ current_page: 1, per_page: 2, total: 3, last_page: 2, next_after: expect.any(Number) });
   });
 
   test('when filtered by type proposal, then only proposals come', async () => {

@@ -279,14 +279,14 @@ describe('GET /expenses', () => {
 
     expect(res.status).toBe(200);
     expect(idsOf(res)).toEqual(all.slice(0, 20));
-    expect(res.body.meta).toEqual({ current_page: 1, per_page: 20, total: 25, last_page: 2 });
+    expect(res.body.meta).toEqual({ current_page: 1, per_page: 20, total: 25, last_page: 2, next_after: expect.any(Number) });
   });
 
   test('when page 2 is asked with per_page 10, then the second ten come', async () => {
     const res = await lister.api.get('/expenses?page=2&per_page=10');
 
     expect(idsOf(res)).toEqual(all.slice(10, 20));
-    expect(res.body.meta).toEqual({ current_page: 2, per_page: 10, total: 25, last_page: 3 });
+    expect(res.body.meta).toEqual({ current_page: 2, per_page: 10, total: 25, last_page: 3, next_after: expect.any(Number) });
   });
 
   test('when after is an id, then records after it come', async () => {

@@ -166,7 +166,7 @@ describe('GET /invoices', () => {
     expect(sent.body.data.map((i: any) => i.id)).toEqual([b.id]);
     expect(ofClient.body.data.map((i: any) => i.id)).toEqual([a.id]);
     expect(drafts.body.data[0].items).toHaveLength(3);
-    expect(drafts.body.meta).toEqual({ current_page: 1, per_page: 20, total: 1, last_page: 1 });
+    expect(drafts.body.meta).toEqual({ current_page: 1, per_page: 20, total: 1, last_page: 1, next_after: null });
   });
 
   test('when paged with after, then later invoices come in id order', async () => {

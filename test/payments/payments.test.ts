@@ -20,7 +20,7 @@ describe('GET /payments', () => {
 
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual(payments);
-    expect(res.body.meta).toEqual({ current_page: 1, per_page: 20, total: 2, last_page: 1 });
+    expect(res.body.meta).toEqual({ current_page: 1, per_page: 20, total: 2, last_page: 1, next_after: null });
   });
 
   test('when filtered by status or invoice, then only matching payments are listed', async () => {
