@@ -24,6 +24,7 @@ import * as addAppToDeliveries from './20261124160000_add_app_to_webhook_deliver
 import * as uniqueGatewayReference from './20261124170000_payments_unique_gateway_reference';
 import * as createMetadata from './20261124180000_create_metadata';
 import * as createRefunds from './20261124190000_create_refunds';
+import * as addRefundRequestKey from './20261124200000_add_request_key_to_refunds';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -54,4 +55,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261124170000_payments_unique_gateway_reference', ...uniqueGatewayReference },
   { name: '20261124180000_create_metadata', ...createMetadata },
   { name: '20261124190000_create_refunds', ...createRefunds },
+  { name: '20261124200000_add_request_key_to_refunds', ...addRefundRequestKey },
 ];

@@ -31,6 +31,11 @@ export interface RouteInput<B, Q> {
   query: Q;
   /** Where the request came from, for audit records (a countersignature). */
   requester: { ip: string | null; userAgent: string | null };
+  /**
+   * The credential's Idempotency-Key for this request (POST), when sent: work that calls out
+   * (`callsOut`) keys its own records by it, so a retry resumes what a dead process began.
+   */
+  requestKey?: string;
 }
 
 export interface RouteSpec<B, Q> {
@@ -97,8 +102,9 @@ export function mountRoutes(routes: Route[], deps: { services: Services; guard: 
         body: bodySchema ? validateInput(bodySchema, jsonObject(req)) : {},
         requester: { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
       };
-      const handle = () => spec.handle(input, deps.services);
       const key = spec.method === 'post' ? idempotencyKeyOf(req.get('Idempotency-Key')) : undefined;
+      if (key !== undefined) input.requestKey = `${input.cred.subject}:${key}`;
+      const handle = () => spec.handle(input, deps.services);
       if (key === undefined) return void res.status(spec.response.status).json(await handle());
 
       const request = { subject: input.cred.subject, key, fingerprint: fingerprintOf(req.method, req.path, req.body) };

@@ -24,5 +24,7 @@ export class Refund extends TenantModel {
   /** A refund made in the gateway's own dashboard, recorded once. */
   unique_reference!: string | null;
   failure_reason!: string | null;
+  /** The credential's subject and Idempotency-Key of the request that asked for it (while it has not failed). */
+  request_key!: string | null;
   metadata!: Metadata | null;
 }

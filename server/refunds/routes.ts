@@ -16,6 +16,6 @@ export const refundRoutes = [
     response: { status: 201, description: 'The refund, the payment and the invoice after it', schema: 'RefundResult' },
     errors: { '422': 'Unprocessable', '502': 'GatewayError' },
     callsOut: true,
-    handle: ({ cred, id, body }, s) => s.refunds.refund(cred, id, body),
+    handle: ({ cred, id, body, requestKey }, s) => s.refunds.refund(cred, id, body, requestKey),
   }),
 ];

@@ -60,9 +60,13 @@ export class RefundService {
     private readonly logger: Logger,
   ) {}
 
-  /** `POST /payments/{id}/refund`: all or part of what is left of a succeeded payment. */
-  refund(actor: Actor, paymentId: number, input: RefundInput): Promise<RefundResult> {
-    return this.perform(actor, paymentId, (payment, left) => {
+  /**
+   * `POST /payments/{id}/refund`: all or part of what is left of a succeeded payment. `requestKey`
+   * (the request's Idempotency-Key): a refund already made under it is answered again, and one left
+   * pending by a process that died is resumed, so a retry never refunds twice.
+   */
+  refund(actor: Actor, paymentId: number, input: RefundInput, requestKey?: string): Promise<RefundResult> {
+    return this.perform(actor, paymentId, requestKey ?? null, (payment, left) => {
       if (left <= 0) throw new InvalidState('This payment is already fully refunded');
       const errors = new Map<string, string[]>();
       const minor = input.amount === undefined ? left : collectMinor(errors, 'amount', input.amount, payment.currency);
@@ -74,7 +78,7 @@ export class RefundService {
 
   /** The part of a gateway payment beyond what was due (an overpayment, or a paid or void invoice), returned at once. */
   refundExcess(actor: Actor, paymentId: number, excess: number): Promise<RefundResult> {
-    return this.perform(actor, paymentId, (_payment, left) => ({
+    return this.perform(actor, paymentId, null, (_payment, left) => ({
       minor: Math.min(excess, left),
       reason: 'Overpayment: more than was due on the invoice',
       metadata: {},
@@ -93,7 +97,7 @@ export class RefundService {
       const { invoice, payment } = await this.lockBoth(trx, actor, found);
       const unrecorded = Math.min(amountRefunded, payment.amount) - payment.amount_refunded;
       if (unrecorded <= 0) return null;
-      const refund = await this.insert(trx, actor, payment, { minor: unrecorded, reason: 'Refunded at the payment gateway', metadata: {} }, 'succeeded', refundReference);
+      const refund = await this.insert(trx, actor, payment, { minor: unrecorded, reason: 'Refunded at the payment gateway', metadata: {} }, { status: 'succeeded', reference: refundReference });
       return this.settle(trx, actor, invoice, payment, refund);
     });
   }
@@ -103,18 +107,21 @@ export class RefundService {
    * in that one transaction; a gateway's is reserved, asked for at the gateway, then settled (or
    * released when the gateway refuses).
    */
-  private async perform(actor: Actor, paymentId: number, plan: (payment: Payment, left: number) => Planned): Promise<RefundResult> {
+  private async perform(actor: Actor, paymentId: number, requestKey: string | null, plan: (payment: Payment, left: number) => Planned): Promise<RefundResult> {
     const reserved = await this.db.transaction(async (trx) => {
       const found = await Payment.of(actor, trx).findById(paymentId);
       if (!found) throw new NotFound('Payment');
       const { invoice, payment } = await this.lockBoth(trx, actor, found);
+      const earlier = requestKey ? await Refund.of(actor, trx).findOne({ request_key: requestKey, payment_id: paymentId }) : undefined;
+      if (earlier?.status === 'succeeded') return { done: await this.resultOf(trx, actor, invoice, payment, earlier) };
+      if (earlier) return { pending: { refund: earlier, payment } };
       if (payment.status !== 'succeeded') throw new InvalidState(`A ${payment.status} payment cannot be refunded`);
       const planned = plan(payment, payment.amount - payment.amount_refunded);
       if (!ONLINE_GATEWAYS.includes(payment.gateway ?? '')) {
-        const refund = await this.insert(trx, actor, payment, planned, 'succeeded', null);
+        const refund = await this.insert(trx, actor, payment, planned, { status: 'succeeded', requestKey });
         return { done: await this.settle(trx, actor, invoice, payment, refund) };
       }
-      const refund = await this.insert(trx, actor, payment, planned, 'pending', null);
+      const refund = await this.insert(trx, actor, payment, planned, { status: 'pending', requestKey });
       await payment.$query(trx).patch({ amount_refunded: payment.amount_refunded + planned.minor });
       return { pending: { refund, payment } };
     });
@@ -149,7 +156,8 @@ export class RefundService {
     await this.db.transaction(async (trx) => {
       const payment = await Payment.of(actor, trx).findById(refund.payment_id).forUpdate();
       if (payment) await payment.$query(trx).patch({ amount_refunded: payment.amount_refunded - refund.amount });
-      await refund.$query(trx).patch({ status: 'failed', failure_reason: err instanceof Error ? err.message.slice(0, 500) : 'refused' });
+      // The request's key is freed: a retry of the refused request may try again.
+      await refund.$query(trx).patch({ status: 'failed', failure_reason: err instanceof Error ? err.message.slice(0, 500) : 'refused', request_key: null });
     });
   }
 
@@ -161,7 +169,13 @@ export class RefundService {
     return { invoice, payment: locked };
   }
 
-  private async insert(trx: Knex.Transaction, actor: Actor, payment: Payment, planned: Planned, status: Refund['status'], reference: string | null): Promise<Refund> {
+  private async insert(
+    trx: Knex.Transaction,
+    actor: Actor,
+    payment: Payment,
+    planned: Planned,
+    { status, reference = null, requestKey = null }: { status: Refund['status']; reference?: string | null; requestKey?: string | null },
+  ): Promise<Refund> {
     return Refund.of(actor, trx).insert({
       ...Refund.ownedBy(actor),
       payment_id: payment.id,
@@ -174,6 +188,7 @@ export class RefundService {
       gateway_reference: reference,
       unique_reference: reference,
       failure_reason: null,
+      request_key: requestKey,
       metadata: planned.metadata,
     });
   }
@@ -205,9 +220,12 @@ export class RefundService {
         ...(reopened ? { status: amountPaid > 0 ? ('partial' as const) : ('sent' as const), paid_at: null } : {}),
       });
     }
-    const detail = await invoiceDetail(actor, invoice, trx);
-    const paymentView = toPaymentView(payment);
-    await this.outbox.record(trx, actor, 'payment.refunded', { payment: paymentView, invoice: detail, refund: toRefundView(refund) });
-    return { refund: toRefundView(refund), payment: paymentView, invoice: detail };
+    const result = await this.resultOf(trx, actor, invoice, payment, refund);
+    await this.outbox.record(trx, actor, 'payment.refunded', { ...result });
+    return result;
+  }
+
+  private async resultOf(trx: Knex.Transaction, actor: Actor, invoice: Invoice, payment: Payment, refund: Refund): Promise<RefundResult> {
+    return { refund: toRefundView(refund), payment: toPaymentView(payment), invoice: await invoiceDetail(actor, invoice, trx) };
   }
 }

@@ -1,4 +1,5 @@
 /** Refunds of Stripe payments: through the SDK's refunds call, from Stripe's dashboard (`charge.refunded`), and the excess of an overpayment. */
+import { toDbTime } from '../../server/db/time';
 import { aDraft, eventsOf } from '../support/app';
 import { useStripeGateway } from '../support/stripe-double';
 
@@ -113,5 +114,40 @@ describe('refunding a Stripe payment', () => {
     expect(read).toMatchObject({ status: 'paid', amount_paid: 150 });
     expect(read.payments.map((p: any) => [p.status, p.amount_refunded])).toEqual([['succeeded', 0], ['refunded', 150]]);
     expect(stripe.paymentIntents.get(again.payment_intent!)!.amount_refunded).toBe(15000);
+  });
+});
+
+describe('a Stripe refund left pending by a process that died', () => {
+  test('when the request is retried with its key, then the pending refund is resumed under its own Stripe idempotency key and booked once, with no second reservation', async () => {
+    // Arrange: the state a process leaves when it dies after Stripe refunded, before booking it
+    const { payment, paymentIntent } = await aPaidByCard();
+    const headers = { 'Idempotency-Key': `crash-${payment.id}` };
+    const knex = gateway.app.db.knex;
+    const now = toDbTime(new Date());
+    const [refundId] = await knex('refunds').insert({
+      business_id: gateway.live.businessId,
+      livemode: 1,
+      payment_id: payment.id,
+      invoice_id: payment.invoice_id,
+      amount: 4000,
+      currency: 'USD',
+      reason: null,
+      status: 'pending',
+      gateway: 'stripe',
+      request_key: `key_${gateway.live.keyId}:${headers['Idempotency-Key']}`,
+      metadata: '{}',
+      created_at: now,
+      updated_at: now,
+    });
+    await knex('payments').where({ id: payment.id }).update({ amount_refunded: 4000 });
+
+    // Act
+    const res = await gateway.live.api.post(`/payments/${payment.id}/refund`, { amount: 40 }, { headers });
+
+    // Assert
+    expect(res.status).toBe(201);
+    expect(res.body.refund).toMatchObject({ id: refundId, amount: 40, status: 'succeeded' });
+    expect(res.body.payment.amount_refunded).toBe(40);
+    expect(stripe.paymentIntents.get(paymentIntent)!.refunds).toHaveLength(1);
   });
 });

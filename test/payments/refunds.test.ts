@@ -117,3 +117,22 @@ describe('POST /payments/{id}/refund', () => {
     expect(refunded.status).toBe(201);
   });
 });
+
+describe('a refund whose stored response was lost', () => {
+  test('when the process died after the refund but before its response was stored, then a retry with the same key answers the same refund and refunds nothing more', async () => {
+    // Arrange: a refund made, then its stored response gone, as if the process had died in between
+    const { payment } = await aPaid();
+    const headers = { 'Idempotency-Key': `lost-${payment.id}` };
+    const first = await ctx.t.api.post(`/payments/${payment.id}/refund`, { amount: 30 }, { headers });
+    await ctx.app.db.knex('idempotency_keys').where({ idempotency_key: headers['Idempotency-Key'] }).delete();
+
+    // Act
+    const retry = await ctx.t.api.post(`/payments/${payment.id}/refund`, { amount: 30 }, { headers });
+
+    // Assert
+    expect(retry.status).toBe(201);
+    expect(retry.body.refund.id).toBe(first.body.refund.id);
+    expect((await ctx.t.api.get(`/payments/${payment.id}`)).body.payment.amount_refunded).toBe(30);
+    expect((await eventsOf(ctx.app, ctx.t.businessId)).filter((e) => e.type === 'payment.refunded' && e.data.payment.id === payment.id)).toHaveLength(1);
+  });
+});
