@@ -72,3 +72,10 @@ export class GatewayError extends AppError {
     super(502, 'gateway_error', message);
   }
 }
+
+/** The database is unreachable: the request wrote nothing and may be retried later. */
+export class ServiceUnavailable extends AppError {
+  constructor(message = 'The service cannot reach its database right now: retry later; nothing was written') {
+    super(503, 'service_unavailable', message);
+  }
+}

@@ -70,7 +70,7 @@ export async function startServer(
   } = {},
 ): Promise<RunningServer> {
   const logger = withSafeErrors(options.logger ?? createLogger(config));
-  const db = options.db ?? Database.open(config.databaseUrl);
+  const db = options.db ?? Database.open(config.databaseUrl, { logger });
   const clock = options.clock ?? systemClock;
   let services: Services;
   let redis: Redis | undefined;

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
+import type { Logger } from 'pino';
 import { recordFailedStatements } from './errors';
 
 export type Dialect = 'mysql' | 'sqlite';
@@ -32,16 +33,44 @@ export function mysqlConnection(databaseUrl: string): Knex.MySql2ConnectionConfi
   };
 }
 
-/** `quiet`: knex's own console warnings are dropped; the caller reports connection errors itself (the CLI). */
-export function createKnex(databaseUrl: string, options: { quiet?: boolean } = {}): Knex {
+/**
+ * `quiet`: knex's own console warnings are dropped; the caller reports connection errors itself (the
+ * CLI). `logger`: they go to the log instead of the console.
+ */
+export interface KnexOptions {
+  quiet?: boolean;
+  logger?: Logger;
+}
+
+/** How often one and the same connection problem is logged: once a minute, not once per request of an outage. */
+const REPEAT_LOG_MS = 60_000;
+
+/** knex's warnings and errors (a lost connection, a failed acquire) as log lines: the first line of the message, no stack. */
+function knexLog({ quiet, logger }: KnexOptions): Knex.Config['log'] {
+  const silent = { warn() {}, error() {}, debug() {}, deprecate() {} };
+  if (quiet || !logger) return quiet ? silent : undefined;
+  const lastLogged = new Map<string, number>();
+  const say = (level: 'warn' | 'error') => (message: unknown) => {
+    const text = String(message instanceof Error ? message.message : message).split('\n')[0].slice(0, 300);
+    const now = Date.now();
+    if (now - (lastLogged.get(text) ?? -Infinity) < REPEAT_LOG_MS) return;
+    if (lastLogged.size > 100) lastLogged.clear();
+    lastLogged.set(text, now);
+    logger[level]({ database: text }, 'database connection problem (repeats are logged once a minute)');
+  };
+  return { ...silent, warn: say('warn'), error: say('error') };
+}
+
+export function createKnex(databaseUrl: string, options: KnexOptions = {}): Knex {
   const knex = knexFactory(knexConfig(databaseUrl, options));
   recordFailedStatements(knex);
   return knex;
 }
 
-function knexConfig(databaseUrl: string, options: { quiet?: boolean }): Knex.Config {
+function knexConfig(databaseUrl: string, options: KnexOptions): Knex.Config {
+  const log = knexLog(options);
   const common: Knex.Config = {
-    ...(options.quiet ? { log: { warn() {}, error() {}, debug() {}, deprecate() {} } } : {}),
+    ...(log ? { log } : {}),
     // A failed query's message names its statement with `?`, never with the values (personal data).
     compileSqlOnError: false,
   };

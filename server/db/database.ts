@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Knex } from 'knex';
-import { createKnex, Dialect, dialectOf } from './connection';
+import { createKnex, Dialect, dialectOf, KnexOptions } from './connection';
 import { migrateLatest, pendingMigrations } from './migrate';
 
 interface OpenTransaction {
@@ -23,7 +23,7 @@ export class Database {
     readonly dialect: Dialect,
   ) {}
 
-  static open(databaseUrl: string, options: { quiet?: boolean } = {}): Database {
+  static open(databaseUrl: string, options: KnexOptions = {}): Database {
     // No global Model.knex(): every query names its connection, so none can reach the wrong database.
     return new Database(createKnex(databaseUrl, options), dialectOf(databaseUrl));
   }

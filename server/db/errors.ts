@@ -119,3 +119,32 @@ export function loggableDbError(err: unknown): Record<string, unknown> | undefin
     sql: failedStatements.get(native),
   };
 }
+
+/** Connection-level failures: the database cannot be reached (down, restarting, the network cut). */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'SQLITE_CANTOPEN',
+]);
+
+/** The database is unreachable, not the statement wrong: the caller may retry later; nothing was written. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { name?: string; message?: string; fatal?: boolean } | null;
+  if (!e || typeof e !== 'object') return false;
+  // The pool could not hand out a connection in time (every attempt to open one failed or hung).
+  if (e.name === 'KnexTimeoutError') return true;
+  const code = codeOf(err);
+  if (code && UNREACHABLE_CODES.has(code)) return true;
+  // mysql2, on a connection its server closed under it.
+  return typeof e.message === 'string' && /connection is in closed state|Connection lost/i.test(e.message);
+}

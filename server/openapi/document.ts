@@ -132,6 +132,7 @@ const ERROR_CODES = [
   'server_error',
   'email_failed',
   'gateway_error',
+  'service_unavailable',
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -609,6 +610,7 @@ const responses: Record<string, Response> = {
     'rateLimited',
   ),
   ServerError: errorResponse('Server-side failure (`server_error`); the message names the request id, never a stack trace', ['server_error'], 'maybeAuthenticated'),
+  ServiceUnavailable: errorResponse('The database cannot be reached (`service_unavailable`): nothing was written; retry later', ['service_unavailable'], 'maybeAuthenticated'),
   GatewayError: errorResponse('The payment gateway refused the request or could not be reached (`gateway_error`, with its message); nothing was changed', ['gateway_error'], 'authenticated'),
   EmailFailed: errorResponse('The SMTP server refused the e-mail or could not be reached (`email_failed`); nothing was changed', ['email_failed'], 'authenticated'),
 };
@@ -665,6 +667,7 @@ function operation(spec: Route): Operation {
     ...Object.fromEntries(Object.entries(spec.errors ?? {}).map(([status, name]) => [status, responseRef(name)])),
     '429': responseRef('RateLimited'),
     '500': responseRef('ServerError'),
+    '503': responseRef('ServiceUnavailable'),
   };
   const scopeNote = spec.scopes.length ? `Scope: ${spec.scopes.join(' or ')}.` : 'Any valid key; no scope needed.';
   return {

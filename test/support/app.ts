@@ -47,7 +47,8 @@ export async function startApp(
     port: 0,
     ...overrides,
   };
-  const db = Database.open(config.databaseUrl);
+  // knex's connection warnings go to the test's logger (silent unless a test gives one), not the console.
+  const db = Database.open(config.databaseUrl, { logger: options.logger ?? pino({ level: 'silent' }) });
   let server: RunningServer;
   try {
     await db.migrate();
