@@ -39,6 +39,7 @@ export function createApp(deps: AppDeps): Express {
       authFailuresPerMinute: config.authFailuresPerMinute,
       redis: deps.redis,
       redisPrefix: config.redisPrefix,
+      logger: deps.logger,
     },
   });
 

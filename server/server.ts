@@ -42,13 +42,16 @@ export async function prepareSchema(db: Database): Promise<void> {
 }
 
 /**
- * Redis must answer at boot (the rate-limit scripts are loaded then). A later outage only lets
- * requests through uncounted until it is back.
+ * Redis must answer at boot (the rate-limit scripts are loaded then). During a later outage a
+ * command fails at once instead of queueing (no offline queue, a short timeout), so the rate limit
+ * counts in memory (server/http/rate-limit.ts, which logs the outage once) and requests do not wait.
  */
 async function connectRedis(url: string, logger: Logger): Promise<Redis> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
-  redis.on('error', (err) => logger.warn({ err }, 'redis unavailable: rate limits are not counted until it is back'));
+  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1000 });
+  // Each reconnection attempt emits an error: the rate limiter reports the outage, once.
+  redis.on('error', (err) => logger.debug({ err }, 'redis connection error'));
   try {
+    await redis.connect();
     await redis.ping();
     return redis;
   } catch (err) {

@@ -1,11 +1,13 @@
 /**
  * Two limits: 120 requests a minute per credential (express-rate-limit, fixed window), and failed
  * authentications per client IP. Both count in process, or in Redis when REDIS_URL is set so that
- * every server process shares one counter.
+ * every server process shares one counter. While Redis cannot be reached, each process counts in
+ * memory (the headers still go out), says so in the log once, and returns to Redis when it answers.
  */
 import { RequestHandler, Response } from 'express';
-import { MemoryStore, rateLimit, Store } from 'express-rate-limit';
+import { ClientRateLimitInfo, MemoryStore, Options, rateLimit, Store } from 'express-rate-limit';
 import type Redis from 'ioredis';
+import type { Logger } from 'pino';
 import { RedisReply, RedisStore } from 'rate-limit-redis';
 import { AppError, RateLimited, Unauthorized } from '../errors';
 import { credentialOf } from './request';
@@ -17,15 +19,65 @@ export interface RateLimitOptions {
   authFailuresPerMinute: number;
   redis?: Redis;
   redisPrefix: string;
+  /** Where a Redis outage, and the return to Redis, are reported (once each). */
+  logger?: Logger;
+}
+
+/** Redis's counter while it answers; a counter in this process while it does not. */
+class RedisWithFallback implements Store {
+  readonly localKeys = false;
+  private readonly memory = new MemoryStore();
+  private degraded = false;
+
+  constructor(
+    private readonly redis: Store,
+    private readonly name: string,
+    private readonly logger: Logger | undefined,
+  ) {}
+
+  init(options: Options): void {
+    this.memory.init(options);
+    void Promise.resolve(this.redis.init?.(options)).catch(() => undefined);
+  }
+
+  async increment(key: string): Promise<ClientRateLimitInfo> {
+    return this.either((store) => store.increment(key));
+  }
+
+  async decrement(key: string): Promise<void> {
+    await this.either((store) => store.decrement(key));
+  }
+
+  async resetKey(key: string): Promise<void> {
+    await this.either((store) => store.resetKey(key));
+  }
+
+  private async either<T>(work: (store: Store) => Promise<T> | T): Promise<T> {
+    try {
+      const result = await work(this.redis);
+      if (this.degraded) {
+        this.degraded = false;
+        this.logger?.info({ limit: this.name }, 'redis answers again: rate limits are counted in Redis again');
+      }
+      return result;
+    } catch (err) {
+      if (!this.degraded) {
+        this.degraded = true;
+        this.logger?.warn({ limit: this.name, reason: (err as Error).message }, 'redis unreachable: rate limits are counted in this process until it answers');
+      }
+      return work(this.memory);
+    }
+  }
 }
 
 function makeStore(options: RateLimitOptions, name: string): Store {
   const { redis } = options;
   if (!redis) return new MemoryStore();
-  return new RedisStore({
+  const shared = new RedisStore({
     prefix: `${options.redisPrefix}${name}:`,
     sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
   });
+  return new RedisWithFallback(shared, name, options.logger);
 }
 
 function secondsUntil(reset: Date | undefined): number {
@@ -42,7 +94,7 @@ export function credentialRateLimit(options: RateLimitOptions): RequestHandler[]
     legacyHeaders: true,
     standardHeaders: false,
     handler: (_req, _res, next) => next(new RateLimited()),
-    // A Redis outage must not take the API down with it: requests pass uncounted until it is back.
+    // The store falls back to memory on a Redis outage; a failure beyond that lets the request through.
     passOnStoreError: true,
   });
   const retryAfter: RequestHandler = (req, res, next) => {

@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { startApp, TestApp } from '../support/app';
+import { eventually } from '../support/eventually';
+import { startTcpProxy } from '../support/tcp-proxy';
 
 describe('per-credential rate limit', () => {
   let app: TestApp;
@@ -64,6 +68,42 @@ const redisUrl = process.env.TEST_REDIS_URL;
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
     await two.stop();
     await one.stop();
+  });
+});
+
+(redisUrl ? describe : describe.skip)('when Redis is cut off mid-run (through a TCP proxy, never by stopping it)', () => {
+  test('then requests are still served and counted in memory with their headers, the log says so once, and counting returns to Redis', async () => {
+    // Arrange
+    const target = new URL(redisUrl!);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    const lines: { msg: string }[] = [];
+    const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(JSON.parse(String(chunk))), done()) }));
+    const redisPrefix = `invoicing-test:${randomBytes(6).toString('hex')}:`;
+    const app = await startApp({ rateLimitPerMinute: 3, redisUrl: `redis://127.0.0.1:${proxy.port}`, redisPrefix }, { logger });
+    const tenant = await app.tenant();
+    const counted = await tenant.api.get('/ping');
+
+    // Act: Redis unreachable
+    proxy.cut();
+    const during = [];
+    for (let i = 0; i < 4; i += 1) during.push(await tenant.api.get('/ping'));
+
+    // Assert
+    expect(counted.headers.get('x-ratelimit-remaining')).toBe('2');
+    expect(during.map((res) => res.status)).toEqual([200, 200, 200, 429]);
+    expect(during.map((res) => res.headers.get('x-ratelimit-remaining'))).toEqual(['2', '1', '0', '0']);
+    expect(lines.filter((line) => line.msg.startsWith('redis unreachable'))).toHaveLength(1);
+
+    // Act: Redis back; the shared counter (1 request) takes over again
+    proxy.restore();
+    await eventually(async () => {
+      await tenant.api.get('/ping');
+      return lines.some((line) => line.msg.startsWith('redis answers again'));
+    });
+
+    expect(lines.filter((line) => line.msg.startsWith('redis unreachable'))).toHaveLength(1);
+    await app.stop();
+    await proxy.stop();
   });
 });
 
