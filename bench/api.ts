@@ -11,7 +11,6 @@
  * BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/invoicing_bench) is dropped and re-created.
  */
 import { randomBytes } from 'node:crypto';
-import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import knexFactory, { Knex } from 'knex';
@@ -20,6 +19,7 @@ import { mysqlConnection } from '../server/db/connection';
 import { Database } from '../server/db/database';
 import { toDbTime } from '../server/db/time';
 import { createServices } from '../server/services';
+import { startProcess } from './support';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => {
@@ -64,22 +64,6 @@ async function seed(): Promise<{ key: string; sampleId: number }> {
   const [{ id }] = await db.knex<{ id: number }>('clients').select('id').orderBy('id').offset(CLIENTS / 2).limit(1);
   await db.close();
   return { key, sampleId: id };
-}
-
-/** Starts a server process and resolves once it answers HTTP. Its output (logs) goes nowhere. */
-async function start(command: string[], env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, command, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited with ${code}`))));
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    const answered = await Promise.race([
-      fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false),
-      exited,
-    ]);
-    if (answered) return child;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error(`${command.join(' ')} did not start`);
 }
 
 interface Case {
@@ -193,12 +177,12 @@ async function main(): Promise<void> {
   const { key, sampleId } = await seed();
   const dist = path.resolve(__dirname, '..');
   // Our server as it runs in production: request logs at info level (written to nowhere here).
-  const ours = await start(
+  const ours = await startProcess(
     [path.join(dist, 'bin/invoicing.js'), 'serve', '--port', '4801'],
     { DATABASE_URL: databaseUrl, APP_SECRET_KEY: appSecretKey, RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'info' },
     4801,
   );
-  const baseline = await start([path.join(__dirname, 'baseline.js'), databaseUrl, '4802'], {}, 4802);
+  const baseline = await startProcess([path.join(__dirname, 'baseline.js'), databaseUrl, '4802'], {}, 4802);
   const cases: Case[] = [
     { name: `GET /clients/${sampleId}`, method: 'GET', path: `/clients/${sampleId}`, status: 200 },
     { name: 'GET /clients?per_page=100', method: 'GET', path: '/clients?per_page=100', status: 200 },
