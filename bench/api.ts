@@ -19,29 +19,15 @@ import { mysqlConnection } from '../server/db/connection';
 import { Database } from '../server/db/database';
 import { toDbTime } from '../server/db/time';
 import { createServices } from '../server/services';
-import { startProcess } from './support';
+import { numberOption, recreateMysqlDatabase, startProcess } from './support';
 
-const args = process.argv.slice(2);
-const option = (name: string, fallback: number) => {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 ? Number(args[at + 1]) : fallback;
-};
-const DURATION = option('duration', 5);
-const ROUNDS = option('rounds', 3);
-const CONNECTIONS = option('connections', 50);
+const DURATION = numberOption('duration', 5);
+const ROUNDS = numberOption('rounds', 3);
+const CONNECTIONS = numberOption('connections', 50);
 const CLIENTS = 10_000;
 const databaseUrl = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/invoicing_bench';
 /** MySQL needs the application key that seals secrets; the seeding and the server share this run's. */
 const appSecretKey = randomBytes(32).toString('base64');
-
-async function recreateDatabase(): Promise<void> {
-  const url = new URL(databaseUrl);
-  const name = url.pathname.slice(1);
-  const admin = knexFactory({ client: 'mysql2', connection: { ...mysqlConnection(databaseUrl), database: undefined } });
-  await admin.raw(`DROP DATABASE IF EXISTS \`${name}\``);
-  await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  await admin.destroy();
-}
 
 async function seed(): Promise<{ key: string; sampleId: number }> {
   const db = Database.open(databaseUrl);
@@ -173,7 +159,7 @@ async function check(c: Case, key: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  await recreateDatabase();
+  await recreateMysqlDatabase(databaseUrl);
   const { key, sampleId } = await seed();
   const dist = path.resolve(__dirname, '..');
   // Our server as it runs in production: request logs at info level (written to nowhere here).

@@ -9,33 +9,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import knexFactory from 'knex';
 import { loadConfig } from '../server/config';
-import { mysqlConnection } from '../server/db/connection';
 import { Database } from '../server/db/database';
 import { toDbTime } from '../server/db/time';
 import { createServices } from '../server/services';
-import { startProcess } from './support';
+import { numberOption, recreateMysqlDatabase, startProcess } from './support';
 
-const args = process.argv.slice(2);
-const option = (name: string, fallback: number) => {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 ? Number(args[at + 1]) : fallback;
-};
-const INVOICES = option('invoices', 1_000_000);
-const SAMPLES = option('samples', 20);
+const INVOICES = numberOption('invoices', 1_000_000);
+const SAMPLES = numberOption('samples', 20);
 const PER_PAGE = 100;
 const PORT = 4831;
 const databaseUrl = process.env.BENCH_PAGES_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/invoicing_bench_pages';
 const appSecretKey = randomBytes(32).toString('base64');
-
-async function recreateDatabase(): Promise<void> {
-  const name = new URL(databaseUrl).pathname.slice(1);
-  const admin = knexFactory({ client: 'mysql2', connection: { ...mysqlConnection(databaseUrl), database: undefined } });
-  await admin.raw(`DROP DATABASE IF EXISTS \`${name}\``);
-  await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  await admin.destroy();
-}
 
 /** The business, its key, one client and INVOICES drafts (rows written in bulk, as the API would store them). */
 async function seed(): Promise<string> {
@@ -90,7 +75,7 @@ async function medianMs(url: string, key: string): Promise<{ ms: number; total: 
 }
 
 async function main(): Promise<void> {
-  await recreateDatabase();
+  await recreateMysqlDatabase(databaseUrl);
   const key = await seed();
   const server = await startProcess(
     [path.join(path.resolve(__dirname, '..'), 'bin/invoicing.js'), 'serve', '--port', String(PORT)],

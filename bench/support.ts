@@ -1,5 +1,23 @@
-/** What the benchmarks share: starting a server process and waiting until it answers. */
+/** What the benchmarks share: their numeric options, a scratch MariaDB database, starting a server process. */
 import { ChildProcess, spawn } from 'node:child_process';
+import knexFactory from 'knex';
+import { mysqlConnection } from '../server/db/connection';
+
+/** `--name N` on the command line, else `fallback`. */
+export function numberOption(name: string, fallback: number): number {
+  const args = process.argv.slice(2);
+  const at = args.indexOf(`--${name}`);
+  return at >= 0 ? Number(args[at + 1]) : fallback;
+}
+
+/** Drops and re-creates the database a benchmark's URL names: each run starts empty. */
+export async function recreateMysqlDatabase(databaseUrl: string): Promise<void> {
+  const name = new URL(databaseUrl).pathname.slice(1);
+  const admin = knexFactory({ client: 'mysql2', connection: { ...mysqlConnection(databaseUrl), database: undefined } });
+  await admin.raw(`DROP DATABASE IF EXISTS \`${name}\``);
+  await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  await admin.destroy();
+}
 
 /** Starts a server process and resolves once it answers HTTP. Its output (logs) goes nowhere. */
 export async function startProcess(command: string[], env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {

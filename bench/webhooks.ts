@@ -17,20 +17,14 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import path from 'node:path';
-import knexFactory from 'knex';
 import { Credential } from '../server/auth/credential';
 import { loadConfig } from '../server/config';
-import { mysqlConnection } from '../server/db/connection';
 import { Database } from '../server/db/database';
 import { createServices, Services } from '../server/services';
+import { numberOption, recreateMysqlDatabase } from './support';
 
-const args = process.argv.slice(2);
-const option = (name: string, fallback: number) => {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 ? Number(args[at + 1]) : fallback;
-};
-const EVENTS = option('events', 2000);
-const CONCURRENCY = option('concurrency', 20);
+const EVENTS = numberOption('events', 2000);
+const CONCURRENCY = numberOption('concurrency', 20);
 const TIMEOUT_MS = 120_000;
 const PORT = 4811;
 const API = `http://127.0.0.1:${PORT}/api/v1/partner`;
@@ -91,14 +85,6 @@ class Receiver {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
-}
-
-async function recreateDatabase(): Promise<void> {
-  const name = new URL(databaseUrl).pathname.slice(1);
-  const admin = knexFactory({ client: 'mysql2', connection: { ...mysqlConnection(databaseUrl), database: undefined } });
-  await admin.raw(`DROP DATABASE IF EXISTS \`${name}\``);
-  await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  await admin.destroy();
 }
 
 interface Seeded {
@@ -342,7 +328,7 @@ async function sweep(seeded: Seeded, receiver: Receiver): Promise<boolean> {
 async function main(): Promise<void> {
   const receiver = new Receiver();
   const receiverPort = await receiver.listen();
-  await recreateDatabase();
+  await recreateMysqlDatabase(databaseUrl);
   const seeded = await seed(receiverPort);
   let ok = false;
   try {

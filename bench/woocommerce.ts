@@ -22,13 +22,9 @@ import { CONFIG_FORMAT, writeBridgeConfig } from '../plugin/woocommerce/config';
 import { MARKS } from '../plugin/woocommerce/order';
 import { startProxy } from '../test/support/proxy';
 import { companyOnlyOrder, guestJpyOrder, OrderInput, registeredEurOrder, startWooStore } from '../test/support/woocommerce';
+import { numberOption } from './support';
 
-const args = process.argv.slice(2);
-const option = (name: string, fallback: number) => {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 ? Number(args[at + 1]) : fallback;
-};
-const ORDERS = option('orders', 300);
+const ORDERS = numberOption('orders', 300);
 /** Returning buyers: some orders find their client, others create it. */
 const CUSTOMERS = Math.ceil(ORDERS / 3);
 const PORT = 4821;
