@@ -9,7 +9,11 @@
  * 2. "sweep": the server is stopped, N invoices are created directly through the services (the same
  *    transactions, outbox rows included), then the server is started: its start-up sweep drains the
  *    backlog. Prints deliveries/s from the first to the last receipt.
- * After each scenario the delivery rows are checked: every one succeeded on its first attempt.
+ * 3. "a stalling receiver": a second key of the business gets every event at a second receiver,
+ *    (a) answering at once, then (b) holding every request it gets for 10 s from a quarter into the
+ *    run. Prints the first receiver's commit-to-receipt latency in both: what the stall costs the others.
+ * After each scenario the delivery rows are counted by status (in 1 and 2 every one should have
+ * succeeded on its first attempt), and a summary closes the run.
  * BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/invoicing_bench) is dropped and re-created.
  */
 import { ChildProcess, spawn } from 'node:child_process';
@@ -26,6 +30,8 @@ import { numberOption, recreateMysqlDatabase } from './support';
 const EVENTS = numberOption('events', 2000);
 const CONCURRENCY = numberOption('concurrency', 20);
 const TIMEOUT_MS = 120_000;
+/** How long the stalling receiver holds requests. */
+const STALL_MS = 10_000;
 const PORT = 4811;
 const API = `http://127.0.0.1:${PORT}/api/v1/partner`;
 const databaseUrl = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/invoicing_bench';
@@ -43,12 +49,16 @@ interface Receipt {
 class Receiver {
   receipts: Receipt[] = [];
   malformed = 0;
+  /** Until then (ms since the epoch), requests are held open and answered only when it comes. */
+  stallUntil = 0;
   private server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const at = Date.now();
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      const answer = () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      if (this.stallUntil > at) setTimeout(answer, this.stallUntil - at);
+      else answer();
       try {
         const payload = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
           idempotency_key: string;
@@ -75,6 +85,7 @@ class Receiver {
   reset(): void {
     this.receipts = [];
     this.malformed = 0;
+    this.stallUntil = 0;
   }
 
   distinctKeys(): number {
@@ -123,7 +134,9 @@ let serverErrors = 0;
 /** Starts our server and resolves once it answers HTTP. Its log lines (warn and up) go to our stderr. */
 async function startServer(): Promise<ChildProcess> {
   const command = [path.resolve(__dirname, '..', 'bin/invoicing.js'), 'serve', '--port', String(PORT)];
-  const child = spawn(process.execPath, command, {
+  // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, ...command], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
@@ -230,8 +243,22 @@ function firstByKey(receiver: Receiver): Receipt[] {
 
 const ms = (n: number) => `${n.toFixed(0)} ms`;
 
-async function nudged(seeded: Seeded, receiver: Receiver): Promise<boolean> {
+/** What a nudged run measured, for the summary. */
+interface NudgedFigures {
+  ok: boolean;
+  p50: number;
+  p99: number;
+  firstQuarterP50: number;
+  lastQuarterP50: number;
+}
+
+/**
+ * `receiver` is the one measured. With `other`, a second key of the business receives every event
+ * too; with `stall`, that receiver holds every request it gets for 10 s, from a quarter into the run.
+ */
+async function nudged(seeded: Seeded, receiver: Receiver, title: string, other?: { receiver: Receiver; stall: boolean }): Promise<NudgedFigures> {
   receiver.reset();
+  other?.receiver.reset();
   const server = await startServer();
   try {
     // Warm-up outside the measurement: one invoice and its delivery (JIT, pools, the key cache, got's import).
@@ -244,11 +271,13 @@ async function nudged(seeded: Seeded, receiver: Receiver): Promise<boolean> {
     if (!(await awaitReceipts(receiver, 1))) throw new Error('the warm-up event was not delivered');
     const warmKeys = receiver.distinctKeys();
     receiver.reset();
+    other?.receiver.reset();
 
     const committedAt = new Map<number, number>();
     let errors = 0;
     const started = Date.now();
     await pool(EVENTS, async (i) => {
+      if (other?.stall && i === Math.floor(EVENTS / 4)) other.receiver.stallUntil = Date.now() + STALL_MS;
       const res = await fetch(`${API}/invoices`, {
         method: 'POST',
         headers: { authorization: `Bearer ${seeded.key}`, 'content-type': 'application/json' },
@@ -275,25 +304,29 @@ async function nudged(seeded: Seeded, receiver: Receiver): Promise<boolean> {
       .map((r) => r.at - committedAt.get(r.invoiceId!)!)
       .sort((a, b) => a - b);
     const out = process.stdout;
-    out.write(`\nScenario 1, nudged: ${EVENTS} POST /invoices, concurrency ${CONCURRENCY}, server running (warm-up: ${warmKeys} event delivered first)\n`);
+    out.write(`\n${title}: ${EVENTS} POST /invoices, concurrency ${CONCURRENCY}, server running (warm-up: ${warmKeys} event delivered first)\n`);
     out.write(`  commits              ${expected} in ${postSeconds.toFixed(2)} s (${(expected / postSeconds).toFixed(0)} /s)${errors ? `, ${errors} POSTs failed` : ''}\n`);
     out.write(`  deliveries received  ${receiver.receipts.length} (${receiver.distinctKeys()} distinct), duplicates ${duplicatesOf(receiver)}${receiver.malformed ? `, malformed ${receiver.malformed}` : ''}${complete ? '' : `, TIMED OUT after ${TIMEOUT_MS / 1000} s`}\n`);
+    if (other) out.write(`  the other receiver   ${other.receiver.distinctKeys()} distinct events${other.stall ? `, stalled ${STALL_MS / 1000} s from the ${Math.floor(EVENTS / 4)}th POST` : ''}\n`);
     out.write(`  first commit → last receipt  ${totalSeconds.toFixed(2)} s, ${(firsts.length / totalSeconds).toFixed(0)} deliveries/s\n`);
-    out.write(`  commit→receipt (receipt − event created_at)   p50 ${ms(percentile(server_, 50))}  p99 ${ms(percentile(server_, 99))}  max ${ms(server_[server_.length - 1])}\n`);
+    const figures: NudgedFigures = { ok: complete && !duplicatesOf(receiver) && !errors, p50: percentile(server_, 50), p99: percentile(server_, 99), firstQuarterP50: NaN, lastQuarterP50: NaN };
+    out.write(`  commit→receipt (receipt − event created_at)   p50 ${ms(figures.p50)}  p99 ${ms(figures.p99)}  max ${ms(server_[server_.length - 1])}\n`);
     // Whether the worker keeps pace: the latency of the first and the last quarter of the events, in commit order.
     const byCommit = [...firsts].sort((a, b) => a.createdAt - b.createdAt);
     const quarter = Math.max(1, Math.floor(byCommit.length / 4));
     const p50Of = (rs: Receipt[]) => percentile(rs.map((r) => r.at - r.createdAt).sort((a, b) => a - b), 50);
-    out.write(`  commit→receipt p50 of the first quarter ${ms(p50Of(byCommit.slice(0, quarter)))}, of the last quarter ${ms(p50Of(byCommit.slice(-quarter)))}\n`);
+    figures.firstQuarterP50 = p50Of(byCommit.slice(0, quarter));
+    figures.lastQuarterP50 = p50Of(byCommit.slice(-quarter));
+    out.write(`  commit→receipt p50 of the first quarter ${ms(figures.firstQuarterP50)}, of the last quarter ${ms(figures.lastQuarterP50)}\n`);
     out.write(`  response→receipt (receipt − POST answered)    p50 ${ms(percentile(client, 50))}  p99 ${ms(percentile(client, 99))}  (negative: delivered before the client had its answer)\n`);
     out.write(`  rows: ${await deliveryState(seeded.db)}\n`);
-    return complete && !duplicatesOf(receiver) && !errors;
+    return figures;
   } finally {
     await stopServer(server);
   }
 }
 
-async function sweep(seeded: Seeded, receiver: Receiver): Promise<boolean> {
+async function sweep(seeded: Seeded, receiver: Receiver): Promise<{ ok: boolean; perSecond: number }> {
   receiver.reset();
   // The server is stopped: these commits nudge nobody (the outbox here has no listener).
   const started = Date.now();
@@ -319,27 +352,43 @@ async function sweep(seeded: Seeded, receiver: Receiver): Promise<boolean> {
     out.write(`  first → last receipt ${((last - first) / 1000).toFixed(2)} s, ${(firsts.length / ((last - first) / 1000)).toFixed(0)} deliveries/s\n`);
     out.write(`  spawn → last receipt ${((last - spawnedAt) / 1000).toFixed(2)} s (server answered HTTP after ${((listening - spawnedAt) / 1000).toFixed(2)} s), ${(firsts.length / ((last - spawnedAt) / 1000)).toFixed(0)} deliveries/s\n`);
     out.write(`  rows: ${await deliveryState(seeded.db)}\n`);
-    return complete && !duplicatesOf(receiver);
+    return { ok: complete && !duplicatesOf(receiver), perSecond: firsts.length / ((last - first) / 1000) };
   } finally {
     await stopServer(server);
   }
 }
 
+/** A second receiving key of the business, for the scenarios with two receivers. */
+async function addReceiver(seeded: Seeded, port: number): Promise<void> {
+  await seeded.services.keys.create({ businessId: seeded.cred.businessId, mode: 'test', scopes: ['invoices:read'], webhookUrl: `http://127.0.0.1:${port}/hook` });
+}
+
 async function main(): Promise<void> {
   const receiver = new Receiver();
+  const other = new Receiver();
   const receiverPort = await receiver.listen();
   await recreateMysqlDatabase(databaseUrl);
   const seeded = await seed(receiverPort);
   let ok = false;
   try {
-    process.stdout.write(`Webhook delivery on MariaDB: ${EVENTS} invoice.created events, one receiving key, receiver on 127.0.0.1:${receiverPort} answering 200 at once\n`);
-    const first = await nudged(seeded, receiver);
-    const second = await sweep(seeded, receiver);
-    ok = first && second;
-    if (serverErrors) process.stdout.write(`\nserver logged ${serverErrors} error line(s) (see stderr)\n`);
+    process.stdout.write(`Webhook delivery on MariaDB: ${EVENTS} invoice.created events, receivers on 127.0.0.1 answering 200 at once\n`);
+    const alone = await nudged(seeded, receiver, 'Scenario 1, nudged (one receiving key)');
+    const backlog = await sweep(seeded, receiver);
+    await addReceiver(seeded, await other.listen());
+    const pair = await nudged(seeded, receiver, 'Scenario 3a, nudged, two receiving keys, both answering', { receiver: other, stall: false });
+    const stalled = await nudged(seeded, receiver, `Scenario 3b, nudged, two receiving keys, the other stalling ${STALL_MS / 1000} s`, { receiver: other, stall: true });
+    ok = alone.ok && backlog.ok && pair.ok && stalled.ok;
+    const out = process.stdout;
+    out.write('\nSummary\n');
+    out.write(`  commit→receipt while ${CONCURRENCY} clients create invoices   p50 ${ms(alone.p50)}  p99 ${ms(alone.p99)}\n`);
+    out.write(`  lag, p50 of the first quarter → the last quarter             ${ms(alone.firstQuarterP50)} → ${ms(alone.lastQuarterP50)}\n`);
+    out.write(`  backlog drained                                              ${backlog.perSecond.toFixed(0)} deliveries/s\n`);
+    out.write(`  p99 of the answering receiver, the other answering → stalling ${ms(pair.p99)} → ${ms(stalled.p99)} (${stalled.p99 - pair.p99 >= 0 ? '+' : ''}${ms(stalled.p99 - pair.p99)})\n`);
+    if (serverErrors) out.write(`\nserver logged ${serverErrors} error line(s) (see stderr)\n`);
   } finally {
     await seeded.db.close();
     await receiver.close();
+    await other.close();
   }
   if (!ok || serverErrors) process.exitCode = 1;
 }

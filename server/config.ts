@@ -18,6 +18,8 @@ interface Env {
   WEBHOOK_ALLOW_PRIVATE: boolean;
   WEBHOOK_SWEEP_SECONDS: number;
   WEBHOOK_LEASE_SECONDS: number;
+  WEBHOOK_CONCURRENCY: number;
+  WEBHOOK_RECEIVER_CONCURRENCY: number;
   EMAIL_FIRST_ATTEMPT_WAIT_MS: number;
   IDEMPOTENCY_LEASE_MS: number;
   APP_SECRET_KEY?: string;
@@ -68,6 +70,13 @@ const schema = Joi.object<Env, true>({
     .min(15)
     .default(60)
     .description('How long a claimed delivery stays with its process; if the process dies, another retries it after this'),
+  WEBHOOK_CONCURRENCY: Joi.number().integer().min(1).max(1000).default(100).description('Webhook deliveries each server process has in flight at once'),
+  WEBHOOK_RECEIVER_CONCURRENCY: Joi.number()
+    .integer()
+    .min(1)
+    .max(1000)
+    .default(20)
+    .description('Webhook deliveries each server process has in flight at once to one URL, so a slow receiver cannot hold up the others'),
   EMAIL_FIRST_ATTEMPT_WAIT_MS: Joi.number()
     .integer()
     .min(0)
@@ -111,6 +120,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   webhookSweepSeconds: number;
   webhookLeaseSeconds: number;
+  webhookConcurrency: number;
+  webhookReceiverConcurrency: number;
   emailFirstAttemptWaitMs: number;
   idempotencyLeaseMs: number;
   appSecretKey?: string;
@@ -143,6 +154,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: value.WEBHOOK_ALLOW_PRIVATE,
     webhookSweepSeconds: value.WEBHOOK_SWEEP_SECONDS,
     webhookLeaseSeconds: value.WEBHOOK_LEASE_SECONDS,
+    webhookConcurrency: value.WEBHOOK_CONCURRENCY,
+    webhookReceiverConcurrency: value.WEBHOOK_RECEIVER_CONCURRENCY,
     emailFirstAttemptWaitMs: value.EMAIL_FIRST_ATTEMPT_WAIT_MS,
     idempotencyLeaseMs: value.IDEMPOTENCY_LEASE_MS,
     appSecretKey: value.APP_SECRET_KEY,

@@ -91,10 +91,13 @@ export async function startServer(
   const webhooks = new WebhookWorker(db, services.keys, services.oauthApps, logger, {
     allowPrivate: config.webhookAllowPrivate,
     leaseSeconds: config.webhookLeaseSeconds,
+    slots: config.webhookConcurrency,
+    perReceiver: config.webhookReceiverConcurrency,
     clock,
     timeoutMs: options.webhookTimeoutMs,
   });
   services.outbox.onDeliveriesDue(() => webhooks.nudge());
+  services.outbox.dispatchTo(webhooks);
   const app = createApp({ config, db, services, logger, redis });
 
   const server: Server = await new Promise((resolve, reject) => {

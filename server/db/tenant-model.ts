@@ -94,6 +94,11 @@ export class ChildModel extends GuardedModel {
     if (rows.length) await conn(this.tableName).insert(rows.map((row) => ({ ...row, [this.parentColumn]: parent.id })));
   }
 
+  /** One multi-row INSERT of a child of each parent (rows the caller read through a tenant gate). */
+  static async insertOneEach<P extends TenantModel>(parents: readonly P[], conn: Knex, childOf: (parent: P, index: number) => Record<string, unknown>): Promise<void> {
+    if (parents.length) await conn(this.tableName).insert(parents.map((parent, i) => ({ ...childOf(parent, i), [this.parentColumn]: parent.id })));
+  }
+
   /** The children of these parents, which the caller read through a tenant gate. */
   protected static ofParents<M extends ChildModel>(this: new () => M, parents: readonly TenantModel[], conn: Knex): QueryBuilderType<M> {
     const model = this as unknown as typeof ChildModel;

@@ -1,10 +1,15 @@
 /**
  * The event outbox: every change the specification names an event for writes its event row, and
  * one pending delivery per receiving key, in the change's own transaction. A committed change
- * always has its event and deliveries; a rolled-back one never does. The delivery worker is told
- * when such a transaction commits, and finds anything it missed on its next sweep.
+ * always has its event and deliveries; a rolled-back one never does.
+ *
+ * When this process's delivery worker has room, the deliveries are written already leased to it and
+ * handed over once the transaction commits, so the first attempt goes out with no claim in between;
+ * if the process dies first, the lease runs out and any process's sweep sends them. Otherwise they
+ * are written due now, and the worker is told when the transaction commits (a sweep finds anything
+ * it missed).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import { Actor } from '../auth/actor';
 import { Clock } from '../clock';
@@ -59,8 +64,24 @@ export function toEventPayload(row: Event): EventPayload {
   };
 }
 
+/** A new delivery with its receiver's sealed signing secret, as read in the transaction that created it. */
+export interface DispatchedDelivery {
+  delivery: WebhookDelivery;
+  sealedSecret: string | null;
+}
+
+/** The server's delivery worker, as the outbox sees it: deliveries it takes go to it straight from their commit. */
+export interface DirectDispatch {
+  readonly leaseSeconds: number;
+  /** Whether the worker takes a new delivery to `url` now, or leaves it to be claimed when due. */
+  takes(url: string): boolean;
+  /** After the commit: the deliveries leased to this process and their event. */
+  dispatch(event: Event, deliveries: DispatchedDelivery[]): void;
+}
+
 export class Outbox {
   private readonly listeners = new Set<() => void>();
+  private direct?: DirectDispatch;
 
   constructor(
     private readonly db: Database,
@@ -70,6 +91,11 @@ export class Outbox {
   /** `listener` runs whenever deliveries have become due: a transaction that recorded events committed, or a replay. */
   onDeliveriesDue(listener: () => void): void {
     this.listeners.add(listener);
+  }
+
+  /** Deliveries the worker takes are written leased to it and handed over after their commit. */
+  dispatchTo(worker: DirectDispatch): void {
+    this.direct = worker;
   }
 
   /** Tells the listeners once the open transaction commits (at once outside one), never inside it. */
@@ -92,34 +118,54 @@ export class Outbox {
       .whereNotNull('webhook_url')
       .whereNull('revoked_at')
       .whereNull('expires_at')
-      .select('id', 'webhook_url');
+      .select('id', 'webhook_url', 'webhook_secret');
     // And every OAuth app with a webhook URL that this business and mode have authorized: one delivery per app.
     const apps = await OAuthApp.query(trx)
       .whereNotNull('webhook_url')
       .whereNull('revoked_at')
       .whereIn('id', OAuthGrant.of(actor, trx).whereNull('revoked_at').select('app_id'))
-      .select('id', 'webhook_url');
+      .select('id', 'webhook_url', 'webhook_secret_sealed');
     const targets = [
-      ...receivers.map((key) => ({ api_key_id: key.id, app_id: null, url: key.webhook_url! })),
-      ...apps.map((app) => ({ api_key_id: null, app_id: app.id, url: app.webhook_url! })),
+      ...receivers.map((key) => ({ row: { api_key_id: key.id, app_id: null, url: key.webhook_url! }, sealedSecret: key.webhook_secret })),
+      ...apps.map((app) => ({ row: { api_key_id: null, app_id: app.id, url: app.webhook_url! }, sealedSecret: app.webhook_secret_sealed })),
     ];
-    if (targets.length) {
-      const now = toDbTime(this.clock.now());
-      await WebhookDelivery.insertAll(
-        actor,
-        trx,
-        targets.map((target) => ({
-          event_id: event.id,
-          ...target,
-          status: 'pending',
-          attempts: 0,
-          next_attempt_at: now,
-          created_at: now,
-          updated_at: now,
-        })),
-      );
-      this.deliveriesDue();
+    if (!targets.length) return event;
+    const now = this.clock.now();
+    const direct = this.direct;
+    const taken = targets.map((target) => direct?.takes(target.row.url) ?? false);
+    // A lease as a claim would take it: the first attempt is counted, and the row is due again only after the lease.
+    const lease = direct && {
+      lease_id: randomBytes(16).toString('hex'),
+      next_attempt_at: toDbTime(new Date(now.getTime() + direct.leaseSeconds * 1000)),
+      attempts: 1,
+      last_attempt_number: 1,
+    };
+    await WebhookDelivery.insertAll(
+      actor,
+      trx,
+      targets.map((target, i) => ({
+        event_id: event.id,
+        ...target.row,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: toDbTime(now),
+        created_at: toDbTime(now),
+        updated_at: toDbTime(now),
+        ...(taken[i] ? lease : {}),
+      })),
+    );
+    if (direct && taken.includes(true)) {
+      const leased = await WebhookDelivery.of(actor, trx).where({ event_id: event.id, lease_id: lease!.lease_id });
+      const secrets = new Map(targets.map((target) => [receiverOf(target.row), target.sealedSecret]));
+      const handed = leased.map((delivery) => ({ delivery, sealedSecret: secrets.get(receiverOf(delivery)) ?? null }));
+      this.db.afterCommit(() => direct.dispatch(event, handed));
     }
+    if (taken.includes(false)) this.deliveriesDue();
     return event;
   }
+}
+
+/** A delivery's receiver: its key or its app. */
+function receiverOf(target: { api_key_id: number | null; app_id: number | null }): string {
+  return target.api_key_id !== null ? `key:${target.api_key_id}` : `app:${target.app_id}`;
 }

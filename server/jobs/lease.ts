@@ -20,7 +20,7 @@ export interface LeasedRow extends TenantModel {
   lease_id: string | null;
 }
 
-export interface LeaseOptions {
+export interface LeaseOptions<M extends LeasedRow = LeasedRow> {
   access: CrossTenantAccess;
   leaseSeconds: number;
   clock: Clock;
@@ -30,10 +30,14 @@ export interface LeaseOptions {
   id?: number;
   /** Integer columns counted up with each claim besides `attempts` (e.g. a number no replay resets). */
   counters?: string[];
+  /** Rows whose `column` has one of `values` are not claimed (e.g. receivers already at their limit). */
+  skip?: { column: string; values: readonly string[] };
+  /** Which of the locked candidates to lease; the rest stay due for a later claim. */
+  choose?: (candidates: M[]) => M[];
 }
 
 /** Claims due rows of `model` and returns them with their lease id and the attempt number now made. */
-export async function claimDue<M extends LeasedRow>(db: Database, model: new () => M, options: LeaseOptions): Promise<M[]> {
+export async function claimDue<M extends LeasedRow>(db: Database, model: new () => M, options: LeaseOptions<M>): Promise<M[]> {
   const table = model as unknown as typeof TenantModel;
   return db.transaction(async (trx) => {
     const now = options.clock.now();
@@ -45,8 +49,10 @@ export async function claimDue<M extends LeasedRow>(db: Database, model: new () 
       .limit(options.limit)
       .forUpdate();
     if (options.id !== undefined) due.where('id', options.id).whereNull('lease_id');
+    if (options.skip?.values.length) due.whereNotIn(options.skip.column, options.skip.values);
     if (db.dialect === 'mysql') due.skipLocked();
-    const rows = (await due) as unknown as M[];
+    const candidates = (await due) as unknown as M[];
+    const rows = options.choose ? options.choose(candidates) : candidates;
     if (!rows.length) return [];
     const leaseId = randomBytes(16).toString('hex');
     const leaseEnds = new Date(now.getTime() + options.leaseSeconds * 1000).toISOString();
@@ -62,5 +68,5 @@ export async function claimDue<M extends LeasedRow>(db: Database, model: new () 
       const counted = row as unknown as Record<string, number>;
       return Object.assign(row, { lease_id: leaseId, ...Object.fromEntries(counters.map((c) => [c, counted[c] + 1])) });
     });
-  });
+  }, { readCommitted: true });
 }

@@ -250,7 +250,7 @@ export class KeyService {
         livemode: key.livemode,
         scopes: JSON.parse(key.scopes) as Scope[],
         webhookUrl: key.webhook_url,
-        webhookSecret: this.openSecret(key.webhook_secret),
+        webhookSecret: this.openWebhookSecret(key.webhook_secret),
       });
       return { created: fresh, old: ended };
     });
@@ -261,7 +261,7 @@ export class KeyService {
   /** The secret that signs deliveries to the key's webhook URL (kept after revocation, for pending deliveries). */
   async webhookSecret(keyId: number): Promise<string | null> {
     const row = await ApiKey.query(this.db.current).findById(keyId).select('webhook_secret');
-    return this.openSecret(row?.webhook_secret ?? null);
+    return this.openWebhookSecret(row?.webhook_secret ?? null);
   }
 
   /**
@@ -273,7 +273,7 @@ export class KeyService {
     const row = await ApiKey.query(this.db.current).where('webhook_secret', 'like', `${SEALED_PREFIX}%`).orderBy('id', 'desc').first();
     if (!row) return true;
     try {
-      this.openSecret(row.webhook_secret);
+      this.openWebhookSecret(row.webhook_secret);
       return true;
     } catch (err) {
       if (err instanceof SecretBoxError) return false;
@@ -282,7 +282,7 @@ export class KeyService {
   }
 
   /** Throws SecretBoxError for a value not sealed under this application key (never falls back to clear text). */
-  private openSecret(sealed: string | null): string | null {
+  openWebhookSecret(sealed: string | null): string | null {
     return sealed === null ? null : this.options.secretBox.open(sealed);
   }
 

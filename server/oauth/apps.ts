@@ -117,7 +117,12 @@ export class AppService {
       .where({ app_id: id, business_id: tenancy.businessId, livemode: tenancy.livemode })
       .whereNull('revoked_at')
       .first();
-    return grant ? this.webhookSecrets.open(row.webhook_secret_sealed) : null;
+    return grant ? this.openWebhookSecret(row.webhook_secret_sealed) : null;
+  }
+
+  /** Opens an app's sealed webhook secret read elsewhere (the outbox reads it with the event's receivers). */
+  openWebhookSecret(sealed: string): string {
+    return this.webhookSecrets.open(sealed);
   }
 
   /** Ends the app: no new authorization, and every grant (so every token) of it is revoked. */

@@ -1,116 +1,452 @@
 /**
- * The delivery worker. A sweep claims due deliveries (`FOR UPDATE SKIP LOCKED` on MySQL, so several
- * processes share the work; SQLite's single writer needs no locks), commits the claim, sends, then
- * records the result. No row lock is held across an HTTP call. A claim pushes the delivery's due
- * time past a lease: if the process dies mid-delivery, the delivery comes due again and another
- * sweep retries it (receivers deduplicate on the event's idempotency_key).
+ * The delivery worker: a pool of delivery slots kept full. A delivery comes to it in one of two ways:
+ * straight from the commit that created it, already leased to this process by the outbox (the
+ * common path: no claim between the commit and the first attempt), or from a claim of due
+ * deliveries (`FOR UPDATE SKIP LOCKED` on MySQL, so several processes share the work; SQLite's
+ * single writer needs no locks) when slots are free: retries, replays, and what another process
+ * left behind. Each is sent as soon as a slot is free. A finished send frees its slot at once, so a
+ * receiver that stalls holds only its own slots, never a batch; and no receiver URL gets more than
+ * `perReceiver` slots, so one slow partner cannot take them all. Results are written in batches:
+ * one transaction for all that finished meanwhile.
+ *
+ * No row lock is held across an HTTP call: a lease pushes the delivery's due time past it. If the
+ * process dies before recording a result, the delivery comes due again after the lease and any
+ * process retries it (receivers deduplicate on the event's idempotency_key).
  */
+import cron, { ScheduledTask } from 'node-cron';
 import { Logger } from 'pino';
 import { Clock } from '../clock';
 import { Database } from '../db/database';
+import { toDbTime } from '../db/time';
 import { acrossTenants } from '../auth/actor';
 import { claimDue } from '../jobs/lease';
-import { Sweeper } from '../jobs/sweeper';
-import { Event, toEventPayload } from '../events/outbox';
+import { DirectDispatch, DispatchedDelivery, Event, toEventPayload } from '../events/outbox';
+import { SecretBoxError } from '../keys/secret-box';
 import { KeyService } from '../keys/service';
 import { AppService } from '../oauth/apps';
 import { WebhookAttempt, WebhookDelivery } from './model';
 import { nextAttemptAfter } from './schedule';
-import { AttemptResult, isSuccess, sendWebhook } from './sender';
+import { AttemptResult, DELIVERY_TIMEOUT_MS, isSuccess, sendWebhook } from './sender';
 import { signBody, signBodyWithTime } from './signing';
 
 const WORKER = acrossTenants('webhook worker');
+/** Results written per transaction at most. */
+const RECORD_BATCH = 500;
+/** A waiting delivery starts only if its lease outlasts the attempt by this much. */
+const LEASE_MARGIN_MS = 2000;
+const NO_SECRET = 'the receiver has no webhook secret (or its authorization was revoked)';
 
 export interface WorkerOptions {
   allowPrivate: boolean;
   leaseSeconds: number;
   clock: Clock;
-  /** Deliveries claimed, and sent side by side, per round of a sweep. */
-  batchSize?: number;
+  /** Deliveries in flight at once. */
+  slots: number;
+  /** Deliveries in flight at once to one URL. */
+  perReceiver: number;
   /** Tests shorten it; the contract's is 10 seconds. */
   timeoutMs?: number;
 }
 
-export class WebhookWorker extends Sweeper<WebhookDelivery> {
+interface Finished {
+  delivery: WebhookDelivery;
+  startedAt: Date;
+  result: AttemptResult;
+}
+
+/** A receiver's signing secret, or why there is none to sign with. */
+type Secret = { secret: string } | { error: string };
+
+/** A leased delivery with what sending it takes. */
+interface Held {
+  delivery: WebhookDelivery;
+  event: Event | undefined;
+  secret: Secret;
+  /** When the lease ends (ms since the epoch). */
+  leaseEnds: number;
+}
+
+export class WebhookWorker implements DirectDispatch {
+  /** Leased deliveries waiting for a slot: their receiver is at its limit, or every slot is taken. */
+  private readonly waiting: Held[] = [];
+  /** Claimed deliveries whose events and secrets are being read. */
+  private preparing = 0;
+  private inFlight = 0;
+  /** Deliveries this process holds (waiting, being prepared or in flight) by URL. */
+  private readonly heldByUrl = new Map<string, number>();
+  private readonly sendingByUrl = new Map<string, number>();
+  private claiming: Promise<void> | null = null;
+  private claimAgain = false;
+  /** The last claim may have left due deliveries behind (no slot, or their receiver at its limit): claim again when a slot frees. */
+  private backlog = false;
+  private readonly finished: Finished[] = [];
+  private recording: Promise<void> | null = null;
+  private readonly idleWaiters: (() => void)[] = [];
+  private task?: ScheduledTask;
+  private stopped = false;
+
   constructor(
     private readonly db: Database,
     private readonly keys: KeyService,
     private readonly apps: AppService,
-    logger: Logger,
+    private readonly logger: Logger,
     private readonly options: WorkerOptions,
-  ) {
-    super(logger, 'webhook');
+  ) {}
+
+  get leaseSeconds(): number {
+    return this.options.leaseSeconds;
   }
 
-  protected claim(): Promise<WebhookDelivery[]> {
-    return claimDue(this.db, WebhookDelivery, {
+  /** Looks for due deliveries every `seconds` (node-cron): retries, and anything a nudge missed. */
+  start(seconds: number): void {
+    this.task = cron.schedule(`*/${seconds} * * * * *`, () => this.nudge());
+  }
+
+  /** Deliveries may have become due (a commit, a replay, the schedule): fill the free slots. */
+  nudge(): void {
+    if (this.stopped) return;
+    if (this.claiming) {
+      this.claimAgain = true;
+      return;
+    }
+    this.claiming = this.fill().finally(() => {
+      this.claiming = null;
+      this.settle();
+    });
+  }
+
+  /** Sends what is due now and resolves once every delivery under way is sent and recorded. */
+  sweep(): Promise<void> {
+    this.nudge();
+    return this.whenIdle();
+  }
+
+  /** Takes no more, hands the deliveries still waiting back to any process, and waits for those in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.task?.stop();
+    await this.releaseWaiting();
+    await this.whenIdle();
+  }
+
+  /** A new delivery is taken while its receiver has few waiting and the process is not swamped; the rest are claimed when due. */
+  takes(url: string): boolean {
+    return !this.stopped && this.waiting.length < this.options.slots && (this.heldByUrl.get(url) ?? 0) < this.heldPerReceiver();
+  }
+
+  /** Deliveries held for one URL at most. */
+  private heldPerReceiver(): number {
+    return 2 * this.options.perReceiver;
+  }
+
+  dispatch(event: Event, deliveries: DispatchedDelivery[]): void {
+    const held = deliveries.map(({ delivery, sealedSecret }) => ({
+      delivery,
+      event,
+      secret: this.openSecret(delivery, sealedSecret),
+      leaseEnds: Date.parse(delivery.next_attempt_at),
+    }));
+    this.reserve(held.map(({ delivery }) => delivery));
+    this.enqueue(held);
+  }
+
+  private async fill(): Promise<void> {
+    try {
+      do {
+        this.claimAgain = false;
+        while (!this.stopped) {
+          const free = this.options.slots - this.inFlight - this.waiting.length - this.preparing;
+          if (free <= 0) break;
+          const { claimed, leaseEnds, more } = await this.claim(free);
+          if (claimed.length) this.prepare(claimed, leaseEnds);
+          if (!more) break;
+        }
+      } while (this.claimAgain && !this.stopped);
+    } catch (err) {
+      this.logger.error({ err }, 'claiming webhook deliveries failed; the next sweep retries');
+    }
+  }
+
+  /**
+   * Leases up to `free` due deliveries, and for no URL more than it may hold: its slots' worth in
+   * flight and as many waiting to follow at once. `more` when another claim now may find more.
+   */
+  private async claim(free: number): Promise<{ claimed: WebhookDelivery[]; leaseEnds: number; more: boolean }> {
+    const perReceiver = this.heldPerReceiver();
+    const saturated = [...this.heldByUrl].filter(([, n]) => n >= perReceiver).map(([url]) => url);
+    let passedOver = false;
+    let candidatesLeft = false;
+    const leaseEnds = this.options.clock.now().getTime() + this.options.leaseSeconds * 1000;
+    const claimed = await claimDue(this.db, WebhookDelivery, {
       access: WORKER,
       leaseSeconds: this.options.leaseSeconds,
       clock: this.options.clock,
-      limit: this.options.batchSize ?? 50,
+      limit: free,
       counters: ['last_attempt_number'],
+      skip: { column: 'url', values: saturated },
+      choose: (candidates) => {
+        const taken = new Map<string, number>();
+        const chosen = candidates.filter((delivery) => {
+          const slots = (this.heldByUrl.get(delivery.url) ?? 0) + (taken.get(delivery.url) ?? 0);
+          if (slots >= perReceiver) return false;
+          taken.set(delivery.url, (taken.get(delivery.url) ?? 0) + 1);
+          return true;
+        });
+        passedOver = chosen.length < candidates.length;
+        candidatesLeft = candidates.length === free;
+        return chosen;
+      },
     });
+    // Receivers at their limit were not looked at: they may have more due.
+    this.backlog = claimed.length === free || passedOver || saturated.length > 0;
+    // Rows passed over for a receiver now at its limit may hide other receivers' rows beyond them.
+    return { claimed, leaseEnds, more: claimed.length > 0 && claimed.length < free && passedOver && candidatesLeft };
   }
 
-  protected async work(delivery: WebhookDelivery): Promise<void> {
-    const startedAt = this.options.clock.now();
-    const event = await Event.acrossTenants(WORKER, this.db.current).findById(delivery.event_id);
-    let secret: string | null;
-    try {
-      secret = delivery.app_id !== null ? await this.apps.webhookSecret(delivery.app_id, { businessId: delivery.business_id, livemode: delivery.livemode }) : await this.keys.webhookSecret(delivery.api_key_id!);
-    } catch (err) {
-      // E.g. sealed under another APP_SECRET_KEY: recorded as a failed attempt, so the log says why.
-      return this.record(delivery, startedAt, { statusCode: null, durationMs: 0, excerpt: null, error: (err as Error).message.slice(0, 500) });
-    }
-    let result: AttemptResult;
-    if (!event || !secret) {
-      result = { statusCode: null, durationMs: 0, excerpt: null, error: !event ? 'the event no longer exists' : 'the receiver has no webhook secret (or its authorization was revoked)' };
-    } else {
-      const body = Buffer.from(JSON.stringify(toEventPayload(event)));
-      result = await sendWebhook(
-        delivery.url,
-        body,
-        {
-          'content-type': 'application/json',
-          'user-agent': 'invoicing-webhooks/1',
-          'x-service-event': event.type,
-          'x-service-delivery': `${delivery.id}-${delivery.last_attempt_number}`,
-          'x-service-signature': signBody(body, secret),
-          'x-service-signature-v2': signBodyWithTime(body, secret, Math.floor(startedAt.getTime() / 1000)),
+  /** Counts claimed deliveries at once (the next claim sees them), then reads their events and secrets. */
+  private prepare(deliveries: WebhookDelivery[], leaseEnds: number): void {
+    this.reserve(deliveries);
+    this.preparing += deliveries.length;
+    Promise.all([this.eventsOf(deliveries), this.secretsOf(deliveries)])
+      .then(
+        ([events, secrets]) =>
+          this.enqueue(deliveries.map((delivery) => ({ delivery, event: events.get(delivery.event_id), secret: secrets.get(secretKey(delivery))!, leaseEnds }))),
+        (err: unknown) => {
+          // The deliveries stay leased and come due again after the lease.
+          this.logger.error({ err }, 'reading webhook deliveries failed; they are retried after their lease');
+          deliveries.forEach((delivery) => this.unreserve(delivery));
         },
-        { allowPrivate: this.options.allowPrivate, timeoutMs: this.options.timeoutMs },
-      );
-    }
-    await this.record(delivery, startedAt, result);
+      )
+      .finally(() => {
+        this.preparing -= deliveries.length;
+        this.settle();
+      });
   }
 
-  /** Stores the attempt and moves the delivery on, unless its lease has passed to another claim. */
-  private async record(delivery: WebhookDelivery, startedAt: Date, result: AttemptResult): Promise<void> {
-    const now = this.options.clock.now();
-    const succeeded = isSuccess(result);
-    const retryAt = succeeded ? null : nextAttemptAfter(delivery.attempts, now);
-    await this.db.transaction(async (trx) => {
-      await WebhookAttempt.ofDeliveries([delivery], trx).insert({
-        delivery_id: delivery.id,
-        attempt: delivery.last_attempt_number,
-        started_at: startedAt.toISOString(),
-        duration_ms: result.durationMs,
-        status_code: result.statusCode,
-        response_excerpt: result.excerpt,
-        error: result.error,
+  private reserve(deliveries: WebhookDelivery[]): void {
+    for (const { url } of deliveries) count(this.heldByUrl, url, 1);
+  }
+
+  private unreserve(delivery: WebhookDelivery): void {
+    count(this.heldByUrl, delivery.url, -1);
+  }
+
+  private enqueue(held: Held[]): void {
+    this.waiting.push(...held);
+    this.pump();
+  }
+
+  /** Starts waiting deliveries, oldest first, while slots are free and their receivers under the limit. */
+  private pump(): void {
+    for (let i = 0; i < this.waiting.length && this.inFlight < this.options.slots; ) {
+      const held = this.waiting[i];
+      if ((this.sendingByUrl.get(held.delivery.url) ?? 0) >= this.options.perReceiver) {
+        i += 1;
+        continue;
+      }
+      this.waiting.splice(i, 1);
+      this.startSending(held);
+    }
+  }
+
+  private startSending(held: Held): void {
+    const { delivery } = held;
+    const startedAt = this.options.clock.now();
+    // Sent only while the lease outlasts the attempt, so no other process can be sending it too; else it comes due after the lease.
+    if (held.leaseEnds - startedAt.getTime() < (this.options.timeoutMs ?? DELIVERY_TIMEOUT_MS) + LEASE_MARGIN_MS) {
+      this.unreserve(delivery);
+      return;
+    }
+    this.inFlight += 1;
+    count(this.sendingByUrl, delivery.url, 1);
+    this.send(held, startedAt)
+      .then((result) => {
+        this.finished.push({ delivery, startedAt, result });
+        this.record();
+      })
+      .catch((err: unknown) => this.logger.error({ err }, 'sending a webhook delivery failed; it is retried after its lease'))
+      .finally(() => {
+        this.inFlight -= 1;
+        count(this.sendingByUrl, delivery.url, -1);
+        this.unreserve(delivery);
+        this.pump();
+        if (this.backlog) this.nudge();
+        this.settle();
       });
-      await WebhookDelivery.acrossTenants(WORKER, trx)
-        .where({ id: delivery.id, lease_id: delivery.lease_id })
+  }
+
+  private async send({ delivery, event, secret }: Held, startedAt: Date): Promise<AttemptResult> {
+    const failed = (error: string): AttemptResult => ({ statusCode: null, durationMs: 0, excerpt: null, error });
+    if (!event) return failed('the event no longer exists');
+    if ('error' in secret) return failed(secret.error);
+    const body = Buffer.from(JSON.stringify(toEventPayload(event)));
+    return sendWebhook(
+      delivery.url,
+      body,
+      {
+        'content-type': 'application/json',
+        'user-agent': 'invoicing-webhooks/1',
+        'x-service-event': event.type,
+        'x-service-delivery': `${delivery.id}-${delivery.last_attempt_number}`,
+        'x-service-signature': signBody(body, secret.secret),
+        'x-service-signature-v2': signBodyWithTime(body, secret.secret, Math.floor(startedAt.getTime() / 1000)),
+      },
+      { allowPrivate: this.options.allowPrivate, timeoutMs: this.options.timeoutMs },
+    );
+  }
+
+  /** Gives the waiting deliveries' leases back, as if never claimed, so any process sends them now. */
+  private async releaseWaiting(): Promise<void> {
+    const waiting = this.waiting.splice(0);
+    if (!waiting.length) return;
+    waiting.forEach(({ delivery }) => this.unreserve(delivery));
+    try {
+      await WebhookDelivery.acrossTenants(WORKER, this.db.current)
+        .whereIn(
+          'id',
+          waiting.map(({ delivery }) => delivery.id),
+        )
+        .whereIn('lease_id', [...new Set(waiting.map(({ delivery }) => delivery.lease_id!))])
         .patch({
           lease_id: null,
-          last_status_code: result.statusCode,
-          last_error: result.error,
-          ...(succeeded
-            ? { status: 'succeeded', delivered_at: now.toISOString() }
-            : retryAt
-              ? { next_attempt_at: retryAt.toISOString() }
-              : { status: 'failed' }),
-        });
+          next_attempt_at: this.options.clock.now().toISOString(),
+          attempts: WebhookDelivery.raw('attempts - 1'),
+          last_attempt_number: WebhookDelivery.raw('last_attempt_number - 1'),
+        } as never);
+    } catch (err) {
+      this.logger.error({ err }, 'handing back waiting webhook deliveries failed; they are sent after their lease');
+    }
+  }
+
+  private async eventsOf(deliveries: WebhookDelivery[]): Promise<Map<number, Event>> {
+    const ids = [...new Set(deliveries.map((delivery) => delivery.event_id))];
+    const events = await Event.acrossTenants(WORKER, this.db.current).whereIn('id', ids);
+    return new Map(events.map((event) => [event.id, event]));
+  }
+
+  /** Each receiver's secret once per claim, read when the delivery is sent: a rotated secret signs what is still due. */
+  private async secretsOf(deliveries: WebhookDelivery[]): Promise<Map<string, Secret>> {
+    const receivers = new Map(deliveries.map((delivery) => [secretKey(delivery), delivery]));
+    const secrets = await Promise.all(
+      [...receivers].map(async ([key, delivery]): Promise<[string, Secret]> => {
+        try {
+          const secret =
+            delivery.app_id !== null
+              ? await this.apps.webhookSecret(delivery.app_id, { businessId: delivery.business_id, livemode: delivery.livemode })
+              : await this.keys.webhookSecret(delivery.api_key_id!);
+          return [key, secret ? { secret } : { error: NO_SECRET }];
+        } catch (err) {
+          return [key, unopenable(err)];
+        }
+      }),
+    );
+    return new Map(secrets);
+  }
+
+  /** A secret read with the event, in the transaction that created the delivery. */
+  private openSecret(delivery: WebhookDelivery, sealed: string | null): Secret {
+    try {
+      const secret = sealed === null ? null : delivery.app_id !== null ? this.apps.openWebhookSecret(sealed) : this.keys.openWebhookSecret(sealed);
+      return secret ? { secret } : { error: NO_SECRET };
+    } catch (err) {
+      return unopenable(err);
+    }
+  }
+
+  /** Writes the finished attempts, one transaction at a time, each taking all that finished meanwhile. */
+  private record(): void {
+    if (this.recording || !this.finished.length) return;
+    this.recording = (async () => {
+      while (this.finished.length) {
+        const batch = this.finished.splice(0, RECORD_BATCH);
+        try {
+          await this.store(batch);
+        } catch (err) {
+          // Not lost: the deliveries are still leased, so they come due again and are sent once more.
+          this.logger.error({ err }, 'recording webhook attempts failed; those deliveries are retried after their lease');
+        }
+      }
+    })().finally(() => {
+      this.recording = null;
+      this.record();
+      this.settle();
     });
   }
+
+  /** Stores the attempts and moves each delivery on, unless its lease has passed to another claim. */
+  private async store(batch: Finished[]): Promise<void> {
+    const now = this.options.clock.now();
+    await this.db.transaction(async (trx) => {
+      await WebhookAttempt.insertOneEach(
+        batch.map(({ delivery }) => delivery),
+        trx,
+        (delivery, i) => attemptRow(delivery, batch[i], now),
+      );
+      const succeeded = batch.filter(({ result }) => isSuccess(result));
+      for (const statusCode of new Set(succeeded.map(({ result }) => result.statusCode))) {
+        const group = succeeded.filter(({ result }) => result.statusCode === statusCode);
+        await WebhookDelivery.acrossTenants(WORKER, trx)
+          // Each id with the lease it was claimed under (an id list keeps to the primary key; a row-value IN may not).
+          .whereIn(
+            'id',
+            group.map(({ delivery }) => delivery.id),
+          )
+          .whereIn('lease_id', [...new Set(group.map(({ delivery }) => delivery.lease_id!))])
+          .patch({ lease_id: null, status: 'succeeded', delivered_at: now.toISOString(), last_status_code: statusCode, last_error: null });
+      }
+      for (const { delivery, result } of batch.filter(({ result }) => !isSuccess(result))) {
+        const retryAt = nextAttemptAfter(delivery.attempts, now);
+        await WebhookDelivery.acrossTenants(WORKER, trx)
+          .where({ id: delivery.id, lease_id: delivery.lease_id })
+          .patch({
+            lease_id: null,
+            last_status_code: result.statusCode,
+            last_error: result.error,
+            ...(retryAt ? { next_attempt_at: retryAt.toISOString() } : { status: 'failed' }),
+          });
+      }
+    }, { readCommitted: true });
+  }
+
+  private settle(): void {
+    if (this.claiming || this.recording || this.inFlight || this.preparing || this.waiting.length || this.finished.length) return;
+    this.idleWaiters.splice(0).forEach((resolve) => resolve());
+  }
+
+  private whenIdle(): Promise<void> {
+    return new Promise((resolve) => {
+      this.idleWaiters.push(resolve);
+      this.settle();
+    });
+  }
+}
+
+/** Whose secret signs a delivery: its key's, or its app's as authorized by the delivery's business and mode. */
+function secretKey(delivery: WebhookDelivery): string {
+  return delivery.app_id !== null ? `app:${delivery.app_id}:${delivery.business_id}:${delivery.livemode}` : `key:${delivery.api_key_id}`;
+}
+
+function attemptRow(delivery: WebhookDelivery, { startedAt, result }: Finished, now: Date): Record<string, unknown> {
+  return {
+    attempt: delivery.last_attempt_number,
+    started_at: toDbTime(startedAt),
+    duration_ms: result.durationMs,
+    status_code: result.statusCode,
+    response_excerpt: result.excerpt,
+    error: result.error,
+    created_at: toDbTime(now),
+    updated_at: toDbTime(now),
+  };
+}
+
+/** E.g. a secret sealed under another APP_SECRET_KEY: recorded as a failed attempt, so the delivery log says why. */
+function unopenable(err: unknown): Secret {
+  if (!(err instanceof SecretBoxError)) throw err;
+  return { error: err.message.slice(0, 500) };
+}
+
+function count(counts: Map<string, number>, url: string, delta: number): void {
+  const n = (counts.get(url) ?? 0) + delta;
+  if (n > 0) counts.set(url, n);
+  else counts.delete(url);
 }
