@@ -77,6 +77,12 @@ export class WebhookWorker implements DirectDispatch {
   private readonly sendingByUrl = new Map<string, number>();
   private claiming: Promise<void> | null = null;
   private claimAgain = false;
+  /**
+   * Whether to claim again past receivers that reached their limit in a claim, for other receivers'
+   * rows beyond theirs: after a nudge (a commit, a replay, the schedule), not on every freed slot,
+   * where that scan would mostly find nothing.
+   */
+  private lookBeyond = false;
   /** The last claim may have left due deliveries behind (no slot, or their receiver at its limit): claim again when a slot frees. */
   private backlog = false;
   private readonly finished: Finished[] = [];
@@ -104,6 +110,12 @@ export class WebhookWorker implements DirectDispatch {
 
   /** Deliveries may have become due (a commit, a replay, the schedule): fill the free slots. */
   nudge(): void {
+    this.lookBeyond = true;
+    this.refill();
+  }
+
+  /** Fills the free slots. */
+  private refill(): void {
     if (this.stopped) return;
     if (this.claiming) {
       this.claimAgain = true;
@@ -134,6 +146,10 @@ export class WebhookWorker implements DirectDispatch {
     return !this.stopped && this.waiting.length < this.options.slots && (this.heldByUrl.get(url) ?? 0) < this.heldPerReceiver();
   }
 
+  private everyReceiverFull(): boolean {
+    return this.heldByUrl.size > 0 && [...this.heldByUrl.values()].every((n) => n >= this.heldPerReceiver());
+  }
+
   /** Deliveries held for one URL at most. */
   private heldPerReceiver(): number {
     return 2 * this.options.perReceiver;
@@ -154,12 +170,15 @@ export class WebhookWorker implements DirectDispatch {
     try {
       do {
         this.claimAgain = false;
+        const lookBeyond = this.lookBeyond;
+        this.lookBeyond = false;
         while (!this.stopped) {
           const free = this.options.slots - this.inFlight - this.waiting.length - this.preparing;
-          if (free <= 0) break;
+          // With every receiver it holds at its limit, a claim could only find others' rows beyond theirs.
+          if (free <= 0 || (!lookBeyond && this.everyReceiverFull())) break;
           const { claimed, leaseEnds, more } = await this.claim(free);
           if (claimed.length) this.prepare(claimed, leaseEnds);
-          if (!more) break;
+          if (!more || !lookBeyond) break;
         }
       } while (this.claimAgain && !this.stopped);
     } catch (err) {
@@ -270,7 +289,8 @@ export class WebhookWorker implements DirectDispatch {
         count(this.sendingByUrl, delivery.url, -1);
         this.unreserve(delivery);
         this.pump();
-        if (this.backlog) this.nudge();
+        // A receiver is refilled once its deliveries waiting to follow have all started, so a claim takes a batch, not one.
+        if (this.backlog && (this.heldByUrl.get(delivery.url) ?? 0) <= this.options.perReceiver) this.refill();
         this.settle();
       });
   }
