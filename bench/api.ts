@@ -2,7 +2,7 @@
  * Load benchmark on MariaDB, against our server and the bare Express + mysql2 baseline in the same run:
  * authenticated GET /clients/{id} and GET /clients?per_page=100 over 10 000 seeded clients, then the
  * writes POST /invoices (a draft with 3 items) and POST /quick-charge (an issued invoice for a client
- * found by a fixed e-mail, as a checkout would send it).
+ * found by a fixed e-mail, as a checkout would send it), each with a fresh Idempotency-Key.
  *   npm run build && node dist/bench/api.js [--duration 5] [--rounds 3] [--connections 50]
  * Each case alternates the two servers for several rounds and reports the medians, so a noisy
  * neighbour on a shared machine skews both sides alike. Before loading a case each server answers
@@ -10,7 +10,7 @@
  * API, so its rows are valid for our schema); under load every other status counts as an error.
  * BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/invoicing_bench) is dropped and re-created.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import knexFactory, { Knex } from 'knex';
@@ -81,8 +81,19 @@ function request(c: Case, key: string) {
   };
 }
 
+/** A POST goes out as a careful integrator sends it: with a fresh Idempotency-Key each time, so both servers store one. */
+function withIdempotencyKey<R extends { headers?: Record<string, string> }>(req: R): R {
+  return { ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } };
+}
+
 async function load(origin: string, c: Case, key: string): Promise<Measured> {
-  const result = await autocannon({ url: `${origin}${c.path}`, connections: CONNECTIONS, duration: DURATION, ...request(c, key) });
+  const result = await autocannon({
+    url: `${origin}${c.path}`,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    ...request(c, key),
+    ...(c.method === 'POST' ? { requests: [{ setupRequest: (req: autocannon.Request) => withIdempotencyKey(req as { headers?: Record<string, string> }) as autocannon.Request }] } : {}),
+  });
   const unexpected = new Map<string, number>();
   for (const [status, { count = 0 }] of Object.entries(result.statusCodeStats ?? {})) {
     if (Number(status) !== c.status && count) unexpected.set(status, count);
@@ -141,7 +152,7 @@ const showErrors = (m: Measured) => (m.errors ? `${m.errors} (${[...m.unexpected
 async function check(c: Case, key: string): Promise<void> {
   const answers: Record<string, unknown>[] = [];
   for (const origin of [OURS, BASE]) {
-    const res = await fetch(`${origin}${c.path}`, request(c, key));
+    const res = await fetch(`${origin}${c.path}`, c.method === 'POST' ? withIdempotencyKey(request(c, key)) : request(c, key));
     const text = await res.text();
     if (res.status !== c.status) throw new Error(`${c.name} on ${origin}: expected ${c.status}, got ${res.status}: ${text.slice(0, 500)}`);
     answers.push(JSON.parse(text) as Record<string, unknown>);

@@ -1,8 +1,9 @@
 /**
  * The yardstick: a bare Express + mysql2 server with hand-written SQL and no framework of ours around
  * it. Every request looks its key up by hash. The two client reads fetch the record, or the page and
- * its count; the two writes do the database work of ours in one transaction: POST /invoices checks
- * the client, inserts the invoice, its items in one statement and an `invoice.created` event;
+ * its count; the two writes do the database work of ours in one transaction: the Idempotency-Key's
+ * row (inserted first, completed with the response), and for POST /invoices a check of the client,
+ * the invoice, its items in one statement and an `invoice.created` event;
  * POST /quick-charge finds the client by e-mail (or inserts it), then does the same for an issued
  * invoice, drawing its number from the business row.
  */
@@ -16,6 +17,7 @@ const app = express();
 app.use(express.json({ limit: '1mb' }));
 
 interface Key {
+  id: number;
   business_id: number;
   livemode: number;
   scopes: string;
@@ -24,7 +26,7 @@ interface Key {
 async function business(authorization: string | undefined): Promise<Key | undefined> {
   const token = authorization?.replace(/^Bearer /, '') ?? '';
   const hash = createHash('sha256').update(token).digest('hex');
-  const [rows] = await pool.query<RowDataPacket[]>('SELECT business_id, livemode, scopes FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL', [
+  const [rows] = await pool.query<RowDataPacket[]>('SELECT id, business_id, livemode, scopes FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL', [
     hash,
   ]);
   return rows[0] as Key | undefined;
@@ -171,16 +173,37 @@ async function insertInvoice(conn: PoolConnection, key: Key, input: InvoiceReque
   return { invoice, paymentUrl: `http://127.0.0.1:${port}/pay/${paymentToken}` };
 }
 
-/** Runs `work` in a transaction on one pooled connection; 422 for invalid input, 500 otherwise. */
-async function transaction(res: express.Response, work: (conn: PoolConnection) => Promise<void>): Promise<void> {
+/**
+ * Runs `work` in a transaction on one pooled connection; 422 for invalid input, 409 for an
+ * Idempotency-Key already used, 500 otherwise. With an Idempotency-Key, its row is inserted first
+ * and completed with the response in the same transaction.
+ */
+async function transaction(req: express.Request, res: express.Response, key: Key, work: (conn: PoolConnection) => Promise<unknown>): Promise<unknown> {
   const conn = await pool.getConnection();
   try {
     await conn.beginTransaction();
-    await work(conn);
+    const idempotencyKey = req.get('idempotency-key');
+    let recordId: number | undefined;
+    if (idempotencyKey) {
+      const now = Date.now();
+      const fingerprint = createHash('sha256').update(JSON.stringify({ method: req.method, path: req.path, body: req.body as unknown })).digest('hex');
+      const [claimed] = await conn.query<ResultSetHeader>(
+        `INSERT INTO idempotency_keys (subject, idempotency_key, fingerprint, owner, state, created_at, updated_at, expires_at)
+         VALUES (?, ?, ?, ?, 'in_flight', ?, ?, ?)`,
+        [`key_${key.id}`, idempotencyKey, fingerprint, randomUUID(), toDb(new Date(now).toISOString()), toDb(new Date(now).toISOString()), toDb(new Date(now + 86_400_000).toISOString())],
+      );
+      recordId = claimed.insertId;
+    }
+    const answer = await work(conn);
+    if (recordId !== undefined) {
+      await conn.query("UPDATE idempotency_keys SET state = 'completed', response_status = 201, response_body = ? WHERE id = ?", [JSON.stringify(answer), recordId]);
+    }
     await conn.commit();
+    return answer;
   } catch (err) {
     await conn.rollback().catch(() => undefined);
     if (err instanceof Invalid) return void res.status(422).json({ error: 'validation_failed', message: err.message });
+    if ((err as { code?: string }).code === 'ER_DUP_ENTRY') return void res.status(409).json({ error: 'idempotency_key_in_use' });
     process.stderr.write(`baseline: ${err instanceof Error ? err.message : String(err)}\n`);
     res.status(500).json({ error: 'internal' });
   } finally {
@@ -194,12 +217,12 @@ app.post('/invoices', async (req, res) => {
   const key = await business(req.get('authorization'));
   if (!key) return void res.status(401).json({ error: 'unauthorized' });
   if (!canWriteInvoices(key)) return void res.status(403).json({ error: 'forbidden' });
-  let created: Awaited<ReturnType<typeof insertInvoice>>;
-  await transaction(res, async (conn) => {
-    created = await insertInvoice(conn, key, req.body as InvoiceRequest, false);
+  const answer = await transaction(req, res, key, async (conn) => {
+    const created = await insertInvoice(conn, key, req.body as InvoiceRequest, false);
     if (!created) throw new Invalid('client_id does not name a client of this business');
+    return { invoice: created.invoice };
   });
-  if (created && !res.headersSent) res.status(201).json({ invoice: created.invoice });
+  if (answer && !res.headersSent) res.status(201).json(answer);
 });
 
 const CLIENT_COLUMNS = 'id, name, email, phone, company, address, livemode, created_at, updated_at';
@@ -222,8 +245,7 @@ app.post('/quick-charge', async (req, res) => {
   if (!key) return void res.status(401).json({ error: 'unauthorized' });
   if (!canWriteInvoices(key)) return void res.status(403).json({ error: 'forbidden' });
   const body = req.body as { amount: number; currency: string; description?: string; due_date?: string; client: { name: string; email: string } };
-  let answer: unknown;
-  await transaction(res, async (conn) => {
+  const answer = await transaction(req, res, key, async (conn) => {
     const email = body.client.email.toLowerCase();
     const byEmail = (lock: string) =>
       conn.query<ClientRow[]>(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE business_id = ? AND livemode = ? AND email_normalized = ? ${lock}`, [
@@ -254,7 +276,7 @@ app.post('/quick-charge', async (req, res) => {
       true,
     );
     if (!issued) throw new Invalid('no such client');
-    answer = {
+    return {
       invoice: issued.invoice,
       client: { ...client, livemode: Boolean(client.livemode), created_at: fromDb(client.created_at), updated_at: fromDb(client.updated_at) },
       payment_url: issued.paymentUrl,

@@ -2,23 +2,21 @@
  * Delivery across process death and between processes, with real `invoicing serve` children:
  * nothing committed may be lost (duplicates are allowed: receivers deduplicate on idempotency_key).
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { loadConfig } from '../../server/config';
 import { Database } from '../../server/db/database';
 import { systemActor } from '../../server/auth/actor';
 import { createServices } from '../../server/services';
 import { scratchDatabase, ScratchDatabase, testDriver } from '../support/database';
 import { startReceiver, TestReceiver } from '../support/receiver';
+import { serveProcess, stopped } from '../support/serve';
 
-const BIN = path.resolve(__dirname, '../../dist/bin/invoicing.js');
 const APP_SECRET_KEY = randomBytes(32).toString('base64');
 const LEASE_SECONDS = 15;
 
 function serverEnv(databaseUrl: string): NodeJS.ProcessEnv {
   return {
-    PATH: process.env.PATH,
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'silent',
     WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -28,18 +26,9 @@ function serverEnv(databaseUrl: string): NodeJS.ProcessEnv {
   };
 }
 
-/** Starts `invoicing serve` and resolves once it listens. */
+/** Starts `invoicing serve` on the database and resolves once it listens. */
 async function serve(databaseUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: serverEnv(databaseUrl) });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => /listening/.test(String(d)) && resolve());
-    child.once('exit', (code) => reject(new Error(`invoicing serve exited with ${code}`)));
-  });
-  return child;
-}
-
-function stopped(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+  return (await serveProcess(serverEnv(databaseUrl))).child;
 }
 
 /** Commits `count` events for a business whose test key delivers to `url`; returns their idempotency keys. */

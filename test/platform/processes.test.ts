@@ -1,0 +1,135 @@
+/**
+ * Three `invoicing serve` processes on one MariaDB and one Redis behave as one server: requests
+ * spread over them share one rate-limit counter, one Idempotency-Key makes one record, every event
+ * is delivered, and a process killed with SIGKILL under load loses no acknowledged write and no
+ * committed event.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { loadConfig } from '../../server/config';
+import { Database } from '../../server/db/database';
+import { ALL_SCOPES } from '../../server/auth/scopes';
+import { createServices } from '../../server/services';
+import { scratchDatabase, ScratchDatabase, testDriver } from '../support/database';
+import { eventually } from '../support/eventually';
+import { startReceiver, TestReceiver } from '../support/receiver';
+import { serveProcess, ServedProcess, stopped } from '../support/serve';
+
+const redisUrl = process.env.TEST_REDIS_URL;
+const APP_SECRET_KEY = randomBytes(32).toString('base64');
+const RATE_LIMIT = 150;
+const LEASE_SECONDS = 15;
+
+const onMysqlAndRedis = testDriver() === 'mysql' && redisUrl ? describe : describe.skip;
+
+onMysqlAndRedis('three server processes on one database and one Redis', () => {
+  let scratch: ScratchDatabase;
+  let receiver: TestReceiver;
+  let db: Database;
+  let processes: ServedProcess[];
+
+  beforeAll(async () => {
+    scratch = await scratchDatabase();
+    receiver = await startReceiver();
+    db = Database.open(scratch.url);
+    await db.migrate();
+    const env = {
+      DATABASE_URL: scratch.url,
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: `processes-test-${randomUUID()}:`,
+      RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+      APP_SECRET_KEY,
+      LOG_LEVEL: 'silent',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_SWEEP_SECONDS: '1',
+      WEBHOOK_LEASE_SECONDS: String(LEASE_SECONDS),
+    };
+    processes = await Promise.all([serveProcess(env), serveProcess(env), serveProcess(env)]);
+  });
+  afterAll(async () => {
+    for (const { child } of processes ?? []) {
+      child.kill('SIGKILL');
+      await stopped(child);
+    }
+    await db?.close();
+    await receiver?.stop();
+    await scratch?.drop();
+  });
+
+  /** A business with its own test key (its own rate-limit counter), delivering to the receiver. */
+  async function aKey(): Promise<{ key: string; businessId: number }> {
+    const services = createServices(db, loadConfig({ DATABASE_URL: scratch.url, APP_SECRET_KEY, WEBHOOK_ALLOW_PRIVATE: 'true' }));
+    const business = await services.businesses.create({ name: 'Spread Co', currency: 'USD' });
+    const { key } = await services.keys.create({ businessId: business.id, mode: 'test', scopes: [...ALL_SCOPES], webhookUrl: receiver.url });
+    return { key, businessId: business.id };
+  }
+
+  /** The `i`th request goes to process i mod 3, as a round-robin load balancer sends it. */
+  function call(i: number, key: string, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+    return fetch(`${processes[i % processes.length].api}${path}`, {
+      method: init.method ?? 'GET',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+  }
+
+  test('when requests are spread over the three, the rate limit counts them as one', async () => {
+    const { key } = await aKey();
+
+    const statuses: number[] = [];
+    for (let i = 0; i < RATE_LIMIT + 9; i += 1) statuses.push((await call(i, key, '/clients')).status);
+
+    expect(statuses.filter((s) => s === 200)).toHaveLength(RATE_LIMIT);
+    expect(statuses.slice(RATE_LIMIT)).toEqual(Array(9).fill(429));
+  });
+
+  test('when one Idempotency-Key is sent to all three at once, one client is created and every answer shows it', async () => {
+    const { key } = await aKey();
+    const send = (i: number) =>
+      call(i, key, '/clients', { method: 'POST', body: { name: 'Once Only', email: 'once@example.com' }, headers: { 'idempotency-key': 'create-once' } });
+
+    const concurrent = await Promise.all([0, 1, 2].map(send));
+    const afterwards = await Promise.all([0, 1, 2].map(send));
+
+    // A request that finds the key still in flight is told so (409); none creates a second client.
+    expect(concurrent.map((r) => r.status).filter((s) => s !== 201 && s !== 409)).toEqual([]);
+    const ids = await Promise.all(afterwards.map(async (r) => ((await r.json()) as { client: { id: number } }).client.id));
+    expect(afterwards.map((r) => r.status)).toEqual([201, 201, 201]);
+    expect(new Set(ids).size).toBe(1);
+    const list = (await (await call(0, key, '/clients')).json()) as { data: unknown[] };
+    expect(list.data).toHaveLength(1);
+  });
+
+  test('when one process is killed with SIGKILL under load, every acknowledged invoice exists and every committed event is delivered', async () => {
+    const { key, businessId } = await aKey();
+    // A receiver slow enough that the victim dies with deliveries under way.
+    receiver.answer({ status: 200, delayMs: 300 });
+    const client = (await (await call(0, key, '/clients', { method: 'POST', body: { name: 'Buyer', email: 'buyer@example.com' } })).json()) as { client: { id: number } };
+    const acknowledged: number[] = [];
+    let sent = 0;
+    const victim = processes[1];
+
+    // Six clients create invoices round-robin; the second process dies a third of the way through.
+    await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        while (sent < 90) {
+          const i = sent++;
+          if (i === 30) victim.child.kill('SIGKILL');
+          const res = await call(i, key, '/invoices', {
+            method: 'POST',
+            body: { client_id: client.client.id, currency: 'USD', items: [{ description: `Order ${i}`, quantity: 1, unit_price: 10 }] },
+          }).catch(() => null); // the dead process refuses: unacknowledged, so either outcome is allowed
+          if (res?.status === 201) acknowledged.push(((await res.json()) as { invoice: { id: number } }).invoice.id);
+        }
+      }),
+    );
+    await stopped(victim.child);
+
+    const found = await db.knex('invoices').whereIn('id', acknowledged).pluck('id');
+    expect(found.sort()).toEqual([...acknowledged].sort());
+    const committed: string[] = (await db.knex('events').where('business_id', businessId).select('idempotency_key')).map((e: { idempotency_key: string }) => e.idempotency_key);
+    expect(committed.length).toBeGreaterThanOrEqual(acknowledged.length);
+    const received = () => new Set(receiver.received.map((w) => w.body.idempotency_key as string));
+    // The dead process's leased deliveries come due when their lease ends; a survivor's sweep sends them.
+    await eventually(() => committed.every((k) => received().has(k)), (LEASE_SECONDS + 15) * 1000);
+  }, 90_000);
+});
