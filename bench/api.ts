@@ -92,7 +92,7 @@ async function load(origin: string, c: Case, key: string): Promise<Measured> {
     connections: CONNECTIONS,
     duration: DURATION,
     ...request(c, key),
-    ...(c.method === 'POST' ? { requests: [{ setupRequest: (req: autocannon.Request) => withIdempotencyKey(req as { headers?: Record<string, string> }) as autocannon.Request }] } : {}),
+    ...(c.method === 'POST' ? { requests: [{ setupRequest: (req: autocannon.Request) => withIdempotencyKey(req as { headers?: Record<string, string> }) }] } : {}),
   });
   const unexpected = new Map<string, number>();
   for (const [status, { count = 0 }] of Object.entries(result.statusCodeStats ?? {})) {
