@@ -121,7 +121,7 @@ async function createInvoices(ports: number[], key: string, clientId: number, on
 
 /** Waits until the receiver has every committed event of the business; the seconds it took, or null. */
 async function allDelivered(db: Database, businessId: number, receiver: Receiver, withinMs: number): Promise<{ committed: number; seconds: number | null }> {
-  const keys: string[] = await db.knex('events').where('business_id', businessId).pluck('idempotency_key');
+  const keys = (await db.knex('events').where('business_id', businessId).pluck('idempotency_key')) as string[];
   const started = Date.now();
   while (Date.now() - started < withinMs) {
     if (keys.every((k) => receiver.keys.has(k))) return { committed: keys.length, seconds: (Date.now() - started) / 1000 };
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
 
     const victim = children[1];
     const killed = await createInvoices(PORTS, key, clientId, (i) => i === Math.floor(INVOICES / 3) && victim.kill('SIGKILL'));
-    const found: number[] = await db.knex('invoices').whereIn('id', killed.acknowledged).pluck('id');
+    const found = (await db.knex('invoices').whereIn('id', killed.acknowledged).pluck('id')) as number[];
     const recovered = await allDelivered(db, businessId, receiver, (LEASE_SECONDS + 30) * 1000);
     ok &&= found.length === killed.acknowledged.length && recovered.seconds !== null;
     rows.push([
