@@ -19,9 +19,14 @@ export async function recreateMysqlDatabase(databaseUrl: string): Promise<void> 
   await admin.destroy();
 }
 
+/** Node options for the servers a benchmark starts: BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile them. */
+export function serverNodeArgs(): string[] {
+  return (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
+
 /** Starts a server process and resolves once it answers HTTP. Its output (logs) goes nowhere. */
 export async function startProcess(command: string[], env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, command, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...serverNodeArgs(), ...command], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited with ${code}`))));
   for (let attempt = 0; attempt < 100; attempt += 1) {
     const answered = await Promise.race([

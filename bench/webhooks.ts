@@ -25,7 +25,7 @@ import { Credential } from '../server/auth/credential';
 import { loadConfig } from '../server/config';
 import { Database } from '../server/db/database';
 import { createServices, Services } from '../server/services';
-import { numberOption, recreateMysqlDatabase } from './support';
+import { numberOption, recreateMysqlDatabase, serverNodeArgs } from './support';
 
 const EVENTS = numberOption('events', 2000);
 const CONCURRENCY = numberOption('concurrency', 20);
@@ -134,9 +134,7 @@ let serverErrors = 0;
 /** Starts our server and resolves once it answers HTTP. Its log lines (warn and up) go to our stderr. */
 async function startServer(): Promise<ChildProcess> {
   const command = [path.resolve(__dirname, '..', 'bin/invoicing.js'), 'serve', '--port', String(PORT)];
-  // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, ...command], {
+  const child = spawn(process.execPath, [...serverNodeArgs(), ...command], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
