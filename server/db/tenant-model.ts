@@ -78,6 +78,14 @@ export class TenantModel extends GuardedModel {
     if (rows.length) await conn(this.tableName).insert(rows.map((row) => ({ ...row, ...owner })));
   }
 
+  /** One INSERT of a row of the actor's, stored as given (as `insertAll`); returns it as a read would, id included. */
+  static async insertOne<M extends TenantModel>(this: new () => M, actor: Actor, conn: Knex, row: Record<string, unknown>): Promise<M> {
+    const model = this as unknown as typeof TenantModel;
+    const stored = { ...row, business_id: actor.businessId, livemode: actor.livemode ? 1 : 0 };
+    const [id] = await conn(model.tableName).insert(stored);
+    return model.fromDatabaseJson({ ...stored, id }) as M;
+  }
+
   /** The tenancy columns a new row of the actor gets. */
   static ownedBy(actor: Actor): { business_id: number; livemode: boolean } {
     return { business_id: actor.businessId, livemode: actor.livemode };

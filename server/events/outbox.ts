@@ -131,41 +131,35 @@ export class Outbox {
     ];
     if (!targets.length) return event;
     const now = this.clock.now();
+    const rowOf = (target: (typeof targets)[number]) => ({
+      event_id: event.id,
+      ...target.row,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: toDbTime(now),
+      created_at: toDbTime(now),
+      updated_at: toDbTime(now),
+    });
     const direct = this.direct;
-    const taken = targets.map((target) => direct?.takes(target.row.url) ?? false);
-    // A lease as a claim would take it: the first attempt is counted, and the row is due again only after the lease.
-    const lease = direct && {
-      lease_id: randomBytes(16).toString('hex'),
-      next_attempt_at: toDbTime(new Date(now.getTime() + direct.leaseSeconds * 1000)),
-      attempts: 1,
-      last_attempt_number: 1,
-    };
-    await WebhookDelivery.insertAll(
-      actor,
-      trx,
-      targets.map((target, i) => ({
-        event_id: event.id,
-        ...target.row,
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: toDbTime(now),
-        created_at: toDbTime(now),
-        updated_at: toDbTime(now),
-        ...(taken[i] ? lease : {}),
-      })),
-    );
-    if (direct && taken.includes(true)) {
-      const leased = await WebhookDelivery.of(actor, trx).where({ event_id: event.id, lease_id: lease!.lease_id });
-      const secrets = new Map(targets.map((target) => [receiverOf(target.row), target.sealedSecret]));
-      const handed = leased.map((delivery) => ({ delivery, sealedSecret: secrets.get(receiverOf(delivery)) ?? null }));
+    const leased = direct ? targets.filter((target) => direct.takes(target.row.url)) : [];
+    const due = targets.filter((target) => !leased.includes(target));
+    await WebhookDelivery.insertAll(actor, trx, due.map(rowOf));
+    if (direct && leased.length) {
+      // Leased as a claim leases: the first attempt counted, the row due again only after the lease.
+      const lease = {
+        lease_id: randomBytes(16).toString('hex'),
+        next_attempt_at: toDbTime(new Date(now.getTime() + direct.leaseSeconds * 1000)),
+        attempts: 1,
+        last_attempt_number: 1,
+      };
+      // One INSERT each (one receiver, as a rule): the id comes back with it, so the handover needs no read.
+      const handed: DispatchedDelivery[] = [];
+      for (const target of leased) {
+        handed.push({ delivery: await WebhookDelivery.insertOne(actor, trx, { ...rowOf(target), ...lease }), sealedSecret: target.sealedSecret });
+      }
       this.db.afterCommit(() => direct.dispatch(event, handed));
     }
-    if (taken.includes(false)) this.deliveriesDue();
+    if (due.length) this.deliveriesDue();
     return event;
   }
-}
-
-/** A delivery's receiver: its key or its app. */
-function receiverOf(target: { api_key_id: number | null; app_id: number | null }): string {
-  return target.api_key_id !== null ? `key:${target.api_key_id}` : `app:${target.app_id}`;
 }
