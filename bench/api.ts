@@ -3,7 +3,7 @@
  * authenticated GET /clients/{id} and GET /clients?per_page=100 over 10 000 seeded clients, then the
  * writes POST /invoices (a draft with 3 items) and POST /quick-charge (an issued invoice for a client
  * found by a fixed e-mail, as a checkout would send it), each with a fresh Idempotency-Key.
- *   npm run build && node dist/bench/api.js [--duration 5] [--rounds 3] [--connections 50]
+ *   npm run build && node dist/bench/api.js [--duration 5] [--rounds 3] [--connections 50] [--only 'GET /clients/']
  * Each case alternates the two servers for several rounds and reports the medians, so a noisy
  * neighbour on a shared machine skews both sides alike. Before loading a case each server answers
  * one request that must have the expected status (a baseline invoice is also read back through our
@@ -24,6 +24,8 @@ import { numberOption, recreateMysqlDatabase, startProcess } from './support';
 const DURATION = numberOption('duration', 5);
 const ROUNDS = numberOption('rounds', 3);
 const CONNECTIONS = numberOption('connections', 50);
+/** `--only GET` runs the cases whose name contains the text (to profile one of them). */
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : '';
 const CLIENTS = 10_000;
 const databaseUrl = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/invoicing_bench';
 /** MySQL needs the application key that seals secrets; the seeding and the server share this run's. */
@@ -209,7 +211,7 @@ async function main(): Promise<void> {
   ];
   try {
     process.stdout.write(`${CLIENTS} clients on MariaDB; ${CONNECTIONS} connections; medians of ${ROUNDS} alternating ${DURATION} s runs; req/s counts answers with the expected status\n`);
-    for (const c of cases) {
+    for (const c of cases.filter(({ name }) => name.includes(ONLY))) {
       await check(c, key);
       await load(OURS, c, key); // warm-up: JIT, pools and the key cache
       await load(BASE, c, key);

@@ -1,33 +1,54 @@
 /**
- * Structured JSON request logs with a request id (echoed as X-Request-Id). A request is logged by
- * method, URL, status and time only: headers, and so keys, never reach the log, and the lean
- * serializers keep logging from costing a third of the throughput.
+ * Structured JSON request logs with a request id (echoed as X-Request-Id). A request is logged once,
+ * when its response is done, by method, URL, status and time only: headers, and so keys, never reach
+ * the log. Written by hand rather than with pino-http, whose per-request child logger and listeners
+ * cost a tenth of a cached GET's time; `req.log` (the request id's child logger) is made only when
+ * a handler logs something.
  */
 import { randomUUID } from 'node:crypto';
+import { IncomingMessage } from 'node:http';
 import { RequestHandler } from 'express';
 import { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The request id: the caller's X-Request-Id when reasonable, else a new UUID. */
+      id: string;
+      /** A logger whose lines carry the request id. */
+      log: Logger;
+    }
+  }
+}
+
+const REASONABLE_ID = /^[\w.-]{1,64}$/;
+
+function requestIdOf(incoming: IncomingMessage['headers'][string]): string {
+  return typeof incoming === 'string' && REASONABLE_ID.test(incoming) ? incoming : randomUUID();
+}
 
 export function requestLogging(logger: Logger): RequestHandler {
-  return pinoHttp({
-    logger,
-    genReqId: (req, res) => {
-      const incoming = req.headers['x-request-id'];
-      const id = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    // req.log carries the request id only; the completion line carries the request itself.
-    quietReqLogger: true,
-    wrapSerializers: false,
-    serializers: {
-      req: (req: { method: string; url: string; socket?: { remoteAddress?: string } }) => ({
-        method: req.method,
-        url: req.url,
-        remoteAddress: req.socket?.remoteAddress,
-      }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-    customProps: (req) => ({ credential: req.credential?.subject }),
-  });
+  return (req, res, next) => {
+    const started = performance.now();
+    const reqId = requestIdOf(req.headers['x-request-id']);
+    req.id = reqId;
+    res.setHeader('X-Request-Id', reqId);
+    let child: Logger | undefined;
+    Object.defineProperty(req, 'log', { configurable: true, enumerable: false, get: () => (child ??= logger.child({ reqId })) });
+    res.once('close', () => {
+      const failed = res.statusCode >= 500 || !res.writableFinished;
+      const level = failed ? 'error' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const line = {
+        reqId,
+        req: { method: req.method, url: req.originalUrl, remoteAddress: req.socket?.remoteAddress },
+        res: { statusCode: res.statusCode },
+        responseTime: Math.round(performance.now() - started),
+        credential: req.credential?.subject,
+      };
+      logger[level](line, !res.writableFinished ? 'request aborted' : failed ? 'request errored' : 'request completed');
+    });
+    next();
+  };
 }
