@@ -152,7 +152,7 @@ export class ClientService {
   }
 
   private async find(actor: Actor, id: number, conn = this.db.current): Promise<Client> {
-    const row = await Client.of(actor, conn).findById(id);
+    const row = await Client.findOwn(actor, conn, id);
     if (!row) throw new NotFound('Client');
     return row;
   }

@@ -1,10 +1,10 @@
 /** Bearer authentication: turns `Authorization: Bearer <key>` into `req.credential`, or 401. */
-import { Request, RequestHandler } from 'express';
+import { Request, Response } from 'express';
+import { Credential } from '../auth/credential';
 import { Scope, grants } from '../auth/scopes';
 import { Forbidden } from '../errors';
 import { Credentials } from '../auth/credentials';
 import { AuthFailureLimit } from './rate-limit';
-import { credentialOf } from './request';
 
 function bearerToken(req: Request): string | null {
   const header = req.get('authorization');
@@ -12,24 +12,19 @@ function bearerToken(req: Request): string | null {
   return match ? match[1] : null;
 }
 
-export function authenticate(credentials: Credentials, failures: AuthFailureLimit): RequestHandler {
-  return async (req, res, next) => {
-    const token = bearerToken(req);
-    const credential = token ? await credentials.resolve(token) : null;
-    if (!credential) throw await failures.refuse(req.ip ?? 'unknown', res);
-    req.credential = credential;
-    next();
-  };
+/** The request's credential, also set as `req.credential`; throws the 401 (or 429 past the failure limit) otherwise. */
+export async function authenticate(req: Request, res: Response, credentials: Credentials, failures: AuthFailureLimit): Promise<Credential> {
+  const token = bearerToken(req);
+  const credential = token ? await credentials.resolve(token) : null;
+  if (!credential) throw await failures.refuse(req.ip ?? 'unknown', res);
+  req.credential = credential;
+  return credential;
 }
 
 /**
  * Allows the request when the credential holds any of `accepted`; the 403 names the first as the
  * required scope (the endpoint table's scope), with the scopes the key does hold.
  */
-export function requireScope(...accepted: Scope[]): RequestHandler {
-  return (req, _res, next) => {
-    const cred = credentialOf(req);
-    if (!accepted.some((scope) => grants(cred.scopes, scope))) throw new Forbidden(accepted[0], cred.scopes);
-    next();
-  };
+export function requireScope(cred: Credential, accepted: readonly Scope[]): void {
+  if (!accepted.some((scope) => grants(cred.scopes, scope))) throw new Forbidden(accepted[0], cred.scopes);
 }

@@ -4,13 +4,13 @@
  * every server process shares one counter. While Redis cannot be reached, each process counts in
  * memory (the headers still go out), says so in the log once, and returns to Redis when it answers.
  */
-import { RequestHandler, Response } from 'express';
+import { Request, Response } from 'express';
 import { ClientRateLimitInfo, MemoryStore, Options, rateLimit, Store } from 'express-rate-limit';
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import { RedisReply, RedisStore } from 'rate-limit-redis';
 import { AppError, RateLimited, Unauthorized } from '../errors';
-import { credentialOf } from './request';
+import { asStep, credentialOf } from './request';
 
 export const WINDOW_MS = 60_000;
 
@@ -84,8 +84,8 @@ function secondsUntil(reset: Date | undefined): number {
   return reset ? Math.max(0, Math.ceil((reset.getTime() - Date.now()) / 1000)) : Math.ceil(WINDOW_MS / 1000);
 }
 
-/** Per-credential limit. Every authenticated response carries X-RateLimit-Limit/-Remaining and Retry-After. */
-export function credentialRateLimit(options: RateLimitOptions): RequestHandler[] {
+/** Per-credential limit, as a step of the guard. Every authenticated response carries X-RateLimit-Limit/-Remaining and Retry-After. */
+export function credentialRateLimit(options: RateLimitOptions): (req: Request, res: Response) => Promise<void> {
   const limiter = rateLimit({
     windowMs: WINDOW_MS,
     limit: options.perMinute,
@@ -97,11 +97,10 @@ export function credentialRateLimit(options: RateLimitOptions): RequestHandler[]
     // The store falls back to memory on a Redis outage; a failure beyond that lets the request through.
     passOnStoreError: true,
   });
-  const retryAfter: RequestHandler = (req, res, next) => {
-    res.set('Retry-After', String(secondsUntil(req.rateLimit?.resetTime)));
-    next();
+  return async (req, res) => {
+    await asStep(limiter, req, res);
+    res.setHeader('Retry-After', String(secondsUntil(req.rateLimit?.resetTime)));
   };
-  return [limiter, retryAfter];
 }
 
 /**

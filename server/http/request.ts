@@ -1,5 +1,5 @@
 /** What the HTTP layer attaches to a request, and typed access to it from route handlers. */
-import { Request } from 'express';
+import { Request, RequestHandler, Response } from 'express';
 import type { RateLimitInfo } from 'express-rate-limit';
 import { Credential } from '../auth/credential';
 import { NotFound, Unauthorized } from '../errors';
@@ -27,4 +27,11 @@ export function recordId(req: Request, what: string, param = 'id'): number {
   const raw = req.params[param];
   if (typeof raw !== 'string' || !/^[1-9][0-9]{0,15}$/.test(raw) || Number(raw) > MAX_ID) throw new NotFound(what);
   return Number(raw);
+}
+
+/** Runs an Express middleware as a step: resolves when it calls `next()`, rejects with what it passes on or throws. */
+export function asStep(middleware: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    Promise.resolve(middleware(req, res, (err?: unknown) => (err ? reject(err as Error) : resolve()))).catch(reject);
+  });
 }

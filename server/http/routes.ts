@@ -5,7 +5,7 @@
  * route, its scopes and its request schema are written once.
  *
  * Every route runs the same steps, in this order:
- *   authenticate → rate limit → scope → parse JSON (the guard's middlewares)
+ *   authenticate → rate limit → scope → parse JSON (the guard's steps)
  *   → validate the `{id}`, the query and the body → claim the Idempotency-Key (POST)
  *   → handle (inside the key's transaction when there is one) → respond.
  * Handlers receive validated input and the services; they never see `req` or `res`.
@@ -94,7 +94,9 @@ export function mountRoutes(routes: Route[], deps: { services: Services; guard: 
   const router = Router();
   for (const spec of routes) {
     const bodySchema = bodySchemaOf(spec);
-    router[spec.method](expressPath(spec.path), ...deps.guard(...spec.scopes), async (req: Request, res: Response) => {
+    const guard = deps.guard(...spec.scopes);
+    router[spec.method](expressPath(spec.path), async (req: Request, res: Response) => {
+      await guard(req, res);
       const input: RouteInput<unknown, unknown> = {
         cred: credentialOf(req),
         id: spec.record ? recordId(req, spec.record) : 0,
