@@ -178,7 +178,7 @@ async function main(): Promise<void> {
   // Our server as it runs in production: request logs at info level (written to nowhere here).
   const ours = await startProcess(
     [path.join(dist, 'bin/invoicing.js'), 'serve', '--port', '4801'],
-    { DATABASE_URL: databaseUrl, APP_SECRET_KEY: appSecretKey, RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'info' },
+    { DATABASE_URL: databaseUrl, APP_SECRET_KEY: appSecretKey, RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' },
     4801,
   );
   const baseline = await startProcess([path.join(__dirname, 'baseline.js'), databaseUrl, '4802'], {}, 4802);

@@ -102,7 +102,10 @@ export function mountRoutes(routes: Route[], deps: { services: Services; guard: 
         id: spec.record ? recordId(req, spec.record) : 0,
         query: spec.query ? validateQuery(spec.query, req.query) : {},
         body: bodySchema ? validateInput(bodySchema, jsonObject(req)) : {},
-        requester: { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
+        // Read only by the routes that record it: req.ip parses X-Forwarded-For on every access.
+        get requester() {
+          return { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null };
+        },
       };
       const key = spec.method === 'post' ? idempotencyKeyOf(req.get('Idempotency-Key')) : undefined;
       if (key !== undefined) input.requestKey = `${input.cred.subject}:${key}`;
