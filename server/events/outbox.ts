@@ -14,10 +14,9 @@ import { Knex } from 'knex';
 import { Actor } from '../auth/actor';
 import { Clock } from '../clock';
 import { Database } from '../db/database';
+import { selectRows } from '../db/statement';
 import { TenantModel } from '../db/tenant-model';
 import { toDbTime } from '../db/time';
-import { ApiKey } from '../keys/model';
-import { OAuthApp, OAuthGrant } from '../oauth/model';
 import { WebhookDelivery } from '../webhooks/model';
 
 export const EVENT_TYPES = [
@@ -79,6 +78,29 @@ export interface DirectDispatch {
   dispatch(event: Event, deliveries: DispatchedDelivery[]): void;
 }
 
+/**
+ * An event's receivers, in one statement: every key of the business and mode with a webhook URL (a
+ * revoked key receives nothing new, nor does one rotated out with a grace period: its replacement,
+ * same URL and secret, does), and every OAuth app with a webhook URL that this business and mode
+ * have authorized, once per app.
+ */
+const RECEIVERS = `
+  select id as api_key_id, null as app_id, webhook_url as url, webhook_secret as sealed_secret from api_keys
+   where business_id = ? and livemode = ? and webhook_url is not null and revoked_at is null and expires_at is null
+  union all
+  select null, id, webhook_url, webhook_secret_sealed from oauth_apps
+   where webhook_url is not null and revoked_at is null
+     and id in (select app_id from oauth_grants where business_id = ? and livemode = ? and revoked_at is null)`;
+
+interface Receiver {
+  api_key_id: number | null;
+  app_id: number | null;
+  url: string;
+  sealed_secret: string | null;
+}
+
+const receiverBindings = (actor: Actor) => [actor.businessId, actor.livemode ? 1 : 0, actor.businessId, actor.livemode ? 1 : 0];
+
 export class Outbox {
   private readonly listeners = new Set<() => void>();
   private direct?: DirectDispatch;
@@ -111,24 +133,10 @@ export class Outbox {
       idempotency_key: randomUUID(),
       data: JSON.stringify(data),
     });
-    // Receivers: every key of the business and mode with a webhook URL. A revoked key receives nothing
-    // new, nor does one rotated out with a grace period: its replacement, same URL and secret, does.
-    const receivers = await ApiKey.query(trx)
-      .where({ business_id: actor.businessId, livemode: actor.livemode })
-      .whereNotNull('webhook_url')
-      .whereNull('revoked_at')
-      .whereNull('expires_at')
-      .select('id', 'webhook_url', 'webhook_secret');
-    // And every OAuth app with a webhook URL that this business and mode have authorized: one delivery per app.
-    const apps = await OAuthApp.query(trx)
-      .whereNotNull('webhook_url')
-      .whereNull('revoked_at')
-      .whereIn('id', OAuthGrant.of(actor, trx).whereNull('revoked_at').select('app_id'))
-      .select('id', 'webhook_url', 'webhook_secret_sealed');
-    const targets = [
-      ...receivers.map((key) => ({ row: { api_key_id: key.id, app_id: null, url: key.webhook_url! }, sealedSecret: key.webhook_secret })),
-      ...apps.map((app) => ({ row: { api_key_id: null, app_id: app.id, url: app.webhook_url! }, sealedSecret: app.webhook_secret_sealed })),
-    ];
+    const targets = (await selectRows<Receiver>(trx, RECEIVERS, receiverBindings(actor))).map(({ api_key_id, app_id, url, sealed_secret }) => ({
+      row: { api_key_id, app_id, url },
+      sealedSecret: sealed_secret,
+    }));
     if (!targets.length) return event;
     const now = this.clock.now();
     const rowOf = (target: (typeof targets)[number]) => ({

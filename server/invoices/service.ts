@@ -241,7 +241,7 @@ export class InvoiceService {
   ): Promise<{ row: Invoice; invoice: InvoiceDetail }> {
     const errors = new Map<string, string[]>();
     // A shared lock: a concurrent delete of the client waits for this invoice, then the foreign key refuses it.
-    const client = await Client.of(actor, trx).findById(input.client_id).forShare();
+    const client = await Client.findOwn(actor, trx, input.client_id, { lock: 'share' });
     if (!client) errors.set('client_id', [UNKNOWN_CLIENT_ID]);
     const currency = input.currency ?? (await this.businesses.get(actor.businessId)).currency;
     const { priced, total } = priceItems(input.items, currency, errors);
@@ -289,14 +289,14 @@ export class InvoiceService {
   }
 
   private async find(actor: Actor, id: number, conn: Knex = this.db.current): Promise<Invoice> {
-    const row = await Invoice.of(actor, conn).findById(id);
+    const row = await Invoice.findOwn(actor, conn, id);
     if (!row) throw new NotFound('Invoice');
     return row;
   }
 
   /** Reads the invoice for a change, locking its row until commit (knex drops locking clauses on SQLite, whose one writer needs none). */
   private async lock(trx: Knex.Transaction, actor: Actor, id: number): Promise<Invoice> {
-    const row = await Invoice.of(actor, trx).findById(id).forUpdate();
+    const row = await Invoice.findOwn(actor, trx, id, { lock: 'update' });
     if (!row) throw new NotFound('Invoice');
     return row;
   }
