@@ -127,8 +127,7 @@ export class Outbox {
 
   /** Records an event inside `trx`, the transaction of the change it reports, with its deliveries. */
   async record(trx: Knex.Transaction, actor: Actor, type: EventType, data: Record<string, unknown>): Promise<Event> {
-    const event = await Event.of(actor, trx).insert({
-      ...Event.ownedBy(actor),
+    const event = await Event.create(actor, trx, {
       type,
       idempotency_key: randomUUID(),
       data: JSON.stringify(data),

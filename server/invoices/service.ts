@@ -251,8 +251,7 @@ export class InvoiceService {
     if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
 
     const metadata = initialMetadata(input.metadata);
-    const row = await Invoice.of(actor, trx).insert({
-      ...Invoice.ownedBy(actor),
+    const row = await Invoice.create(actor, trx, {
       client_id: input.client_id,
       ...(issued
         ? { number: await drawInvoiceNumber(trx, actor), status: 'sent' as const, sent_at: new Date().toISOString() }
