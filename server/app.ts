@@ -8,7 +8,7 @@ import { errorHandler, notFoundRoute } from './http/errors';
 import { createGuard } from './http/guard';
 import { IdempotencyKeys } from './http/idempotency';
 import { mountRoutes } from './http/routes';
-import { requestLogging } from './http/logging';
+import { useRequestLogging } from './http/logging';
 import { openapiRoutes } from './openapi/routes';
 import { partnerRoutes } from './partner-api';
 import { pageAssetRoutes } from './pages/layout';
@@ -44,14 +44,15 @@ export function createApp(deps: AppDeps): Express {
   });
 
   const api = Router();
-  api.use(openapiRoutes());
+  // The partner routes first: they are what is requested most, and no path of theirs is the document's.
   api.use(mountRoutes(partnerRoutes, { services, guard, idempotency: new IdempotencyKeys(db, config.idempotencyLeaseMs) }));
+  api.use(openapiRoutes());
 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
-  app.use(requestLogging(deps.logger));
+  useRequestLogging(app, deps.logger);
   for (const prefix of API_PREFIXES) app.use(prefix, api);
   app.use(pageAssetRoutes());
   app.use(paymentPageRoutes({ invoices: services.invoices, payments: services.payments, gateways: services.gateways, forms: services.pageForms }));

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage } from 'node:http';
-import { RequestHandler } from 'express';
+import { Express, Request } from 'express';
 import { Logger } from 'pino';
 
 declare global {
@@ -28,14 +28,22 @@ function requestIdOf(incoming: IncomingMessage['headers'][string]): string {
   return typeof incoming === 'string' && REASONABLE_ID.test(incoming) ? incoming : randomUUID();
 }
 
-export function requestLogging(logger: Logger): RequestHandler {
-  return (req, res, next) => {
+const CHILD_LOGGER = Symbol('child logger');
+
+/** Logs every request of `app` to `logger`, and gives its requests `req.log`. */
+export function useRequestLogging(app: Express, logger: Logger): void {
+  // A getter on the app's request prototype, not a property set per request: most requests never log.
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    get(this: Request & { [CHILD_LOGGER]?: Logger }) {
+      return (this[CHILD_LOGGER] ??= logger.child({ reqId: this.id }));
+    },
+  });
+  app.use((req, res, next) => {
     const started = performance.now();
     const reqId = requestIdOf(req.headers['x-request-id']);
     req.id = reqId;
     res.setHeader('X-Request-Id', reqId);
-    let child: Logger | undefined;
-    Object.defineProperty(req, 'log', { configurable: true, enumerable: false, get: () => (child ??= logger.child({ reqId })) });
     res.once('close', () => {
       const failed = res.statusCode >= 500 || !res.writableFinished;
       const level = failed ? 'error' : 'info';
@@ -50,5 +58,5 @@ export function requestLogging(logger: Logger): RequestHandler {
       logger[level](line, !res.writableFinished ? 'request aborted' : failed ? 'request errored' : 'request completed');
     });
     next();
-  };
+  });
 }
