@@ -1,5 +1,5 @@
 /** createApp: wiring only. Every partner route is served under /api/v1/partner and /api/v1. */
-import express, { Express, Router } from 'express';
+import express, { Express } from 'express';
 import type Redis from 'ioredis';
 import { Logger } from 'pino';
 import { Config } from './config';
@@ -43,17 +43,13 @@ export function createApp(deps: AppDeps): Express {
     },
   });
 
-  const api = Router();
-  // The partner routes first: they are what is requested most, and no path of theirs is the document's.
-  api.use(mountRoutes(partnerRoutes, { services, guard, idempotency: new IdempotencyKeys(db, config.idempotencyLeaseMs) }));
-  api.use(openapiRoutes());
-
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   useRequestLogging(app, deps.logger);
-  for (const prefix of API_PREFIXES) app.use(prefix, api);
+  mountRoutes(app.router, API_PREFIXES, partnerRoutes, { services, guard, idempotency: new IdempotencyKeys(db, config.idempotencyLeaseMs) });
+  for (const prefix of API_PREFIXES) app.use(prefix, openapiRoutes());
   app.use(pageAssetRoutes());
   app.use(paymentPageRoutes({ invoices: services.invoices, payments: services.payments, gateways: services.gateways, forms: services.pageForms }));
   app.use(gatewayRoutes(services.gateways));

@@ -90,12 +90,34 @@ function jsonObject(req: Request): unknown {
   return raw;
 }
 
-export function mountRoutes(routes: Route[], deps: { services: Services; guard: Guard; idempotency: IdempotencyKeys }): Router {
-  const router = Router();
+/**
+ * The request's path below the API prefix it came in on (`/clients/12`), as Express matched it
+ * (ignoring case): one request sent to either prefix is the same request to an Idempotency-Key.
+ */
+function pathBelow(prefixes: readonly string[], path: string): string {
+  const lower = path.toLowerCase();
+  const prefix = prefixes.find((p) => lower.startsWith(`${p.toLowerCase()}/`));
+  return prefix ? path.slice(prefix.length) : path;
+}
+
+/**
+ * Registers every route on `router` under each of `prefixes`, as one layer per route: a nested
+ * router per prefix made the router trim and restore the URL on every request, a tenth of a cached
+ * GET's allocations.
+ */
+export function mountRoutes(
+  router: Router,
+  prefixes: readonly string[],
+  routes: Route[],
+  deps: { services: Services; guard: Guard; idempotency: IdempotencyKeys },
+): void {
+  // Longest first, so `/api/v1/partner/…` is not taken for `/api/v1` + `/partner/…`.
+  const byLength = [...prefixes].sort((a, b) => b.length - a.length);
   for (const spec of routes) {
     const bodySchema = bodySchemaOf(spec);
     const guard = deps.guard(...spec.scopes);
-    router[spec.method](expressPath(spec.path), async (req: Request, res: Response) => {
+    const paths = prefixes.map((prefix) => `${prefix}${expressPath(spec.path)}`);
+    router[spec.method](paths, async (req: Request, res: Response) => {
       await guard(req, res);
       const input: RouteInput<unknown, unknown> = {
         cred: credentialOf(req),
@@ -112,11 +134,10 @@ export function mountRoutes(routes: Route[], deps: { services: Services; guard: 
       const handle = () => spec.handle(input, deps.services);
       if (key === undefined) return void res.status(spec.response.status).json(await handle());
 
-      const request = { subject: input.cred.subject, key, fingerprint: fingerprintOf(req.method, req.path, req.body) };
+      const request = { subject: input.cred.subject, key, fingerprint: fingerprintOf(req.method, pathBelow(byLength, req.path), req.body) };
       const answer = await deps.idempotency.run(request, spec.response.status, handle, { transactional: !spec.callsOut });
       if (answer.replayed) res.set('Idempotent-Replayed', 'true');
       res.status(answer.status).type('json').send(answer.body);
     });
   }
-  return router;
 }

@@ -18,25 +18,31 @@ function registeredRoutes(): Map<string, Set<string>> {
     route?: { path: unknown; methods: Record<string, boolean> };
     handle: { stack?: Layer[] };
   }
-  const byMount = new Map<string, Set<string>>();
-  const walk = (stack: Layer[], mount: string, prefix: string) => {
+  // Each route by the API prefix its full path starts with (the longest), or '' outside them.
+  const prefixes = [...API_PREFIXES].sort((a, b) => b.length - a.length);
+  const byMount = new Map<string, Set<string>>([['', new Set()]]);
+  const record = (fullPath: string, methods: Record<string, boolean>) => {
+    const mount = prefixes.find((prefix) => fullPath.startsWith(`${prefix}/`)) ?? '';
+    const path = fullPath.slice(mount.length).replace(/:(\w+)/g, '{$1}');
+    if (!byMount.has(mount)) byMount.set(mount, new Set());
+    for (const [method, on] of Object.entries(methods)) {
+      if (on && method !== '_all') byMount.get(mount)!.add(`${method.toUpperCase()} ${path}`);
+    }
+  };
+  const walk = (stack: Layer[], at: string) => {
     for (const layer of stack) {
       if (layer.route) {
-        expect(typeof layer.route.path).toBe('string'); // a RegExp or array route could not be compared
-        const path = `${prefix}${String(layer.route.path)}`.replace(/:(\w+)/g, '{$1}');
-        for (const [method, on] of Object.entries(layer.route.methods)) {
-          if (on && method !== '_all') byMount.get(mount)!.add(`${method.toUpperCase()} ${path}`);
+        const paths: unknown[] = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
+        for (const path of paths) {
+          expect(typeof path).toBe('string'); // a RegExp route could not be compared
+          record(`${at}${String(path)}`, layer.route.methods);
         }
       } else if (layer.handle.stack) {
-        const at = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
-        if (!byMount.has(mount || at)) byMount.set(mount || at, new Set());
-        walk(layer.handle.stack, mount || at, mount ? `${prefix}${at}` : '');
+        walk(layer.handle.stack, typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? `${at}${layer.rawPath}` : at);
       }
     }
   };
-  const router = (app as unknown as { router: { stack: Layer[] } }).router;
-  byMount.set('', new Set());
-  walk(router.stack, '', '');
+  walk((app as unknown as { router: { stack: Layer[] } }).router.stack, '');
   return byMount;
 }
 

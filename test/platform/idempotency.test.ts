@@ -25,6 +25,19 @@ describe('Idempotency-Key', () => {
     expect(await clientCount(ctx.t)).toBe(count);
   });
 
+  test('when a POST is retried under the other API prefix with the same key, then it is the same request: replayed', async () => {
+    const key = randomUUID();
+    const input = aClient();
+
+    const first = await ctx.t.api.post('/api/v1/partner/clients', input, withKey(key));
+    const retry = await ctx.t.api.post('/api/v1/clients', input, withKey(key));
+
+    expect(first.status).toBe(201);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(first.body);
+  });
+
   test('when the same key comes with a different body, then 422 idempotency_key_reused', async () => {
     const key = randomUUID();
     await ctx.t.api.post('/clients', aClient(), withKey(key));
