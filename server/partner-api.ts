@@ -2,6 +2,7 @@
 import { businessRoutes } from './businesses/routes';
 import { clientRoutes } from './clients/routes';
 import { contractRoutes } from './contracts/routes';
+import { eventRoutes } from './events/routes';
 import { expenseRoutes } from './expenses/routes';
 import { Route } from './http/routes';
 import { invoiceRoutes } from './invoices/routes';
@@ -18,6 +19,7 @@ export const partnerRoutes: Route[] = [
   ...paymentRoutes,
   ...refundRoutes,
   ...webhookRoutes,
+  ...eventRoutes,
   ...expenseRoutes,
   ...contractRoutes,
 ];

@@ -9,6 +9,7 @@ import pino, { Logger } from 'pino';
 import { createMailer } from './email/mailer';
 import { EmailQueue } from './email/queue';
 import { Outbox } from './events/outbox';
+import { EventService } from './events/service';
 import { ExpenseService } from './expenses/service';
 import { InvoiceService } from './invoices/service';
 import { loadAppKey } from './keys/app-key';
@@ -41,6 +42,8 @@ export interface Services {
   invoices: InvoiceService;
   quickCharge: QuickChargeService;
   outbox: Outbox;
+  /** The event log partners read back (`GET /events`). */
+  events: EventService;
   webhooks: WebhookService;
   gateways: GatewayService;
   owners: OwnerService;
@@ -99,6 +102,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     invoices,
     quickCharge: new QuickChargeService(db, businesses, clients, invoices),
     outbox,
+    events: new EventService(db, clock),
     webhooks: new WebhookService(db, outbox, clock),
     pageForms: new FormGuard(new FormTokens(appKey), config.baseUrl),
     owners: new OwnerService(db, businesses),

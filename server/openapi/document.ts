@@ -541,6 +541,11 @@ const schemas: Record<string, Schema> = {
     unevaluatedProperties: false,
   },
 
+  Event: {
+    description: 'An event as its webhook deliveries carry it',
+    oneOf: [schemaRef('InvoiceEvent'), schemaRef('PaymentReceivedEvent'), schemaRef('PaymentFailedEvent'), schemaRef('PaymentRefundedEvent'), schemaRef('ContractSignedEvent')],
+  },
+
   OpenApiDocument: {
     type: 'object',
     description: 'This document',
@@ -553,6 +558,7 @@ schemas.ClientList = listOf('Client');
 schemas.InvoiceList = listOf('Invoice');
 schemas.PaymentList = listOf('Payment');
 schemas.WebhookDeliveryList = listOf('WebhookDelivery');
+schemas.EventList = listOf('Event');
 schemas.ExpenseList = listOf('Expense');
 schemas.ContractList = listOf('Contract');
 

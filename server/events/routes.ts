@@ -1,0 +1,19 @@
+import { READ_SCOPES } from '../auth/scopes';
+import { route } from '../http/routes';
+import { listEventsQuery } from './service';
+
+export const eventRoutes = [
+  route({
+    method: 'get',
+    path: '/events',
+    operationId: 'listEvents',
+    summary: 'The events of the last 30 days',
+    description:
+      'The business and mode\'s events, oldest first, as their webhook deliveries carry them: a receiver that missed deliveries catches up with `after=<the last event id it saw>`. Any read scope.',
+    tag: 'Webhooks',
+    scopes: [...READ_SCOPES],
+    query: listEventsQuery,
+    response: { status: 200, description: 'A page of events', schema: 'EventList' },
+    handle: ({ cred, query }, s) => s.events.list(cred, query),
+  }),
+];
