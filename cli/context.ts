@@ -4,7 +4,8 @@ import { STORED_SECRETS_UNOPENABLE } from '../server/keys/app-key';
 import { Database } from '../server/db/database';
 import { prepareSchema } from '../server/server';
 import { createServices, Services } from '../server/services';
-import { CliFailure } from './errors';
+import { BusinessView } from '../server/businesses/service';
+import { CliFailure, UsageError } from './errors';
 
 export interface CliContext {
   config: Config;
@@ -82,4 +83,16 @@ export async function withContext<T>(work: (ctx: CliContext) => Promise<T>): Pro
   } finally {
     await db.close();
   }
+}
+
+/**
+ * The business `listen` and `trigger` act for in test mode: `--business`, else the only one, else a
+ * new one when there is none (a fresh install needs no option); with several, `--business` is required.
+ */
+export async function testBusiness(services: Services, flag: number | undefined): Promise<BusinessView & { created: boolean }> {
+  if (flag !== undefined) return { ...(await services.businesses.get(flag)), created: false };
+  const all = await services.businesses.list();
+  if (all.length === 1) return { ...all[0], created: false };
+  if (all.length > 1) throw new UsageError(`there are ${all.length} businesses: pass --business <id> (see \`invoicing business list\`)`);
+  return { ...(await services.businesses.create({ name: 'My business', currency: 'USD' })), created: true };
 }

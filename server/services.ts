@@ -102,7 +102,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     invoices,
     quickCharge: new QuickChargeService(db, businesses, clients, invoices),
     outbox,
-    events: new EventService(db, clock),
+    events: new EventService(db, outbox, clock),
     webhooks: new WebhookService(db, outbox, clock),
     pageForms: new FormGuard(new FormTokens(appKey), config.baseUrl),
     owners: new OwnerService(db, businesses),

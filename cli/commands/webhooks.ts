@@ -2,7 +2,10 @@ import { Command } from 'commander';
 import { EVENT_TYPES, EventType } from '../../server/events/outbox';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../../server/webhooks/model';
 import { DeliveryView, MAX_LOG_LIMIT, WebhookService } from '../../server/webhooks/service';
-import { withContext } from '../context';
+import { systemActor } from '../../server/auth/actor';
+import { loadAppKey } from '../../server/keys/app-key';
+import { listen, listenSecret } from '../listen';
+import { testBusiness, withContext } from '../context';
 import { output, shorten, shortTime, table } from '../output';
 import { UsageError } from '../errors';
 import { parseSince, positiveId } from '../options';
@@ -16,6 +19,14 @@ interface LogsOptions {
   since?: string;
   limit?: string;
   json?: boolean;
+}
+
+interface ListenCommandOptions {
+  forwardTo?: string;
+  events?: string;
+  business?: string;
+  apiUrl?: string;
+  printJson?: boolean;
 }
 
 interface ReplayOptions {
@@ -33,8 +44,8 @@ function parseStatus(value: string): DeliveryStatus {
   return value as DeliveryStatus;
 }
 
-function parseEvent(value: string): EventType {
-  if (!(EVENT_TYPES as readonly string[]).includes(value)) throw new UsageError(`--event must be one of: ${EVENT_TYPES.join(', ')}`);
+function parseEvent(value: string, flag = '--event'): EventType {
+  if (!(EVENT_TYPES as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of: ${EVENT_TYPES.join(', ')}`);
   return value as EventType;
 }
 
@@ -219,5 +230,71 @@ Examples:
       });
     });
 
+  webhooks
+    .command('listen')
+    .description('Forward the test-mode events of a business from the running server to a local URL, signed as real deliveries')
+    .option('--forward-to <url>', 'where each event is POSTed, e.g. http://localhost:4242/webhooks')
+    .option('--events <list>', `only these event types, comma-separated (${EVENT_TYPES.join(', ')})`)
+    .option('--business <id>', 'the business (default: the only one; made when there is none)')
+    .option('--api-url <url>', "the running server's partner API (default: BASE_URL's, or http://localhost:$PORT's)")
+    .option('--print-json', 'print each event as a JSON line instead of forwarding it')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ invoicing webhooks listen --forward-to http://localhost:4242/webhooks
+  $ invoicing webhooks listen --events invoice.paid,payment.received --print-json
+
+The first line is the local signing secret (whsec_…), the same on every run for the business:
+verify x-service-signature with it. The server never connects to the local URL. Stop with Ctrl-C.`,
+    )
+    .action(async (opts: ListenCommandOptions) => {
+      if (!opts.forwardTo && !opts.printJson) throw new UsageError('give --forward-to <url> to forward events, or --print-json to print them');
+      if (opts.forwardTo) checkForwardUrl(opts.forwardTo);
+      const types = opts.events === undefined ? undefined : opts.events.split(',').map((type) => parseEvent(type.trim(), '--events'));
+      const businessFlag = opts.business === undefined ? undefined : positiveId(opts.business, '--business');
+      await withContext(async ({ config, services }) => {
+        const business = await testBusiness(services, businessFlag);
+        const actor = systemActor('cli', { businessId: business.id, livemode: false });
+        const key = await services.keys.create({ businessId: business.id, mode: 'test', scopes: ['invoices:read'] });
+        const secret = listenSecret(loadAppKey(config), business.id);
+        const apiUrl = (opts.apiUrl ?? `${config.baseUrl}/api/v1/partner`).replace(/\/+$/, '');
+        const say = (line: string) => process.stdout.write(`${line}\n`);
+        say(`Ready! Your webhook signing secret is ${secret} (business ${business.id}${business.created ? ', just made' : ''}, test mode)`);
+        say(opts.printJson ? `Printing events from ${apiUrl}; Ctrl-C to stop` : `Forwarding events from ${apiUrl} to ${opts.forwardTo}; Ctrl-C to stop`);
+        const stopped = new Promise<void>((resolve) => {
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
+        });
+        try {
+          await listen({
+            apiUrl,
+            key: key.key,
+            after: await services.events.newestId(actor),
+            forwardTo: opts.forwardTo,
+            secret,
+            types,
+            printJson: Boolean(opts.printJson),
+            write: say,
+            stopped,
+          });
+        } finally {
+          // The key existed only for this run.
+          await services.keys.revoke(key.id);
+        }
+      });
+    });
+
   return webhooks;
+}
+
+/** `--forward-to` is an http(s) URL; it may be private (it is this machine's), since the server never connects to it. */
+function checkForwardUrl(value: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol)) throw new UsageError('--forward-to must be an http:// or https:// URL, e.g. http://localhost:4242/webhooks');
 }

@@ -103,6 +103,8 @@ const receiverBindings = (actor: Actor) => [actor.businessId, actor.livemode ? 1
 
 export class Outbox {
   private readonly listeners = new Set<() => void>();
+  /** Readers of the event log waiting for a new event (`GET /events?wait=`), woken by a commit that recorded one. */
+  private readonly eventWaiters = new Set<() => void>();
   private direct?: DirectDispatch;
 
   constructor(
@@ -120,6 +122,22 @@ export class Outbox {
     this.direct = worker;
   }
 
+  /**
+   * Resolves when a transaction of this process that recorded an event commits, or after `ms`
+   * (events committed by other processes are found by reading again then).
+   */
+  nextEventCommit(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.eventWaiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.eventWaiters.add(wake);
+    });
+  }
+
   /** Tells the listeners once the open transaction commits (at once outside one), never inside it. */
   deliveriesDue(): void {
     this.db.afterCommit(() => this.listeners.forEach((listener) => listener()));
@@ -132,6 +150,8 @@ export class Outbox {
       idempotency_key: randomUUID(),
       data: JSON.stringify(data),
     });
+    // Only while someone waits: the write path pays nothing for a reader that is not there.
+    if (this.eventWaiters.size) this.db.afterCommit(() => [...this.eventWaiters].forEach((wake) => wake()));
     const targets = (await selectRows<Receiver>(trx, RECEIVERS, receiverBindings(actor))).map(({ api_key_id, app_id, url, sealed_secret }) => ({
       row: { api_key_id, app_id, url },
       sealedSecret: sealed_secret,

@@ -9,11 +9,11 @@ export const eventRoutes = [
     operationId: 'listEvents',
     summary: 'The events of the last 30 days',
     description:
-      'The business and mode\'s events, oldest first, as their webhook deliveries carry them: a receiver that missed deliveries catches up with `after=<the last event id it saw>`. Any read scope.',
+      'The business and mode\'s events, oldest first, as their webhook deliveries carry them: a receiver that missed deliveries catches up with `after=<the last event id it saw>`. With `wait`, an empty answer waits for the next event (long polling: how `invoicing webhooks listen` follows the log). Any read scope.',
     tag: 'Webhooks',
     scopes: [...READ_SCOPES],
     query: listEventsQuery,
     response: { status: 200, description: 'A page of events', schema: 'EventList' },
-    handle: ({ cred, query }, s) => s.events.list(cred, query),
+    handle: ({ cred, query }, s) => s.events.listOrWait(cred, query),
   }),
 ];

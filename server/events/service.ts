@@ -5,26 +5,62 @@ import { Clock } from '../clock';
 import { Database } from '../db/database';
 import { toDbTime } from '../db/time';
 import { listQuery, ListParams, Page, paginate } from '../http/pagination';
-import { Event, EVENT_TYPES, EventPayload, EventType, toEventPayload } from './outbox';
+import { Event, EVENT_TYPES, EventPayload, EventType, Outbox, toEventPayload } from './outbox';
 
 /** How far back `GET /events` reaches. */
 export const EVENT_LOG_DAYS = 30;
 
+/** The longest a `GET /events?wait=` holds the request open, in seconds. */
+export const MAX_EVENT_WAIT_SECONDS = 30;
+/** How often a waiting read looks again for events committed by another process. */
+const EVENT_POLL_MS = 250;
+
 export interface EventListParams extends ListParams {
   type?: EventType;
+  wait: number;
 }
 
 export const listEventsQuery = listQuery<EventListParams>({
   type: Joi.string()
     .valid(...EVENT_TYPES)
     .description('Only events of this type'),
+  wait: Joi.number()
+    .integer()
+    .min(0)
+    .max(MAX_EVENT_WAIT_SECONDS)
+    .default(0)
+    .description(
+      `Long polling: when no event matches yet, hold the request up to this many seconds (at most ${MAX_EVENT_WAIT_SECONDS}) and answer as soon as one is committed; 0 (the default) answers at once`,
+    ),
 });
 
 export class EventService {
   constructor(
     private readonly db: Database,
+    private readonly outbox: Outbox,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * `list`; while its page is empty and `wait` seconds have not passed, reads again as soon as this
+   * process commits an event, and every quarter second for other processes' events. `webhooks
+   * listen` reads the log this way, from the last event id it saw, so a reconnect leaves no gap.
+   */
+  async listOrWait(actor: Actor, params: EventListParams): Promise<Page<EventPayload>> {
+    const deadline = Date.now() + params.wait * 1000;
+    for (;;) {
+      const page = await this.list(actor, params);
+      const left = deadline - Date.now();
+      if (page.data.length || left <= 0) return page;
+      await this.outbox.nextEventCommit(Math.min(EVENT_POLL_MS, left));
+    }
+  }
+
+  /** The id of the actor's business and mode's newest event, 0 when it has none: where a reader that wants only new events starts. */
+  async newestId(actor: Actor): Promise<number> {
+    const newest = await Event.of(actor, this.db.current).orderBy('events.id', 'desc').select('events.id').first();
+    return newest?.id ?? 0;
+  }
 
   /** The actor's business and mode's events of the last 30 days, oldest first (pass the last id as `after` to read on). */
   list(actor: Actor, params: EventListParams): Promise<Page<EventPayload>> {

@@ -14,3 +14,19 @@ export function signBodyWithTime(body: Buffer, secret: string, unixSeconds: numb
   const mac = createHmac('sha256', secret).update(`${unixSeconds}.`).update(body).digest('hex');
   return `t=${unixSeconds},v1=${mac}`;
 }
+
+/**
+ * The headers of a delivery of `body` (an event's payload as JSON bytes), signed with `secret`: what
+ * the delivery worker sends, and what `invoicing webhooks listen` forwards, so a handler tested
+ * against one accepts the other. `deliveryId` names this attempt (`x-service-delivery`).
+ */
+export function deliveryHeaders(body: Buffer, delivery: { eventType: string; deliveryId: string; secret: string; at: Date }): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'invoicing-webhooks/1',
+    'x-service-event': delivery.eventType,
+    'x-service-delivery': delivery.deliveryId,
+    'x-service-signature': signBody(body, delivery.secret),
+    'x-service-signature-v2': signBodyWithTime(body, delivery.secret, Math.floor(delivery.at.getTime() / 1000)),
+  };
+}

@@ -27,7 +27,7 @@ import { AppService } from '../oauth/apps';
 import { WebhookAttempt, WebhookDelivery } from './model';
 import { nextAttemptAfter } from './schedule';
 import { AttemptResult, DELIVERY_TIMEOUT_MS, isSuccess, sendWebhook } from './sender';
-import { signBody, signBodyWithTime } from './signing';
+import { deliveryHeaders } from './signing';
 
 const WORKER = acrossTenants('webhook worker');
 /** Results written per transaction at most. */
@@ -303,14 +303,7 @@ export class WebhookWorker implements DirectDispatch {
     return sendWebhook(
       delivery.url,
       body,
-      {
-        'content-type': 'application/json',
-        'user-agent': 'invoicing-webhooks/1',
-        'x-service-event': event.type,
-        'x-service-delivery': `${delivery.id}-${delivery.last_attempt_number}`,
-        'x-service-signature': signBody(body, secret.secret),
-        'x-service-signature-v2': signBodyWithTime(body, secret.secret, Math.floor(startedAt.getTime() / 1000)),
-      },
+      deliveryHeaders(body, { eventType: event.type, deliveryId: `${delivery.id}-${delivery.last_attempt_number}`, secret: secret.secret, at: startedAt }),
       { allowPrivate: this.options.allowPrivate, timeoutMs: this.options.timeoutMs },
     );
   }

@@ -78,4 +78,31 @@ describe('GET /events', () => {
 
     expect(res.status).toBe(200);
   });
+
+  test('when a reader waits for the next event and one is committed meanwhile, then the answer brings it at once', async () => {
+    const t = await ctx.app.tenant();
+    await aDraft(t);
+    const seen = (await t.api.get('/events')).body.data.at(-1).id as number;
+
+    const started = Date.now();
+    const waiting = t.api.get(`/events?after=${seen}&wait=10`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const draft = await aDraft(t);
+    const res = await waiting;
+
+    expect(res.body.data.map((e: { data: { invoice: { id: number } } }) => e.data.invoice.id)).toEqual([draft.id]);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  test('when a reader waits and nothing happens, then the answer is an empty page after the wait; a wait over 30 s is a 400', async () => {
+    const t = await ctx.app.tenant();
+
+    const started = Date.now();
+    const res = await t.api.get('/events?wait=1');
+    const tooLong = await t.api.get('/events?wait=31');
+
+    expect(res.body.data).toEqual([]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(tooLong.status).toBe(400);
+  });
 });
