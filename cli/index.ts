@@ -15,6 +15,7 @@ import { wooCommand } from './commands/woo';
 import { redactUrls } from './context';
 import { CliFailure, EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors';
 import { initCommand } from './commands/init';
+import { triggerCommand } from './commands/trigger';
 
 /** A setting's default as shown in help: a string as it is, anything else (numbers, booleans) as JSON. */
 const shownDefault = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
@@ -30,7 +31,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride()
     .addHelpText('after', environmentHelp);
-  for (const command of [initCommand(), migrateCommand(), serveCommand(), businessCommand(), keysCommand(), contractsCommand(), oauthCommand(), ownersCommand(), paymentsCommand(), webhooksCommand(), wooCommand()]) {
+  for (const command of [initCommand(), migrateCommand(), serveCommand(), businessCommand(), keysCommand(), contractsCommand(), oauthCommand(), ownersCommand(), paymentsCommand(), webhooksCommand(), triggerCommand(), wooCommand()]) {
     // Added commands do not inherit exitOverride: every level throws, and run() picks the exit code.
     command.exitOverride().commands.forEach((sub: Command) => sub.exitOverride());
     program.addCommand(command);

@@ -141,6 +141,19 @@ export class PaymentService {
     return this.record(actor, invoiceId, amount, { method: 'simulated', gateway: 'test', gatewayReference: `sim_${randomBytes(12).toString('hex')}` });
   }
 
+  /**
+   * Test mode: a payment attempt that failed, as a gateway reports a delayed method's failure
+   * (`payment.failed` with the invoice and the reason); the invoice does not change.
+   */
+  async simulateFailure(actor: Actor, invoiceId: number, reason = 'The payment failed (simulated in test mode)'): Promise<void> {
+    if (actor.livemode) throw new TestModeOnly();
+    await this.db.transaction(async (trx) => {
+      const invoice = await Invoice.findOwn(actor, trx, invoiceId);
+      if (!invoice) throw new NotFound('Invoice');
+      await this.outbox.record(trx, actor, 'payment.failed', { invoice: await invoiceDetail(actor, invoice, trx), reason });
+    });
+  }
+
   /** The owner's CLI: a simulated payment on a test-mode invoice of any business, acting for that business. */
   async simulateForOwner(invoiceId: number, amount?: number): Promise<RecordedPayment> {
     const invoice = await Invoice.acrossTenants(acrossTenants('cli payment simulation'), this.db.current).findById(invoiceId);

@@ -1,0 +1,109 @@
+/**
+ * `invoicing trigger <event-type>`: each event type made to happen in test mode through the services
+ * the API uses, creating the client, invoice, payment or contract it needs, so the event is a real
+ * one: written by its change's transaction and delivered like any other.
+ */
+import { randomUUID } from 'node:crypto';
+import { SystemActor } from '../server/auth/actor';
+import { EventType } from '../server/events/outbox';
+import { InvoiceDetail } from '../server/invoices/view';
+import { Services } from '../server/services';
+
+export interface Trigger {
+  /** What it creates and does, for `--list`. */
+  does: string;
+  /** Returns one line per record made, for the person who ran it. */
+  fire(services: Services, actor: SystemActor): Promise<string[]>;
+}
+
+const SIGNER = { ipAddress: null, userAgent: 'invoicing trigger' };
+
+async function aClient(services: Services, actor: SystemActor) {
+  const suffix = randomUUID().slice(0, 8);
+  return services.clients.create(actor, { name: `Trigger client ${suffix}`, email: `trigger.${suffix}@example.com` });
+}
+
+async function aDraft(services: Services, actor: SystemActor): Promise<InvoiceDetail> {
+  const client = await aClient(services, actor);
+  return services.invoices.create(actor, {
+    client_id: client.id,
+    items: [
+      { description: 'Consulting', quantity: 2, unit_price: 60 },
+      { description: 'Hosting', quantity: 1, unit_price: 25 },
+    ],
+  });
+}
+
+async function aSentInvoice(services: Services, actor: SystemActor): Promise<InvoiceDetail> {
+  const draft = await aDraft(services, actor);
+  return (await services.invoices.send(actor, draft.id)).invoice;
+}
+
+async function aPaidInvoice(services: Services, actor: SystemActor) {
+  const sent = await aSentInvoice(services, actor);
+  return services.payments.simulate(actor, sent.id);
+}
+
+const made = (what: string, id: number) => `${what} ${id}`;
+
+export const TRIGGERS: Record<EventType, Trigger> = {
+  'invoice.created': {
+    does: 'creates a client and a draft invoice',
+    fire: async (services, actor) => [made('invoice', (await aDraft(services, actor)).id)],
+  },
+  'invoice.sent': {
+    does: 'creates a client and an invoice, and sends it (the e-mail goes to example.com)',
+    fire: async (services, actor) => [made('invoice', (await aSentInvoice(services, actor)).id)],
+  },
+  'invoice.viewed': {
+    does: 'creates and sends an invoice, then opens its payment page as the client would',
+    fire: async (services, actor) => {
+      const sent = await aSentInvoice(services, actor);
+      const { payment_url } = await services.invoices.initiatePayment(actor, sent.id);
+      await services.invoices.openPaymentPage(payment_url.split('/').pop()!, { markViewed: true });
+      return [made('invoice', sent.id)];
+    },
+  },
+  'payment.received': {
+    does: 'creates and sends an invoice, then records a simulated payment of 50.00 of its 145.00',
+    fire: async (services, actor) => {
+      const sent = await aSentInvoice(services, actor);
+      const { payment } = await services.payments.simulate(actor, sent.id, 50);
+      return [made('invoice', sent.id), made('payment', payment.id)];
+    },
+  },
+  'invoice.paid': {
+    does: 'creates and sends an invoice, then pays it in full with a simulated payment (payment.received fires too)',
+    fire: async (services, actor) => {
+      const { payment, invoice } = await aPaidInvoice(services, actor);
+      return [made('invoice', invoice.id), made('payment', payment.id)];
+    },
+  },
+  'payment.failed': {
+    does: 'creates and sends an invoice, then reports a failed payment attempt on it',
+    fire: async (services, actor) => {
+      const sent = await aSentInvoice(services, actor);
+      await services.payments.simulateFailure(actor, sent.id);
+      return [made('invoice', sent.id)];
+    },
+  },
+  'payment.refunded': {
+    does: 'pays an invoice with a simulated payment, then refunds it in full (invoice.paid fires too)',
+    fire: async (services, actor) => {
+      const { payment, invoice } = await aPaidInvoice(services, actor);
+      const { refund } = await services.refunds.refund(actor, payment.id, {});
+      return [made('invoice', invoice.id), made('payment', payment.id), made('refund', refund.id)];
+    },
+  },
+  'contract.signed': {
+    does: 'creates a client and a contract; the client signs it at its link, then the business countersigns',
+    fire: async (services, actor) => {
+      const client = await aClient(services, actor);
+      const contract = await services.contracts.create(actor, { type: 'contract', title: 'Trigger contract', client_id: client.id, body: 'Terms of a test-mode contract.' });
+      const token = new URL(contract.signing_url).pathname.split('/')[2];
+      await services.contracts.signThroughLink(token, { name: client.name, ...SIGNER });
+      await services.contracts.countersign(actor, contract.id, { name: 'Trigger', ...SIGNER });
+      return [made('contract', contract.id)];
+    },
+  },
+};
