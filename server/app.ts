@@ -49,7 +49,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', config.trustProxy);
   useRequestLogging(app, deps.logger);
   mountRoutes(app.router, API_PREFIXES, partnerRoutes, { services, guard, idempotency: new IdempotencyKeys(db, config.idempotencyLeaseMs) });
-  for (const prefix of API_PREFIXES) app.use(prefix, openapiRoutes());
+  for (const prefix of API_PREFIXES) app.use(prefix, openapiRoutes({ baseUrl: config.baseUrl }));
   app.use(pageAssetRoutes());
   app.use(paymentPageRoutes({ invoices: services.invoices, payments: services.payments, gateways: services.gateways, forms: services.pageForms }));
   app.use(gatewayRoutes(services.gateways));

@@ -546,6 +546,15 @@ const schemas: Record<string, Schema> = {
     oneOf: [schemaRef('InvoiceEvent'), schemaRef('PaymentReceivedEvent'), schemaRef('PaymentFailedEvent'), schemaRef('PaymentRefundedEvent'), schemaRef('ContractSignedEvent')],
   },
 
+  ApiIndex: object({
+    name: { type: 'string' },
+    version: { type: 'string' },
+    openapi: { type: 'string', format: 'uri', description: 'This document' },
+    docs: { type: ['string', 'null'], format: 'uri', description: 'The API decisions, as Markdown (null when the server was installed without them)' },
+    authentication: { type: 'string' },
+    ping: { type: 'string', format: 'uri', description: 'A call that verifies a key' },
+  }),
+
   OpenApiDocument: {
     type: 'object',
     description: 'This document',
@@ -689,6 +698,30 @@ function operation(spec: Route): Operation {
 }
 
 const paths: Record<string, PathItem> = {
+  '/': {
+    get: {
+      operationId: 'getApiIndex',
+      summary: 'Where to start',
+      description: 'No authentication. The API version and links to this document, the API decisions (Markdown) and `/ping`.',
+      tags: ['Meta'],
+      security: [],
+      responses: {
+        '200': { description: 'The index', headers: responseHeaders('none'), content: json(schemaRef('ApiIndex')) },
+      },
+    },
+  },
+  '/docs': {
+    get: {
+      operationId: 'getApiDecisions',
+      summary: 'The API decisions (docs/api.md)',
+      description: 'No authentication. Markdown: what the API does where the specification and its contract are silent.',
+      tags: ['Meta'],
+      security: [],
+      responses: {
+        '200': { description: 'The decisions', headers: responseHeaders('none'), content: { 'text/markdown': { schema: { type: 'string' } } } },
+      },
+    },
+  },
   '/openapi.json': {
     get: {
       operationId: 'getOpenApiDocument',

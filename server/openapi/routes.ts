@@ -1,12 +1,41 @@
-/** Serves the OpenAPI 3.1 document, without authentication, at `<prefix>/openapi.json`. */
+/**
+ * What the API serves without authentication under each prefix: the index at its root (the link the
+ * start-up banner prints), the OpenAPI 3.1 document at `<prefix>/openapi.json`, and the API
+ * decisions (docs/api.md) at `<prefix>/docs`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
 import { Router } from 'express';
 import { openapiDocument } from './document';
 
-export function openapiRoutes(): Router {
+/** docs/api.md, from the compiled server (dist/server/openapi) or the sources (server/openapi); undefined when not shipped. */
+function apiDecisions(): string | undefined {
+  const file = ['../../docs/api.md', '../../../docs/api.md'].map((relative) => path.resolve(__dirname, relative)).find((candidate) => fs.existsSync(candidate));
+  return file && fs.readFileSync(file, 'utf8');
+}
+
+export function openapiRoutes(options: { baseUrl: string }): Router {
   const r = Router();
   const body = JSON.stringify(openapiDocument);
+  const docs = apiDecisions();
+  r.get('/', (req, res) => {
+    const root = `${options.baseUrl}${req.baseUrl}`;
+    res.json({
+      name: openapiDocument.info.title,
+      version: openapiDocument.info.version,
+      openapi: `${root}/openapi.json`,
+      docs: docs === undefined ? null : `${root}/docs`,
+      authentication: 'Authorization: Bearer <API key or OAuth access token>',
+      ping: `${root}/ping`,
+    });
+  });
   r.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(body);
   });
+  if (docs !== undefined) {
+    r.get('/docs', (_req, res) => {
+      res.type('text/markdown; charset=utf-8').send(docs);
+    });
+  }
   return r;
 }

@@ -64,6 +64,19 @@ describe('the served document', () => {
     expect(res.body).toEqual(JSON.parse(JSON.stringify(openapiDocument)));
   });
 
+  test.each(['/api/v1/partner', '/api/v1'])('when the API root %s is fetched, then it is an index whose links answer', async (root) => {
+    const res = await ctx.app.api().get(root);
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(expect.objectContaining({ version: openapiDocument.info.version, openapi: expect.stringContaining(`${root}/openapi.json`) }));
+    const docs = await fetch(new URL(new URL(res.body.docs as string).pathname, ctx.app.url));
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get('content-type')).toMatch(/^text\/markdown/);
+    expect(await docs.text()).toContain('# API decisions');
+    const document = await fetch(new URL(new URL(res.body.openapi as string).pathname, ctx.app.url));
+    expect(document.status).toBe(200);
+  });
+
   test('when fetched with a key, then it is served all the same', async () => {
     const res = await ctx.t.api.get('/openapi.json');
 
