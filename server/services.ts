@@ -11,6 +11,7 @@ import { EmailQueue } from './email/queue';
 import { Outbox } from './events/outbox';
 import { EventService } from './events/service';
 import { ExpenseService } from './expenses/service';
+import { InvoiceLinks } from './invoices/links';
 import { InvoiceService } from './invoices/service';
 import { loadAppKey } from './keys/app-key';
 import { SecretBox } from './keys/secret-box';
@@ -80,16 +81,17 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   const outbox = new Outbox(db, clock);
   const businesses = new BusinessService(db);
   const clients = new ClientService(db);
-  const payments = new PaymentService(db, outbox);
+  const links = new InvoiceLinks(config.baseUrl);
+  const payments = new PaymentService(db, outbox, links);
   const emails = new EmailQueue(db, createMailer(config), logger, {
     clock,
     leaseSeconds: config.webhookLeaseSeconds,
     firstAttemptWaitMs: config.emailFirstAttemptWaitMs,
     messageIdHost: new URL(config.baseUrl).hostname,
   });
-  const invoices = new InvoiceService(db, businesses, emails, outbox, { baseUrl: config.baseUrl });
+  const invoices = new InvoiceService(db, businesses, emails, outbox, links);
   const gatewayClients = new GatewayClients(db, new SecretBox(appKey, 'gateway_secret'), { stripeApiUrl: config.stripeApiUrl });
-  const refunds = new RefundService(db, outbox, gatewayClients, logger);
+  const refunds = new RefundService(db, outbox, gatewayClients, logger, links);
   return {
     emails,
     businesses,
@@ -111,6 +113,6 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     oauthTokens,
     ownerSessions: new OwnerSessions(new FormTokens(appKey), config.baseUrl.startsWith('https:')),
     credentials: new Credentials(keys, oauthTokens),
-    gateways: new GatewayService(db, payments, refunds, outbox, gatewayClients, logger, { baseUrl: config.baseUrl }),
+    gateways: new GatewayService(db, payments, refunds, outbox, gatewayClients, logger, links),
   };
 }

@@ -11,6 +11,7 @@ import { acrossTenants, Actor, SystemActor, systemActor } from '../auth/actor';
 import { Database } from '../db/database';
 import { Outbox } from '../events/outbox';
 import { invoiceDetail } from '../invoices/detail';
+import { InvoiceLinks } from '../invoices/links';
 import { Invoice, PAYABLE_STATUSES } from '../invoices/model';
 import { PaymentService } from '../payments/service';
 import { RefundService } from '../refunds/service';
@@ -50,7 +51,7 @@ export class GatewayService {
     private readonly outbox: Outbox,
     private readonly clients: GatewayClients,
     private readonly logger: Logger,
-    private readonly options: { baseUrl: string },
+    private readonly links: InvoiceLinks,
   ) {}
 
   /** Sets (or replaces) a business's gateway credentials, sealed at rest. */
@@ -99,7 +100,7 @@ export class GatewayService {
     if (reusable) return { url: reusable.url };
 
     const gateway = await this.clients.of(actor.businessId);
-    const pageUrl = `${this.options.baseUrl}/pay/${pageToken}`;
+    const pageUrl = this.links.paymentUrl(pageToken);
     const opened = await gateway.openCheckout({
       invoiceId,
       amount,
@@ -194,7 +195,7 @@ export class GatewayService {
       const invoice = await Invoice.of(actor, trx).findById(session.invoice_id);
       if (!invoice) return;
       await CheckoutSession.of(actor, trx).findById(session.id).patch({ status: 'expired' });
-      await this.outbox.record(trx, actor, 'payment.failed', { invoice: await invoiceDetail(actor, invoice, trx), reason: state.failureReason ?? 'The payment failed' });
+      await this.outbox.record(trx, actor, 'payment.failed', { invoice: await invoiceDetail(actor, invoice, trx, this.links), reason: state.failureReason ?? 'The payment failed' });
     });
   }
 

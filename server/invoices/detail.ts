@@ -3,6 +3,7 @@ import { Knex } from 'knex';
 import { Actor } from '../auth/actor';
 import { Payment } from '../payments/model';
 import { PaymentView, toPaymentView } from '../payments/view';
+import { InvoiceLinks } from './links';
 import { Invoice, InvoiceItem } from './model';
 import { InvoiceDetail, toInvoiceView } from './view';
 
@@ -22,7 +23,7 @@ export async function paymentsOf(actor: Actor, invoice: Invoice, conn: Knex): Pr
 }
 
 /** `known.payments`: a new invoice has none, so the query is spared. */
-export async function invoiceDetail(actor: Actor, row: Invoice, conn: Knex, known: { payments?: PaymentView[] } = {}): Promise<InvoiceDetail> {
+export async function invoiceDetail(actor: Actor, row: Invoice, conn: Knex, links: InvoiceLinks, known: { payments?: PaymentView[] } = {}): Promise<InvoiceDetail> {
   const [items, payments] = await Promise.all([itemsOf([row], conn), known.payments ?? paymentsOf(actor, row, conn)]);
-  return { ...toInvoiceView(row, items.get(row.id) ?? []), payments };
+  return { ...toInvoiceView(row, items.get(row.id) ?? [], links), payments };
 }

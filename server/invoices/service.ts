@@ -17,6 +17,7 @@ import { Page, paginate } from '../http/pagination';
 import { dropMetadataIndex, indexMetadata, initialMetadata, updateMetadata, whereMetadata } from '../metadata/store';
 import { toMajor } from '../money/amount';
 import { addDays, todayUtc } from '../validation';
+import { InvoiceLinks } from './links';
 import { invoiceDetail, itemsOf } from './detail';
 import { formatMoney, invoiceEmail } from './email';
 import { Invoice, InvoiceItem } from './model';
@@ -43,7 +44,7 @@ export class InvoiceService {
     private readonly businesses: BusinessService,
     private readonly emails: EmailQueue,
     private readonly outbox: Outbox,
-    private readonly options: { baseUrl: string },
+    private readonly links: InvoiceLinks,
   ) {}
 
   async list(actor: Actor, params: InvoiceListParams): Promise<Page<InvoiceView>> {
@@ -53,11 +54,11 @@ export class InvoiceService {
     whereMetadata(query, actor, this.db.current, 'invoice', params.metadata);
     const page = await paginate(query, Invoice.tableName, params, (row) => row);
     const items = await itemsOf(page.data, this.db.current);
-    return { ...page, data: page.data.map((row) => toInvoiceView(row, items.get(row.id) ?? [])) };
+    return { ...page, data: page.data.map((row) => toInvoiceView(row, items.get(row.id) ?? [], this.links)) };
   }
 
   async get(actor: Actor, id: number): Promise<InvoiceDetail> {
-    return invoiceDetail(actor, await this.find(actor, id), this.db.current);
+    return invoiceDetail(actor, await this.find(actor, id), this.db.current, this.links);
   }
 
   async paymentStatus(actor: Actor, id: number) {
@@ -90,7 +91,7 @@ export class InvoiceService {
     return this.db.transaction(async (trx) => {
       const current = await this.lock(trx, actor, id);
       if (metadataChanges) await updateMetadata(trx, actor, 'invoice', current, metadataChanges);
-      if (!Object.keys(changes).length) return invoiceDetail(actor, current, trx);
+      if (!Object.keys(changes).length) return invoiceDetail(actor, current, trx, this.links);
       if (current.status !== 'draft') throw new InvalidState(`Only a draft invoice can be changed; this one is ${current.status}`);
       const currentItems = (await itemsOf([current], trx)).get(id) ?? [];
       const currency = changes.currency ?? current.currency;
@@ -105,7 +106,7 @@ export class InvoiceService {
       await current.$query(trx).patch({ currency, issue_date: issueDate, due_date: dueDate, notes, subtotal: total, total });
       await InvoiceItem.ofInvoices([current], trx).delete();
       await this.insertItems(trx, current, priced);
-      return invoiceDetail(actor, current, trx);
+      return invoiceDetail(actor, current, trx, this.links);
     });
   }
 
@@ -131,7 +132,7 @@ export class InvoiceService {
       const row = await this.lock(trx, actor, id);
       if (row.status === 'paid' || row.status === 'void') throw new InvalidState(`A ${row.status} invoice cannot be sent`);
       if (row.status === 'draft') await this.issue(trx, actor, row);
-      const invoice = await invoiceDetail(actor, row, trx);
+      const invoice = await invoiceDetail(actor, row, trx, this.links);
       await this.outbox.record(trx, actor, 'invoice.sent', { invoice });
 
       const client = await Client.of(actor, trx).findById(row.client_id);
@@ -184,7 +185,7 @@ export class InvoiceService {
       if (row.amount_paid > 0) throw new InvalidState(`A ${row.status} invoice has payments and cannot be voided; refund them first`);
       const number = row.number ?? (await drawInvoiceNumber(trx, actor));
       await row.$query(trx).patch({ status: 'void', number, voided_at: new Date().toISOString() });
-      return invoiceDetail(actor, row, trx);
+      return invoiceDetail(actor, row, trx, this.links);
     });
   }
 
@@ -203,10 +204,10 @@ export class InvoiceService {
         const changes = { viewed_at: new Date().toISOString(), ...(row.status === 'sent' ? { status: 'viewed' as const } : {}) };
         // An instance patch updates `row` too, `updated_at` included.
         await row.$query(trx).patch(changes);
-        await this.outbox.record(trx, actor, 'invoice.viewed', { invoice: await invoiceDetail(actor, row, trx) });
+        await this.outbox.record(trx, actor, 'invoice.viewed', { invoice: await invoiceDetail(actor, row, trx, this.links) });
       }
       const business = await this.businesses.get(row.business_id);
-      return { invoice: await invoiceDetail(actor, row, trx), businessName: business.name, businessId: row.business_id };
+      return { invoice: await invoiceDetail(actor, row, trx, this.links), businessName: business.name, businessId: row.business_id };
     });
   }
 
@@ -225,7 +226,7 @@ export class InvoiceService {
   }
 
   private paymentUrl(row: Invoice): string {
-    return `${this.options.baseUrl}/pay/${row.payment_token}`;
+    return this.links.paymentUrl(row.payment_token);
   }
 
   /**
@@ -268,7 +269,7 @@ export class InvoiceService {
     });
     await indexMetadata(trx, actor, { type: 'invoice', id: row.id }, metadata, { replace: false });
     await this.insertItems(trx, row, priced);
-    const invoice = await invoiceDetail(actor, row, trx, { payments: [] });
+    const invoice = await invoiceDetail(actor, row, trx, this.links, { payments: [] });
     await this.outbox.record(trx, actor, 'invoice.created', { invoice });
     return { row, invoice };
   }

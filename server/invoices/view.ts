@@ -2,6 +2,7 @@
 import { Metadata } from '../metadata/schema';
 import { fromQuantityUnits, toMajor } from '../money/amount';
 import { PaymentView } from '../payments/view';
+import { InvoiceLinks } from './links';
 import { Invoice, InvoiceItem, InvoiceStatus } from './model';
 
 export interface InvoiceItemView {
@@ -34,6 +35,8 @@ export interface InvoiceView {
   voided_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The hosted page where the client pays (as Stripe's `hosted_invoice_url`); null on drafts. */
+  payment_url: string | null;
 }
 
 /** A single invoice as every single-invoice response and event shows it: with its payment history. */
@@ -51,7 +54,7 @@ function toItemView(row: InvoiceItem, currency: string): InvoiceItemView {
   };
 }
 
-export function toInvoiceView(row: Invoice, items: InvoiceItem[]): InvoiceView {
+export function toInvoiceView(row: Invoice, items: InvoiceItem[], links: InvoiceLinks): InvoiceView {
   const money = (minor: number) => toMajor(minor, row.currency);
   return {
     id: row.id,
@@ -75,5 +78,6 @@ export function toInvoiceView(row: Invoice, items: InvoiceItem[]): InvoiceView {
     voided_at: row.voided_at ?? null,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    payment_url: row.status === 'draft' ? null : links.paymentUrl(row.payment_token),
   };
 }

@@ -312,10 +312,12 @@ const schemas: Record<string, Schema> = {
       voided_at: nullable(dateTime),
       created_at: dateTime,
       updated_at: dateTime,
+      payment_url: { type: ['string', 'null'], format: 'uri', description: 'The hosted page where the client pays (as Stripe\'s `hosted_invoice_url`); null on drafts' },
     },
     required: [
       'id', 'number', 'client_id', 'status', 'currency', 'issue_date', 'due_date', 'items', 'subtotal', 'total',
       'amount_paid', 'amount_due', 'notes', 'metadata', 'livemode', 'sent_at', 'viewed_at', 'paid_at', 'voided_at', 'created_at', 'updated_at',
+      'payment_url',
     ],
   },
   Invoice: {

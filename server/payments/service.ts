@@ -13,6 +13,7 @@ import { AppError, InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Outbox } from '../events/outbox';
 import { idFilter, listQuery, ListParams, Page, paginate } from '../http/pagination';
 import { invoiceDetail } from '../invoices/detail';
+import { InvoiceLinks } from '../invoices/links';
 import { Invoice, PAYABLE_STATUSES } from '../invoices/model';
 import { InvoiceDetail } from '../invoices/view';
 import { Metadata, MetadataChanges, metadataField, MetadataFilter, withMetadataFilter } from '../metadata/schema';
@@ -98,6 +99,7 @@ export class PaymentService {
   constructor(
     private readonly db: Database,
     private readonly outbox: Outbox,
+    private readonly links: InvoiceLinks,
   ) {}
 
   list(actor: Actor, params: PaymentListParams): Promise<Page<PaymentView>> {
@@ -150,7 +152,7 @@ export class PaymentService {
     await this.db.transaction(async (trx) => {
       const invoice = await Invoice.findOwn(actor, trx, invoiceId);
       if (!invoice) throw new NotFound('Invoice');
-      await this.outbox.record(trx, actor, 'payment.failed', { invoice: await invoiceDetail(actor, invoice, trx), reason });
+      await this.outbox.record(trx, actor, 'payment.failed', { invoice: await invoiceDetail(actor, invoice, trx, this.links), reason });
     });
   }
 
@@ -222,7 +224,7 @@ export class PaymentService {
   private async alreadyRecorded(actor: Actor, payment: Payment): Promise<RecordedPayment & { excess: number; duplicate: boolean }> {
     const invoice = await Invoice.of(actor, this.db.current).findById(payment.invoice_id);
     if (!invoice) throw new NotFound('Invoice');
-    return { payment: toPaymentView(payment), invoice: await invoiceDetail(actor, invoice, this.db.current), excess: 0, duplicate: true };
+    return { payment: toPaymentView(payment), invoice: await invoiceDetail(actor, invoice, this.db.current, this.links), excess: 0, duplicate: true };
   }
 
   /**
@@ -261,7 +263,7 @@ export class PaymentService {
     if (counted > 0) {
       await invoice.$query(trx).patch({ amount_paid: invoice.amount_paid + counted, status: settled ? 'paid' : 'partial', ...(settled ? { paid_at: now } : {}) });
     }
-    const detail = await invoiceDetail(actor, invoice, trx);
+    const detail = await invoiceDetail(actor, invoice, trx, this.links);
     const paymentView = toPaymentView(payment);
     await this.outbox.record(trx, actor, 'payment.received', { payment: paymentView, invoice: detail });
     if (settled) await this.outbox.record(trx, actor, 'invoice.paid', { invoice: detail });

@@ -14,6 +14,7 @@ import { Outbox } from '../events/outbox';
 import { GatewayUnavailable } from '../gateways/gateway';
 import { GatewayClients } from '../gateways/clients';
 import { invoiceDetail } from '../invoices/detail';
+import { InvoiceLinks } from '../invoices/links';
 import { Invoice } from '../invoices/model';
 import { InvoiceDetail } from '../invoices/view';
 import { Metadata, MetadataChanges, metadataField } from '../metadata/schema';
@@ -58,6 +59,7 @@ export class RefundService {
     private readonly outbox: Outbox,
     private readonly gateways: GatewayClients,
     private readonly logger: Logger,
+    private readonly links: InvoiceLinks,
   ) {}
 
   /**
@@ -226,6 +228,6 @@ export class RefundService {
   }
 
   private async resultOf(trx: Knex.Transaction, actor: Actor, invoice: Invoice, payment: Payment, refund: Refund): Promise<RefundResult> {
-    return { refund: toRefundView(refund), payment: toPaymentView(payment), invoice: await invoiceDetail(actor, invoice, trx) };
+    return { refund: toRefundView(refund), payment: toPaymentView(payment), invoice: await invoiceDetail(actor, invoice, trx, this.links) };
   }
 }

@@ -552,3 +552,23 @@ describe('POST /invoices/{id}/void', () => {
     expect((await ctx.t.api.post(`/invoices/${other.id}/void`)).body.error).toBe('invalid_state');
   });
 });
+
+describe('payment_url', () => {
+  test('when an invoice is a draft, then it has no payment_url; once sent, every read and event shows its payment page', async () => {
+    const t = await ctx.app.tenant(); // its own key: this file's shared one is near its rate limit
+    const draft = await aDraft(t);
+
+    const sent = await t.api.post(`/invoices/${draft.id}/send`);
+    const read = await t.api.get(`/invoices/${draft.id}`);
+    const listed = await t.api.get(`/invoices?status=sent&per_page=100`);
+    const initiated = await t.api.post(`/invoices/${draft.id}/initiate-payment`);
+    const events = await eventsOf(ctx.app, t.businessId);
+
+    expect(initiated.status).toBe(200);
+    expect(draft.payment_url).toBeNull();
+    expect(sent.body.invoice.payment_url).toMatch(/^https:\/\/pay\.example\.com\/pay\/[A-Za-z0-9_-]{43}$/);
+    expect(read.body.invoice.payment_url).toBe(initiated.body.payment_url);
+    expect(listed.body.data.find((i: { id: number }) => i.id === draft.id).payment_url).toBe(initiated.body.payment_url);
+    expect(events.filter((e) => e.type === 'invoice.sent').at(-1)?.data).toEqual({ invoice: expect.objectContaining({ payment_url: initiated.body.payment_url }) });
+  });
+});
