@@ -44,6 +44,16 @@ export function initCommand(): Command {
     .action(init);
 }
 
+/** Whether the partner API answers at `apiUrl` now (its root index): init then says so rather than telling to start it. */
+async function answersAsTheApi(apiUrl: string): Promise<boolean> {
+  try {
+    const res = await fetch(apiUrl, { signal: AbortSignal.timeout(1500) });
+    return res.ok && typeof ((await res.json()) as { openapi?: unknown }).openapi === 'string';
+  } catch {
+    return false;
+  }
+}
+
 async function init(raw: InitOptions): Promise<void> {
   // Usage errors come before any change to the database; without a terminal, one error names every missing flag.
   if (!isInteractive()) await ensureOptions(raw, [NAME, CURRENCY, SCOPES]);
@@ -73,7 +83,9 @@ async function init(raw: InitOptions): Promise<void> {
       return { business: made, key: await services.keys.create({ businessId: made.id, mode: 'test', scopes, webhookUrl, webhookSecret }) };
     });
 
-    const pingUrl = `${config.baseUrl}/api/v1/partner/ping`;
+    const apiUrl = `${config.baseUrl}/api/v1/partner`;
+    const pingUrl = `${apiUrl}/ping`;
+    const running = await answersAsTheApi(apiUrl);
     const curl = `curl -H "Authorization: Bearer ${key.key}" ${pingUrl}`;
     /**
      * --json, stable: { business: { id, name, currency, country, plan },
@@ -92,9 +104,13 @@ async function init(raw: InitOptions): Promise<void> {
       `Created business ${b.id}: ${b.name} (${b.currency}${b.country ? `, ${b.country}` : ''}, plan ${b.plan})`,
       ...createdLines(key, 'Created'),
       '',
-      `Start the API with: ${paint('bold', 'invoicing serve')}`,
-      'Then check the key:',
+      ...(running
+        ? [`The API is running at ${apiUrl}; check the key:`]
+        : [`Start the API with: ${paint('bold', 'npm start')} (or ${paint('bold', 'invoicing serve')}; it listens on port ${config.port})`, 'Then check the key:']),
       `  ${curl}`,
+      '',
+      `See its events arrive at a local handler: ${paint('bold', 'invoicing webhooks listen --forward-to http://localhost:4242/webhooks')}`,
+      `and make one happen: ${paint('bold', 'invoicing trigger invoice.created')}`,
     ]);
   } finally {
     await db.close();

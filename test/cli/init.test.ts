@@ -85,7 +85,8 @@ describe('invoicing init with flags', () => {
     // Assert
     expect(res.code).toBe(0);
     expect(line).toContain(`${app.url}/api/v1/partner/ping`);
-    expect(res.stdout).toMatch(/invoicing serve/);
+    expect(res.stdout).toContain(`The API is running at ${app.url}/api/v1/partner`);
+    expect(res.stdout).not.toMatch(/Start the API/);
     const ping = JSON.parse(stdout);
     expect(ping.livemode).toBe(false);
     expect(ping.scopes).toHaveLength(10);
@@ -108,6 +109,14 @@ describe('invoicing init with flags', () => {
 });
 
 describe('invoicing init on a brand-new database', () => {
+  test('when no server answers at the base URL, then init says how to start it, and its port', async () => {
+    const res = await init(['--name', uniqueName(), '--currency', 'USD', '--scopes', 'all'], { BASE_URL: 'http://127.0.0.1:9', PORT: '9' });
+
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/Start the API with: npm start .*port 9\)/);
+    expect(curlLine(res.stdout)).toContain('http://127.0.0.1:9/api/v1/partner/ping');
+  });
+
   test('when the database is empty, then init applies every migration and the key it prints works', async () => {
     // Arrange: a new SQLite file in a temp dir (or a new, empty MySQL database on the mysql project).
     const scratch = await scratchDatabase();
