@@ -16,6 +16,8 @@ export interface AttemptResult {
   /** The start of the response body, at most 2 KB. */
   excerpt: string | null;
   error: string | null;
+  /** The address check refused the URL (a private address while WEBHOOK_ALLOW_PRIVATE is off): nothing was sent. */
+  refusedAddress?: true;
 }
 
 /** Any 2xx answered in full within the timeout; a 2xx whose body then stalls is retried (receivers deduplicate). */
@@ -57,19 +59,20 @@ export async function sendWebhook(
 ): Promise<AttemptResult> {
   const started = Date.now();
   const refused = literalAddressProblem(url, options.allowPrivate);
-  if (refused) return { statusCode: null, durationMs: 0, excerpt: null, error: refused };
+  if (refused) return { statusCode: null, durationMs: 0, excerpt: null, error: refused, refusedAddress: true };
   // got is ESM-only; this package is CommonJS (jest runs with --experimental-vm-modules for this import).
   const { got } = await import('got');
   return new Promise((resolve) => {
     let statusCode: number | null = null;
     const chunks: Buffer[] = [];
     let received = 0;
-    const finish = (error: string | null) =>
+    const finish = (error: string | null, refusedAddress = false) =>
       resolve({
         statusCode,
         durationMs: Date.now() - started,
         excerpt: chunks.length ? Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8') : null,
         error,
+        ...(refusedAddress ? { refusedAddress: true as const } : {}),
       });
     const stream = got.stream.post(url, {
       body,
@@ -92,8 +95,9 @@ export async function sendWebhook(
     stream.on('end', () => finish(null));
     stream.on('close', () => finish(null));
     stream.on('error', (err: Error) => {
-      const cause = (err as { cause?: Error }).cause;
-      finish((cause?.message ?? err.message).replace(/\s+/g, ' ').slice(0, 500));
+      const cause = (err as { cause?: NodeJS.ErrnoException }).cause;
+      const refusedAddress = (cause?.code ?? (err as NodeJS.ErrnoException).code) === 'EPRIVATEADDRESS';
+      finish((cause?.message ?? err.message).replace(/\s+/g, ' ').slice(0, 500), refusedAddress);
     });
   });
 }

@@ -75,6 +75,8 @@ export class WebhookWorker implements DirectDispatch {
   /** Deliveries this process holds (waiting, being prepared or in flight) by URL. */
   private readonly heldByUrl = new Map<string, number>();
   private readonly sendingByUrl = new Map<string, number>();
+  /** Receivers whose refused deliveries were reported already (once per process). */
+  private readonly refusedReceivers = new Set<string>();
   private claiming: Promise<void> | null = null;
   private claimAgain = false;
   /**
@@ -246,6 +248,20 @@ export class WebhookWorker implements DirectDispatch {
     for (const { url } of deliveries) count(this.heldByUrl, url, 1);
   }
 
+  /**
+   * A receiver whose URL the address check refuses gets one warning per process, not one per
+   * delivery: the most common cause is a local URL while WEBHOOK_ALLOW_PRIVATE is off.
+   */
+  private reportRefusal(delivery: WebhookDelivery, reason: string | null): void {
+    const receiver = delivery.app_id !== null ? `app ${delivery.app_id}` : `key ${delivery.api_key_id}`;
+    if (this.refusedReceivers.has(receiver)) return;
+    this.refusedReceivers.add(receiver);
+    this.logger.warn(
+      { receiver, url: delivery.url, reason },
+      'webhook deliveries refused by the address check (a private address): set WEBHOOK_ALLOW_PRIVATE=true on the server to deliver to private networks, or forward to a local handler with `invoicing webhooks listen`',
+    );
+  }
+
   private unreserve(delivery: WebhookDelivery): void {
     count(this.heldByUrl, delivery.url, -1);
   }
@@ -280,6 +296,7 @@ export class WebhookWorker implements DirectDispatch {
     count(this.sendingByUrl, delivery.url, 1);
     this.send(held, startedAt)
       .then((result) => {
+        if (result.refusedAddress) this.reportRefusal(delivery, result.error);
         this.finished.push({ delivery, startedAt, result });
         this.record();
       })

@@ -1,6 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import pino from 'pino';
 import { sendWebhook } from '../../server/webhooks/sender';
-import { aClient, aDraft, anInvoice, startApp, Tenant, TestApp } from '../support/app';
+import { eventually } from '../support/eventually';
+import { SecretBox } from '../../server/keys/secret-box';
+import { aClient, aDraft, anInvoice, startApp, Tenant, TEST_APP_SECRET_KEY, TestApp } from '../support/app';
 import { ReceivedWebhook, startReceiver, TestClock, TestReceiver } from '../support/receiver';
 
 const SECRET = 'whsec_test_0123456789abcdef';
@@ -291,7 +294,7 @@ describe('the address check at connect time', () => {
       const refused = await sendWebhook(url, Buffer.from('{}'), {}, { allowPrivate: false });
       const allowed = await sendWebhook(url, Buffer.from('{}'), {}, { allowPrivate: true });
 
-      expect(refused).toMatchObject({ statusCode: null, error: expect.stringContaining('private address') });
+      expect(refused).toMatchObject({ statusCode: null, error: expect.stringContaining('private address'), refusedAddress: true });
       expect(allowed.statusCode).toBe(200);
       expect(receiver.received).toHaveLength(1);
     } finally {
@@ -303,5 +306,33 @@ describe('the address check at connect time', () => {
     const refused = await sendWebhook('http://10.1.2.3/hook', Buffer.from('{}'), {}, { allowPrivate: false });
 
     expect(refused.error).toContain('private address');
+    expect(refused.refusedAddress).toBe(true);
+  });
+});
+
+describe('deliveries refused by the address check', () => {
+  test('when a key\'s URL is private and the server does not allow it, then the refusal is logged once for the key, with the reason', async () => {
+    // Arrange: a key given a local URL by a CLI run with WEBHOOK_ALLOW_PRIVATE=true, a server without it
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const strict = await startApp({ webhookAllowPrivate: false }, { logger });
+    try {
+      const t = await strict.tenant();
+      const sealed = new SecretBox(Buffer.from(TEST_APP_SECRET_KEY, 'base64')).seal(SECRET);
+      await strict.db.knex('api_keys').where({ id: t.keyId }).update({ webhook_url: 'http://127.0.0.1:9/hooks', webhook_secret: sealed });
+
+      // Act
+      await aDraft(t);
+      await aDraft(t);
+      await strict.server.webhooks.sweep();
+
+      // Assert
+      const refusals = () => lines.map((line) => JSON.parse(line) as { msg: string; receiver?: string; reason?: string }).filter((l) => l.msg.includes('refused by the address check'));
+      await eventually(async () => (await strict.db.knex('webhook_deliveries').whereNotNull('last_error')).length === 2);
+      expect(refusals()).toEqual([expect.objectContaining({ receiver: `key ${t.keyId}`, reason: expect.stringContaining('private address') })]);
+      expect(lines.join('\n')).toContain('WEBHOOK_ALLOW_PRIVATE');
+    } finally {
+      await strict.stop();
+    }
   });
 });
