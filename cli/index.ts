@@ -39,11 +39,26 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** Service fields whose flag is not their name in kebab case. */
+const FLAG_OF_FIELD: Record<string, string> = { businessId: '--business', keyId: '--key', appId: '--app' };
+
+/** The flag a service's field error is about: `webhookSecret` and `webhook_url` → `--webhook-secret`, `--webhook-url`. */
+export function flagOf(field: string): string {
+  return FLAG_OF_FIELD[field] ?? `--${field.replace(/([a-z0-9])([A-Z])/g, '$1-$2').replace(/_/g, '-').toLowerCase()}`;
+}
+
+/**
+ * An error of the services as a person at the command line reads it: field errors name the flag
+ * they were given with (`--webhook-secret: must be…`), never a field of the code.
+ */
 function describe(err: AppError): string {
-  const fields = err.details
-    ? Object.entries(err.details).map(([field, messages]) => `\n  ${field}: ${messages.join('; ')}`).join('')
-    : '';
-  return `${err.message}${fields}`;
+  if (!err.details) return err.message;
+  const lines = Object.entries(err.details).map(([field, messages]) => {
+    const flag = flagOf(field);
+    const said = messages.map((message) => message.split(field).join(flag));
+    return `\n  ${flag}: ${said.map((message) => (message.startsWith(`${flag} `) ? message.slice(flag.length + 1) : message)).join('; ')}`;
+  });
+  return `invalid option${lines.length > 1 ? 's' : ''}${lines.join('')}`;
 }
 
 export async function run(argv: string[]): Promise<number> {

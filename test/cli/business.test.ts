@@ -133,7 +133,7 @@ describe('invoicing business update', () => {
     const res = await cli('business', 'update', String(created.id), '--name', 'Renamed', '--currency', 'ABC');
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/currency: currency must be an ISO 4217 code/);
+    expect(res.stderr).toMatch(/--currency: must be an ISO 4217 code/);
     expect(await storedBusiness(created.id)).toEqual({ name: 'Acme Ltd', currency: 'GBP', country: 'GB', plan: 'free' });
   });
 
@@ -143,7 +143,7 @@ describe('invoicing business update', () => {
     const res = await cli('business', 'update', String(created.id), '--country', 'ZZ');
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/country: country must be an ISO 3166-1 alpha-2 code/);
+    expect(res.stderr).toMatch(/--country: must be an ISO 3166-1 alpha-2 code/);
   });
 
   test('when the business does not exist, then it exits 1 saying so', async () => {

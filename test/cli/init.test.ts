@@ -155,7 +155,7 @@ describe('invoicing init refusals', () => {
     const res = await init(['--name', name, '--currency', 'ABC', '--scopes', 'all']);
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/currency must be an ISO 4217 code/);
+    expect(res.stderr).toMatch(/--currency: must be an ISO 4217 code/);
     expect(await businessesNamed(name)).toBe(0);
   });
 
@@ -176,7 +176,7 @@ describe('invoicing init refusals', () => {
     const res = await init(['--name', name, '--currency', 'USD', '--scopes', 'all', '--webhook-url', 'http://10.0.0.8/hook']);
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/webhook_url: .*private/);
+    expect(res.stderr).toMatch(/--webhook-url: .*private/);
     expect(await businessesNamed(name)).toBe(0);
     expect(await app.db.knex('api_keys').count({ n: '*' })).toEqual(keysBefore);
   });

@@ -179,9 +179,9 @@ describe('invoicing keys update', () => {
   });
 
   test.each([
-    ['a private webhook URL', ['--webhook-url', 'http://192.168.1.20/hook'], /webhook_url: .*private/],
-    ['a URL that is not one', ['--webhook-url', 'not a url'], /webhook_url/],
-    ['a secret that is too short', ['--webhook-secret', 'short'], /webhookSecret|at least 16/],
+    ['a private webhook URL', ['--webhook-url', 'http://192.168.1.20/hook'], /--webhook-url: .*private/],
+    ['a URL that is not one', ['--webhook-url', 'not a url'], /--webhook-url: /],
+    ['a secret that is too short', ['--webhook-secret', 'short'], /--webhook-secret: length must be at least 16/],
   ])('when keys update gets %s, then it exits 1 and changes nothing', async (_case, args, message) => {
     const key = await aKey();
 
