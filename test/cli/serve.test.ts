@@ -4,6 +4,7 @@ import { Database } from '../../server/db/database';
 import { pendingMigrations } from '../../server/db/migrate';
 import { TEST_APP_SECRET_KEY } from '../support/app';
 import { scratchDatabase, testDriver } from '../support/database';
+import { eventually } from '../support/eventually';
 
 const BIN = path.resolve(__dirname, '../../dist/bin/invoicing.js');
 
@@ -45,6 +46,29 @@ describe('invoicing serve', () => {
       expect(outcome.code).toBe(1);
       expect(outcome.stderr).toMatch(/invoicing migrate/);
     }
+    await scratch.drop();
+  });
+
+  test('when `npm start` is stopped with SIGTERM, then the server stops with it and no process is left answering', async () => {
+    if (testDriver() !== 'sqlite') return; // the embedded database is what `npm start` runs on by default
+    const scratch = await scratchDatabase();
+    const npm = spawn('npm', ['start', '--silent'], {
+      cwd: path.resolve(__dirname, '../..'),
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: scratch.url, LOG_LEVEL: 'silent', PORT: '0', APP_SECRET_KEY: TEST_APP_SECRET_KEY },
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      npm.stdout.on('data', (d: Buffer) => {
+        const match = String(d).match(/(http:\/\/localhost:\d+)\//);
+        if (match) resolve(match[1]);
+      });
+      npm.on('exit', (code) => reject(new Error(`npm start exited with ${code}`)));
+    });
+    expect((await fetch(`${url}/api/v1/partner`)).status).toBe(200);
+
+    npm.kill('SIGTERM');
+    await new Promise((resolve) => npm.once('exit', resolve));
+
+    await eventually(async () => (await fetch(`${url}/api/v1/partner`).then(() => 'answers', () => 'gone')) === 'gone', 10_000);
     await scratch.drop();
   });
 });
