@@ -31,6 +31,7 @@ interface ListenCommandOptions {
 
 interface ReplayOptions {
   failed?: boolean;
+  includeRetrying?: boolean;
   since?: string;
   business?: string;
   key?: string;
@@ -178,6 +179,7 @@ attempts, next_attempt_at, last_status_code, last_error, delivered_at, livemode,
     .command('replay [delivery-id]')
     .description('Send deliveries again: one by id, or every failed one (--failed); the running server delivers them')
     .option('--failed', 'replay every failed delivery (narrowed by --since, --business, --key)')
+    .option('--include-retrying', 'with --failed: also the deliveries still retrying on their schedule (pending after a failed attempt), now')
     .option('--since <time>', 'with --failed: only deliveries created at or after this ISO 8601 date or time')
     .option('--business <id>', 'with --failed: only this business')
     .option('--key <id>', 'with --failed: only deliveries to this key')
@@ -189,7 +191,11 @@ attempts, next_attempt_at, last_status_code, last_error, delivered_at, livemode,
       `
 Examples:
   $ invoicing webhooks replay 42
-  $ invoicing webhooks replay --failed --since 2026-11-22T09:00:00Z --wait`,
+  $ invoicing webhooks replay --failed --since 2026-11-22T09:00:00Z --wait
+  $ invoicing webhooks replay --failed --include-retrying
+
+A delivery is failed once its retries have run out; until then it is retrying (pending), and
+--failed leaves it to its schedule unless --include-retrying is given.`,
     )
     .action(async (rawId: string | undefined, opts: ReplayOptions) => {
       if (rawId === undefined && !opts.failed) throw new UsageError('give a delivery id, or --failed to replay every failed delivery');
@@ -198,16 +204,19 @@ Examples:
         throw new UsageError('--since, --business and --key go with --failed, not with a delivery id');
       }
       if (opts.timeout !== undefined && !opts.wait) throw new UsageError('--timeout goes with --wait');
+      if (opts.includeRetrying && !opts.failed) throw new UsageError('--include-retrying goes with --failed');
       const id = rawId === undefined ? undefined : positiveId(rawId, 'delivery id');
       const filter = {
         businessId: opts.business === undefined ? undefined : positiveId(opts.business, '--business'),
         keyId: opts.key === undefined ? undefined : positiveId(opts.key, '--key'),
         since: opts.since === undefined ? undefined : parseSince(opts.since),
+        includeRetrying: Boolean(opts.includeRetrying),
       };
       const timeoutMs = opts.timeout === undefined ? 60_000 : positiveId(opts.timeout, '--timeout') * 1000;
 
       await withContext(async ({ services }) => {
         let ids: number[];
+        let retrying = 0;
         const lines: string[] = [];
         if (id !== undefined) {
           const { delivery, replayed } = await services.webhooks.replayOne(id);
@@ -219,13 +228,20 @@ Examples:
           );
         } else {
           ids = await services.webhooks.replayFailed(filter);
-          lines.push(ids.length ? `Queued ${ids.length} failed deliver${ids.length === 1 ? 'y' : 'ies'} for the server to send again` : 'No failed deliveries to replay');
+          retrying = filter.includeRetrying ? 0 : await services.webhooks.retrying(filter);
+          const what = filter.includeRetrying ? 'failed or retrying' : 'failed';
+          lines.push(ids.length ? `Queued ${ids.length} ${what} deliver${ids.length === 1 ? 'y' : 'ies'} for the server to send again` : `No ${what} deliveries to replay`);
+          if (retrying) {
+            lines.push(
+              `${retrying} deliver${retrying === 1 ? 'y is' : 'ies are'} still retrying on their schedule (pending after a failed attempt), not failed yet, so left as they are: add --include-retrying to send them now too`,
+            );
+          }
         }
         const waiting = Boolean(opts.wait && ids.length);
         // People see what was queued before the wait; --json prints one document at the end.
         if (!opts.json) output(false, null, () => lines);
         const result = waiting ? await waitFor(services.webhooks, ids, timeoutMs, !opts.json && Boolean(process.stderr.isTTY)) : undefined;
-        if (opts.json) output(true, { queued: ids.length, ids, ...(result ? { result } : {}) }, () => []);
+        if (opts.json) output(true, { queued: ids.length, ids, ...(opts.failed ? { still_retrying: retrying } : {}), ...(result ? { result } : {}) }, () => []);
         else if (result) output(false, null, () => summaryLines(result));
       });
     });

@@ -71,6 +71,8 @@ export interface ReplayFilter {
   keyId?: number;
   /** Deliveries created at or after this time. */
   since?: Date;
+  /** Also the deliveries still retrying on their schedule (pending after a failed attempt), sent again now. */
+  includeRetrying?: boolean;
 }
 
 /** The owner's CLI reads and replays the deliveries of every business. */
@@ -181,18 +183,42 @@ export class WebhookService {
   /** Admin (CLI): makes every failed delivery that matches, of a key that has a URL, pending again; returns their ids. */
   async replayFailed(filter: ReplayFilter = {}): Promise<number[]> {
     const ids = await this.db.transaction(async (trx) => {
-      const query = this.replayable(WebhookDelivery.acrossTenants(OWNER, trx).where('status', 'failed')).select('id').orderBy('id').forUpdate();
-      if (filter.businessId !== undefined) query.where('business_id', filter.businessId);
-      if (filter.keyId !== undefined) query.where('api_key_id', filter.keyId);
-      if (filter.since) query.where('created_at', '>=', toDbTime(filter.since));
+      const query = this.matching(WebhookDelivery.acrossTenants(OWNER, trx), filter).select('id').orderBy('id').forUpdate();
       const found = (await query).map((row) => row.id);
       for (let i = 0; i < found.length; i += 500) {
-        await this.replayable(WebhookDelivery.acrossTenants(OWNER, trx).whereIn('id', found.slice(i, i + 500)).where('status', 'failed')).patch(this.replayPatch());
+        await this.matching(WebhookDelivery.acrossTenants(OWNER, trx).whereIn('id', found.slice(i, i + 500)), filter).patch(this.replayPatch());
       }
       return found;
     });
     if (ids.length) this.outbox.deliveriesDue();
     return ids;
+  }
+
+  /** Admin (CLI): how many deliveries the filter names are still retrying (not failed yet), so `replay --failed` leaves them. */
+  async retrying(filter: Omit<ReplayFilter, 'includeRetrying'> = {}): Promise<number> {
+    const query = this.matching(WebhookDelivery.acrossTenants(OWNER, this.db.current), { ...filter, includeRetrying: false }, 'pending').where('attempts', '>', 0);
+    const [{ n }] = (await query.count({ n: '*' })) as unknown as [{ n: number | string }];
+    return Number(n);
+  }
+
+  /**
+   * Replayable deliveries (not under way, their key has a URL) that `filter` names: failed ones, and
+   * with `includeRetrying` the pending ones with a failed attempt; `status` overrides the statuses.
+   */
+  private matching<Q extends ReturnType<typeof WebhookDelivery.of>>(query: Q, filter: ReplayFilter, status?: 'pending'): Q {
+    if (status) query.where('status', status);
+    else if (filter.includeRetrying) {
+      query.where((either) => {
+        void either.where('status', 'failed').orWhere((retrying) => {
+          void retrying.where('status', 'pending').where('attempts', '>', 0);
+        });
+      });
+    }
+    else query.where('status', 'failed');
+    if (filter.businessId !== undefined) query.where('business_id', filter.businessId);
+    if (filter.keyId !== undefined) query.where('api_key_id', filter.keyId);
+    if (filter.since) query.where('created_at', '>=', toDbTime(filter.since));
+    return this.replayable(query);
   }
 
   /** Admin (CLI): how the given deliveries stand, for `replay --wait`. */

@@ -263,10 +263,29 @@ describe('invoicing webhooks replay', () => {
 
     expect(recent.code).toBe(0);
     expect(recent.stdout).toMatch(/^Queued 1 failed delivery/);
-    expect(rest).toEqual({ queued: 1, ids: [Number(created.id)] });
-    expect(none).toEqual({ queued: 0, ids: [] });
+    expect(rest).toEqual({ queued: 1, ids: [Number(created.id)], still_retrying: 0 });
+    expect(none).toEqual({ queued: 0, ids: [], still_retrying: 0 });
     const statuses = (await deliveriesOf(shop.businessId)).map((d: any) => d.status);
     expect(statuses).not.toContain('failed');
+  });
+
+  test('when deliveries are still retrying, then --failed leaves them and says so, and --include-retrying sends them now', async () => {
+    const shop = await aShop();
+    await anIssuedInvoice(shop.tenant.api);
+    await settle();
+    const [row] = await deliveriesOf(shop.businessId);
+    const later = new Date(Date.now() + 3_600_000).toISOString().replace('T', ' ').replace('Z', '');
+    await app.db.knex('webhook_deliveries').where({ id: row.id }).update({ status: 'pending', attempts: 2, lease_id: null, next_attempt_at: later, last_status_code: 503 });
+
+    const failedOnly = await cli(['webhooks', 'replay', '--failed', '--business', String(shop.businessId)]);
+    const withRetrying = await json(['webhooks', 'replay', '--failed', '--include-retrying', '--business', String(shop.businessId)]);
+
+    expect(failedOnly.code).toBe(0);
+    expect(failedOnly.stdout).toContain('No failed deliveries to replay');
+    expect(failedOnly.stdout).toMatch(/1 delivery is still retrying on their schedule .* --include-retrying/);
+    expect(withRetrying).toEqual({ queued: 1, ids: [Number(row.id)], still_retrying: 0 });
+    const after = await app.db.knex('webhook_deliveries').where('id', row.id).first();
+    expect(Number(after.attempts)).toBe(0);
   });
 
   test('when --wait is given, then it waits for the server to send them and prints what happened', async () => {
@@ -283,6 +302,7 @@ describe('invoicing webhooks replay', () => {
     expect(JSON.parse(res.stdout)).toEqual({
       queued: 1,
       ids: [Number(row.id)],
+      still_retrying: 0,
       result: { succeeded: 1, failed: 0, retrying: 0, pending: 0, timed_out: false },
     });
     expect(receiver.received.length).toBe(before + 1);
@@ -347,6 +367,7 @@ describe('invoicing webhooks replay', () => {
     ['both an id and --failed', ['5', '--failed']],
     ['--since with an id', ['5', '--since', '2026-01-01']],
     ['a non-numeric id', ['abc']],
+    ['--include-retrying without --failed', ['5', '--include-retrying']],
   ])('when replay gets %s, then it exits 2 with one line', async (_case, args) => {
     const res = await cli(['webhooks', 'replay', ...args]);
 
