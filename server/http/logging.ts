@@ -45,8 +45,9 @@ export function useRequestLogging(app: Express, logger: Logger): void {
     req.id = reqId;
     res.setHeader('X-Request-Id', reqId);
     res.once('close', () => {
-      const failed = res.statusCode >= 500 || !res.writableFinished;
-      const level = failed ? 'error' : 'info';
+      // A caller that hung up (a long poll it abandoned, a timeout of its own) is worth a warning, not an error.
+      const aborted = !res.writableFinished;
+      const level = res.statusCode >= 500 ? 'error' : aborted ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const line = {
         reqId,
@@ -55,7 +56,7 @@ export function useRequestLogging(app: Express, logger: Logger): void {
         responseTime: Math.round(performance.now() - started),
         credential: req.credential?.subject,
       };
-      logger[level](line, !res.writableFinished ? 'request aborted' : failed ? 'request errored' : 'request completed');
+      logger[level](line, aborted ? 'request aborted' : level === 'error' ? 'request errored' : 'request completed');
     });
     next();
   });

@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { eventually } from '../support/eventually';
 import { aClient, startApp, useApp } from '../support/app';
 
 const ctx = useApp();
@@ -114,6 +115,26 @@ describe('request logs', () => {
       expect.objectContaining({ reqId: 'trace-123', req: expect.objectContaining({ method: 'GET', url: '/api/v1/partner/clients?search=x' }), res: { statusCode: 200 } }),
     );
     expect(lines.join('\n')).not.toContain(tenant.key);
+  });
+});
+
+describe('request logs of unfinished requests', () => {
+  test('when a caller hangs up before the answer, then the request is logged once as aborted, at warn level', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const logged = await startApp({}, { logger });
+    const tenant = await logged.tenant();
+    const aborted = () => lines.map((l) => JSON.parse(l) as { msg: string; level: number; req?: { url: string } }).filter((l) => l.msg === 'request aborted');
+
+    const hangUp = new AbortController();
+    const poll = fetch(`${logged.url}/api/v1/partner/events?wait=10`, { headers: { authorization: `Bearer ${tenant.key}` }, signal: hangUp.signal }).catch(() => 'hung up');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    hangUp.abort();
+    await poll;
+
+    await eventually(() => aborted().length === 1, 5000);
+    expect(aborted()[0]).toEqual(expect.objectContaining({ level: 40, req: expect.objectContaining({ url: '/api/v1/partner/events?wait=10' }) }));
+    await logged.stop();
   });
 });
 
