@@ -5,6 +5,7 @@
  *   npm run build && node dist/bench/first-run.js [--port 3999]
  * `npm install` uses this machine's npm cache; the native SQLite module is built from source when
  * no prebuilt binary can be fetched, which is most of the time on a machine without GitHub access.
+ * The first `npx invoicing` of a clone takes a few seconds more: npx links the project into its cache.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -52,7 +53,8 @@ function run(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<void
 /** Starts `command` in `cwd` and resolves with the process once a line of its output matches `ready`. */
 function start(command: string, cwd: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', `exec ${command}`], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group: npx runs the CLI as a grandchild, which a signal to npx alone would leave running.
+    const child = spawn('sh', ['-c', `exec ${command}`], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let output = '';
     const look = (chunk: Buffer) => {
       output += chunk.toString();
@@ -109,7 +111,7 @@ async function main(): Promise<void> {
     );
     if (!signed) process.exitCode = 1;
   } finally {
-    for (const child of running.reverse()) child.kill('SIGTERM');
+    for (const child of running.reverse()) if (child.pid) process.kill(-child.pid, 'SIGTERM');
     hook.close();
     await new Promise((resolve) => setTimeout(resolve, 1000));
     fs.rmSync(root, { recursive: true, force: true });
