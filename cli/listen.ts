@@ -8,6 +8,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { EventPayload, EventType } from '../server/events/outbox';
 import { deliveryHeaders } from '../server/webhooks/signing';
+import { CliFailure } from './errors';
 
 /** How long one long poll waits on the server before asking again. */
 const WAIT_SECONDS = 25;
@@ -27,12 +28,11 @@ export interface ListenOptions {
   key: string;
   /** The newest event id before listening began: only later events are forwarded. */
   after: number;
-  /** Where events go; undefined with `printJson` (print only). */
+  /** Where events go; undefined: each is printed as a JSON line instead. */
   forwardTo?: string;
   secret: string;
   /** Only these types (all when undefined). */
   types?: readonly EventType[];
-  printJson: boolean;
   write: (line: string) => void;
   /** Resolves when listening should stop. */
   stopped: Promise<void>;
@@ -44,41 +44,39 @@ interface EventPage {
 
 const clockTime = (date: Date) => date.toISOString().slice(11, 19);
 
-async function forward(event: EventPayload, options: ListenOptions & { forwardTo: string }): Promise<string> {
+async function forward(event: EventPayload, url: string, secret: string): Promise<string> {
   const body = Buffer.from(JSON.stringify(event));
-  const headers = deliveryHeaders(body, { eventType: event.type, deliveryId: `listen-${event.id}-${randomUUID().slice(0, 8)}`, secret: options.secret, at: new Date() });
+  const headers = deliveryHeaders(body, { eventType: event.type, deliveryId: `listen-${event.id}-${randomUUID().slice(0, 8)}`, secret, at: new Date() });
   const started = Date.now();
   try {
-    const res = await fetch(options.forwardTo, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
+    const res = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
     await res.arrayBuffer();
-    return `[${res.status}] POST ${options.forwardTo} (${Date.now() - started} ms)`;
+    return `[${res.status}] POST ${url} (${Date.now() - started} ms)`;
   } catch (err) {
     const reason = err instanceof Error && err.name === 'TimeoutError' ? `no answer in ${FORWARD_TIMEOUT_MS / 1000} s` : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message);
-    return `[failed: ${reason}] POST ${options.forwardTo}`;
+    return `[failed: ${reason}] POST ${url}`;
   }
 }
 
-/** Follows the events until `stopped`; one line per event (or its JSON with `printJson`). */
+/** Follows the events until `stopped`; one line per event (its JSON when there is no `forwardTo`). */
 export async function listen(options: ListenOptions): Promise<void> {
   let after = options.after;
   let serverDown = false;
-  let stop = false;
-  void options.stopped.then(() => (stop = true));
-  const abort = new AbortController();
-  void options.stopped.then(() => abort.abort());
-  while (!stop) {
+  const stop = new AbortController();
+  void options.stopped.then(() => stop.abort());
+  while (!stop.signal.aborted) {
     let page: EventPage;
     try {
       const res = await fetch(`${options.apiUrl}/events?after=${after}&wait=${WAIT_SECONDS}&per_page=100`, {
         headers: { authorization: `Bearer ${options.key}` },
-        signal: abort.signal,
+        signal: stop.signal,
       });
-      if (res.status === 401) throw new Error(`the server at ${options.apiUrl} refused the listening key (was the database reset?)`);
-      if (!res.ok) throw new Error(`the server at ${options.apiUrl} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+      if (res.status === 401) throw new CliFailure(`the server at ${options.apiUrl} refused the listening key (was the database reset?)`);
+      if (!res.ok) throw new CliFailure(`the server at ${options.apiUrl} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
       page = (await res.json()) as EventPage;
     } catch (err) {
-      if (stop) return;
-      if (err instanceof Error && err.message.startsWith('the server at')) throw err;
+      if (stop.signal.aborted) return;
+      if (err instanceof CliFailure) throw err;
       if (!serverDown) options.write(`waiting for the server at ${options.apiUrl} (it does not answer); events are forwarded from where they stopped`);
       serverDown = true;
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
@@ -89,11 +87,11 @@ export async function listen(options: ListenOptions): Promise<void> {
     for (const event of page.data) {
       after = event.id;
       if (options.types && !options.types.includes(event.type)) continue;
-      if (options.printJson || !options.forwardTo) {
+      if (!options.forwardTo) {
         options.write(JSON.stringify(event));
         continue;
       }
-      const outcome = await forward(event, { ...options, forwardTo: options.forwardTo });
+      const outcome = await forward(event, options.forwardTo, options.secret);
       options.write(`${clockTime(new Date())}  --> ${event.type} [event ${event.id}]  <-- ${outcome}`);
     }
   }

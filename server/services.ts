@@ -113,6 +113,6 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     oauthTokens,
     ownerSessions: new OwnerSessions(new FormTokens(appKey), config.baseUrl.startsWith('https:')),
     credentials: new Credentials(keys, oauthTokens),
-    gateways: new GatewayService(db, payments, refunds, outbox, gatewayClients, logger, links),
+    gateways: new GatewayService(db, payments, refunds, gatewayClients, logger, links),
   };
 }

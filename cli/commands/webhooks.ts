@@ -287,10 +287,10 @@ verify x-service-signature with it. The server never connects to the local URL. 
             apiUrl,
             key: key.key,
             after: await services.events.newestId(actor),
-            forwardTo: opts.forwardTo,
+            // --print-json prints instead of forwarding, even with --forward-to.
+            forwardTo: opts.printJson ? undefined : opts.forwardTo,
             secret,
             types,
-            printJson: Boolean(opts.printJson),
             write: say,
             stopped,
           });

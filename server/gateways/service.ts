@@ -9,8 +9,6 @@ import Joi from 'joi';
 import { Logger } from 'pino';
 import { acrossTenants, Actor, SystemActor, systemActor } from '../auth/actor';
 import { Database } from '../db/database';
-import { Outbox } from '../events/outbox';
-import { invoiceDetail } from '../invoices/detail';
 import { InvoiceLinks } from '../invoices/links';
 import { Invoice, PAYABLE_STATUSES } from '../invoices/model';
 import { PaymentService } from '../payments/service';
@@ -48,7 +46,6 @@ export class GatewayService {
     private readonly db: Database,
     private readonly payments: PaymentService,
     private readonly refunds: RefundService,
-    private readonly outbox: Outbox,
     private readonly clients: GatewayClients,
     private readonly logger: Logger,
     private readonly links: InvoiceLinks,
@@ -195,7 +192,7 @@ export class GatewayService {
       const invoice = await Invoice.of(actor, trx).findById(session.invoice_id);
       if (!invoice) return;
       await CheckoutSession.of(actor, trx).findById(session.id).patch({ status: 'expired' });
-      await this.outbox.record(trx, actor, 'payment.failed', { invoice: await invoiceDetail(actor, invoice, trx, this.links), reason: state.failureReason ?? 'The payment failed' });
+      await this.payments.recordFailure(trx, actor, invoice, state.failureReason ?? 'The payment failed');
     });
   }
 

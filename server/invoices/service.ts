@@ -82,7 +82,7 @@ export class InvoiceService {
   async createIssued(actor: Actor, input: InvoiceInput): Promise<IssuedInvoice> {
     return this.db.transaction(async (trx) => {
       const { row, invoice } = await this.insert(trx, actor, input, { issued: true });
-      return { invoice, payment_url: this.paymentUrl(row) };
+      return { invoice, payment_url: this.links.paymentUrl(row.payment_token) };
     });
   }
 
@@ -153,7 +153,7 @@ export class InvoiceService {
           // A reminder for a partly paid invoice asks for what is left.
           amountDue: formatMoney(row.total - row.amount_paid, row.currency),
           dueDate: row.due_date,
-          paymentUrl: this.paymentUrl(row),
+          paymentUrl: this.links.paymentUrl(row.payment_token),
           notes: row.notes ?? null,
         }),
       );
@@ -170,7 +170,7 @@ export class InvoiceService {
       const row = await this.lock(trx, actor, id);
       if (row.status === 'paid' || row.status === 'void') throw new InvalidState(`A ${row.status} invoice cannot be paid`);
       if (row.status === 'draft') await this.issue(trx, actor, row);
-      return { payment_url: this.paymentUrl(row), invoice_id: row.id };
+      return { payment_url: this.links.paymentUrl(row.payment_token), invoice_id: row.id };
     });
   }
 
@@ -223,10 +223,6 @@ export class InvoiceService {
     const query = Invoice.acrossTenants(acrossTenants('payment page token lookup'), conn).where('payment_token', token).first();
     const row = await (conn.isTransaction ? query.forUpdate() : query);
     return row && row.status !== 'draft' ? row : null;
-  }
-
-  private paymentUrl(row: Invoice): string {
-    return this.links.paymentUrl(row.payment_token);
   }
 
   /**
@@ -294,7 +290,7 @@ export class InvoiceService {
     return row;
   }
 
-  /** Reads the invoice for a change, locking its row until commit (knex drops locking clauses on SQLite, whose one writer needs none). */
+  /** Reads the invoice for a change, locking its row until commit (no lock on SQLite, whose one writer needs none: see lockClause). */
   private async lock(trx: Knex.Transaction, actor: Actor, id: number): Promise<Invoice> {
     const row = await Invoice.findOwn(actor, trx, id, { lock: 'update' });
     if (!row) throw new NotFound('Invoice');

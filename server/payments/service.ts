@@ -152,8 +152,13 @@ export class PaymentService {
     await this.db.transaction(async (trx) => {
       const invoice = await Invoice.findOwn(actor, trx, invoiceId);
       if (!invoice) throw new NotFound('Invoice');
-      await this.outbox.record(trx, actor, 'payment.failed', { invoice: await invoiceDetail(actor, invoice, trx, this.links), reason });
+      await this.recordFailure(trx, actor, invoice, reason);
     });
+  }
+
+  /** `payment.failed` for `invoice`, in the caller's transaction: a gateway's failed attempt or a simulated one. */
+  async recordFailure(trx: Knex.Transaction, actor: Actor, invoice: Invoice, reason: string): Promise<void> {
+    await this.outbox.record(trx, actor, 'payment.failed', { invoice: await invoiceDetail(actor, invoice, trx, this.links), reason });
   }
 
   /** The owner's CLI: a simulated payment on a test-mode invoice of any business, acting for that business. */

@@ -99,12 +99,17 @@ describe('request bodies', () => {
   });
 });
 
+/** An app of its own whose log lines (JSON text) the test reads, and a tenant of it. */
+async function appWithLog() {
+  const lines: string[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+  const logged = await startApp({}, { logger });
+  return { lines, logged, tenant: await logged.tenant() };
+}
+
 describe('request logs', () => {
   test('when a request is served, then one JSON line logs it with its request id and never the key', async () => {
-    const lines: string[] = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
-    const logged = await startApp({}, { logger });
-    const tenant = await logged.tenant();
+    const { lines, logged, tenant } = await appWithLog();
 
     const res = await tenant.api.get('/clients?search=x', { headers: { 'x-request-id': 'trace-123' } });
     await logged.stop();
@@ -120,10 +125,7 @@ describe('request logs', () => {
 
 describe('request logs of unfinished requests', () => {
   test('when a caller hangs up before the answer, then the request is logged once as aborted, at warn level', async () => {
-    const lines: string[] = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
-    const logged = await startApp({}, { logger });
-    const tenant = await logged.tenant();
+    const { lines, logged, tenant } = await appWithLog();
     const aborted = () => lines.map((l) => JSON.parse(l) as { msg: string; level: number; req?: { url: string } }).filter((l) => l.msg === 'request aborted');
 
     const hangUp = new AbortController();
