@@ -5,6 +5,7 @@ import { PAYABLE_STATUSES } from '../invoices/model';
 import { toMinor } from '../money/amount';
 import { html, SafeHtml } from '../pages/html';
 import { page } from '../pages/layout';
+import { paymentMethodName } from '../payments/view';
 
 const STATUS_LINES: Record<string, string> = {
   sent: 'Awaiting payment',
@@ -12,15 +13,6 @@ const STATUS_LINES: Record<string, string> = {
   partial: 'Partly paid',
   paid: 'Paid — thank you',
   void: 'This invoice was cancelled',
-};
-
-const METHOD_NAMES: Record<string, string> = {
-  simulated: 'Test payment',
-  card: 'Card',
-  bank_transfer: 'Bank transfer',
-  cash: 'Cash',
-  check: 'Check',
-  other: 'Other',
 };
 
 const PAY_NOTES: Record<'test' | 'gateway', string> = {
@@ -60,7 +52,7 @@ function receipt(invoice: InvoiceDetail, money: (major: number) => string): Safe
 <table><thead><tr><th>Date</th><th>Method</th><th class="num">Amount</th>${refunds ? html`<th class="num">Refunded</th>` : ''}</tr></thead>
 <tbody>${taken.map(
     (payment) =>
-      html`<tr><td>${(payment.paid_at ?? payment.created_at).slice(0, 10)}</td><td>${METHOD_NAMES[payment.method] ?? payment.method}</td><td class="num">${money(payment.amount)}</td>${
+      html`<tr><td>${(payment.paid_at ?? payment.created_at).slice(0, 10)}</td><td>${paymentMethodName(payment.method)}</td><td class="num">${money(payment.amount)}</td>${
         refunds ? html`<td class="num">${payment.amount_refunded > 0 ? money(payment.amount_refunded) : '—'}</td>` : ''
       }</tr>`,
   )}</tbody></table>`;

@@ -38,3 +38,17 @@ export function toPaymentView(row: Payment): PaymentView {
     created_at: row.created_at,
   };
 }
+
+const METHOD_NAMES: Record<string, string> = {
+  simulated: 'Test payment',
+  card: 'Card',
+  bank_transfer: 'Bank transfer',
+  cash: 'Cash',
+  check: 'Check',
+  other: 'Other',
+};
+
+/** How a payment was made, as the client reads it on the payment page and the receipt. */
+export function paymentMethodName(method: string): string {
+  return METHOD_NAMES[method] ?? method;
+}

@@ -1,0 +1,194 @@
+/**
+ * Text set on A4 pages with PDFKit, in any script our fonts cover: lines broken by the Unicode line
+ * breaking rules (between words, between CJK characters, inside a word only when it cannot fit),
+ * each line drawn run by run on one baseline, and new pages when the cursor reaches the bottom.
+ * PDFKit's own wrapper measures a line in one font, so mixed-script text is laid out here.
+ */
+import PDFDocument from 'pdfkit';
+import LineBreaker from 'linebreak';
+import { registerFaces, Run, runsOf, Weight } from './fonts';
+
+export interface TextStyle {
+  size: number;
+  weight?: Weight;
+  color?: string;
+}
+
+export interface Line {
+  runs: Run[];
+  width: number;
+}
+
+export const A4 = { width: 595.28, height: 841.89 };
+export const MARGIN = 50;
+/** Room kept at the foot of every page for its footer line. */
+const FOOTER_ROOM = 36;
+const LINE_SPACING = 1.4;
+/** Where the baseline sits below the top of a line, as a share of the font size. */
+const ASCENT = 0.95;
+
+export function lineHeight(style: TextStyle): number {
+  return style.size * LINE_SPACING;
+}
+
+export interface DocumentInfo {
+  title: string;
+  author: string;
+  /** Fixed, so the same record renders the same file. */
+  createdAt: Date;
+}
+
+export class PdfLayout {
+  /** Where the next block starts, from the top of the page. */
+  y = MARGIN;
+  readonly left = MARGIN;
+  readonly right = A4.width - MARGIN;
+  readonly bottom = A4.height - MARGIN - FOOTER_ROOM;
+  /** Called after a page break, to repeat what heads each page (a table's header). */
+  onNewPage: (() => void) | null = null;
+
+  private readonly doc: PDFKit.PDFDocument;
+  private readonly registered = new Set<string>();
+
+  constructor(info: DocumentInfo) {
+    // No margins for PDFKit: every position is explicit, so it never starts a page on its own.
+    this.doc = new PDFDocument({
+      size: 'A4',
+      margin: 0,
+      bufferPages: true,
+      info: { Title: info.title, Author: info.author, Creator: info.author, CreationDate: info.createdAt, ModDate: info.createdAt },
+    });
+  }
+
+  get width(): number {
+    return this.right - this.left;
+  }
+
+  /** The runs of `text` in `style`, their faces registered on the document. */
+  private runs(text: string, style: TextStyle): Run[] {
+    const runs = runsOf(text, style.weight ?? 'regular');
+    registerFaces(this.doc, this.registered, runs);
+    return runs;
+  }
+
+  private measure(runs: readonly Run[], size: number): number {
+    return runs.reduce((sum, run) => sum + this.doc.font(run.face.name).fontSize(size).widthOfString(run.text), 0);
+  }
+
+  /** The width of `text` on one line. */
+  widthOf(text: string, style: TextStyle): number {
+    return this.measure(this.runs(text, style), style.size);
+  }
+
+  /** `text` broken into lines no wider than `width` (a newline always breaks). */
+  wrap(text: string, style: TextStyle, width: number): Line[] {
+    const lines: Line[] = [];
+    const push = (content: string) => {
+      const runs = this.runs(content.trimEnd(), style);
+      lines.push({ runs, width: this.measure(runs, style.size) });
+    };
+    const fits = (content: string) => this.widthOf(content.trimEnd(), style) <= width;
+    for (const paragraph of text.split(/\r\n|\r|\n/)) {
+      const breaker = new LineBreaker(paragraph);
+      let line = '';
+      let start = 0;
+      for (let next = breaker.nextBreak(); next; next = breaker.nextBreak()) {
+        let word = paragraph.slice(start, next.position);
+        start = next.position;
+        if (fits(line + word)) {
+          line += word;
+          continue;
+        }
+        if (line) push(line);
+        // A word wider than the line (a long reference, a URL) is cut where it reaches the edge.
+        while (!fits(word)) {
+          const chars = [...word];
+          // The longest prefix that fits, by halving: at least one character, so the loop always advances.
+          let [low, high] = [1, chars.length - 1];
+          while (low < high) {
+            const middle = Math.ceil((low + high) / 2);
+            if (fits(chars.slice(0, middle).join(''))) low = middle;
+            else high = middle - 1;
+          }
+          push(chars.slice(0, low).join(''));
+          word = chars.slice(low).join('');
+        }
+        line = word;
+      }
+      push(line);
+    }
+    return lines;
+  }
+
+  /** Draws one line with its top at `top`; `align: 'right'` ends it at `x + width`. */
+  drawLine(line: Line, x: number, top: number, style: TextStyle, options: { align?: 'left' | 'right'; width?: number; link?: string } = {}): void {
+    let at = options.align === 'right' && options.width !== undefined ? x + options.width - line.width : x;
+    const baseline = top + style.size * ASCENT;
+    this.doc.fillColor(style.color ?? '#1f2328');
+    for (const run of line.runs) {
+      this.doc.font(run.face.name).fontSize(style.size).text(run.text, at, baseline, { lineBreak: false, baseline: 'alphabetic' });
+      at += this.doc.widthOfString(run.text);
+    }
+    if (options.link) this.doc.link(x, top, line.width, lineHeight(style), options.link);
+  }
+
+  /** Lines drawn one under the other from `top`; returns the height they took. */
+  drawLines(lines: readonly Line[], x: number, top: number, style: TextStyle, options: { align?: 'left' | 'right'; width?: number } = {}): number {
+    lines.forEach((line, index) => this.drawLine(line, x, top + index * lineHeight(style), style, options));
+    return lines.length * lineHeight(style);
+  }
+
+  /**
+   * A block of text at the cursor, across the content width unless told: lines that do not fit on
+   * this page continue on the next.
+   */
+  paragraph(text: string, style: TextStyle, options: { x?: number; width?: number; link?: string } = {}): void {
+    const x = options.x ?? this.left;
+    for (const line of this.wrap(text, style, options.width ?? this.right - x)) {
+      this.ensureRoom(lineHeight(style));
+      this.drawLine(line, x, this.y, style, { link: options.link });
+      this.y += lineHeight(style);
+    }
+  }
+
+  /** Starts a new page unless `height` fits below the cursor (a block taller than a page starts one anyway, once). */
+  ensureRoom(height: number): void {
+    if (this.y + height > this.bottom && this.y > MARGIN) this.newPage();
+  }
+
+  newPage(): void {
+    this.doc.addPage({ size: 'A4', margin: 0 });
+    this.y = MARGIN;
+    this.onNewPage?.();
+  }
+
+  /** A horizontal rule across the content width at the cursor. */
+  rule(color = '#d0d7de'): void {
+    this.doc.moveTo(this.left, this.y).lineTo(this.right, this.y).lineWidth(0.75).strokeColor(color).stroke();
+  }
+
+  /** A filled band behind what follows (a table's header). */
+  band(top: number, height: number, color: string): void {
+    this.doc.rect(this.left, top, this.width, height).fill(color);
+  }
+
+  /** Writes `footer(page, pages)` at the foot of every page, then the finished file. */
+  async finish(footer: (page: number, pages: number) => string): Promise<Buffer> {
+    const style: TextStyle = { size: 8, color: '#57606a' };
+    const { start, count } = this.doc.bufferedPageRange();
+    for (let index = start; index < start + count; index += 1) {
+      this.doc.switchToPage(index);
+      const text = footer(index - start + 1, count);
+      const [line] = this.wrap(text, style, this.width);
+      this.drawLine(line, this.left, A4.height - MARGIN - lineHeight(style), style);
+    }
+    const chunks: Buffer[] = [];
+    const done = new Promise<Buffer>((resolve, reject) => {
+      this.doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+      this.doc.on('end', () => resolve(Buffer.concat(chunks)));
+      this.doc.on('error', reject);
+    });
+    this.doc.end();
+    return done;
+  }
+}
