@@ -51,7 +51,9 @@ export function createApp(deps: AppDeps): Express {
   mountRoutes(app.router, API_PREFIXES, partnerRoutes, { services, guard, idempotency: new IdempotencyKeys(db, config.idempotencyLeaseMs) });
   for (const prefix of API_PREFIXES) app.use(prefix, openapiRoutes({ baseUrl: config.baseUrl }));
   app.use(pageAssetRoutes());
-  app.use(paymentPageRoutes({ invoices: services.invoices, payments: services.payments, gateways: services.gateways, forms: services.pageForms }));
+  app.use(
+    paymentPageRoutes({ invoices: services.invoices, documents: services.documents, payments: services.payments, gateways: services.gateways, forms: services.pageForms }),
+  );
   app.use(gatewayRoutes(services.gateways));
   app.use(oauthRoutes(services.oauthTokens));
   app.use(

@@ -11,6 +11,7 @@ import { EmailQueue } from './email/queue';
 import { Outbox } from './events/outbox';
 import { EventService } from './events/service';
 import { ExpenseService } from './expenses/service';
+import { InvoiceDocuments } from './invoices/documents';
 import { InvoiceLinks } from './invoices/links';
 import { InvoiceService } from './invoices/service';
 import { loadAppKey } from './keys/app-key';
@@ -41,6 +42,8 @@ export interface Services {
   payments: PaymentService;
   refunds: RefundService;
   invoices: InvoiceService;
+  /** Invoice and receipt PDFs. */
+  documents: InvoiceDocuments;
   quickCharge: QuickChargeService;
   outbox: Outbox;
   /** The event log partners read back (`GET /events`). */
@@ -83,8 +86,10 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   const clients = new ClientService(db);
   const links = new InvoiceLinks(config.baseUrl);
   const payments = new PaymentService(db, outbox, links);
+  const documents = new InvoiceDocuments(db, businesses, links);
   const emails = new EmailQueue(db, createMailer(config), logger, {
     clock,
+    invoicePdf: (actor, invoiceId) => documents.pdf(actor, invoiceId),
     leaseSeconds: config.webhookLeaseSeconds,
     firstAttemptWaitMs: config.emailFirstAttemptWaitMs,
     messageIdHost: new URL(config.baseUrl).hostname,
@@ -102,6 +107,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     payments,
     refunds,
     invoices,
+    documents,
     quickCharge: new QuickChargeService(db, businesses, clients, invoices),
     outbox,
     events: new EventService(db, outbox, clock),

@@ -12,6 +12,7 @@ export interface OutgoingEmail {
   subject: string;
   text: string;
   html: string;
+  attachments?: { filename: string; content: Buffer; contentType: string }[];
 }
 
 export type EmailDelivery = { status: 'sent'; messageId: string } | { status: 'written'; messageId: string; file: string };

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { Knex } from 'knex';
 import { Logger } from 'pino';
-import { acrossTenants, Actor } from '../auth/actor';
+import { acrossTenants, Actor, systemActor } from '../auth/actor';
 import { Clock } from '../clock';
 import { Database } from '../db/database';
 import { TenantModel } from '../db/tenant-model';
@@ -45,6 +45,8 @@ export interface EmailQueueOptions {
   firstAttemptWaitMs: number;
   /** The host part of generated Message-IDs. */
   messageIdHost: string;
+  /** The PDF each message carries: made at each attempt, outside any transaction, as the invoice is then. */
+  invoicePdf(actor: Actor, invoiceId: number): Promise<{ filename: string; content: Buffer }>;
 }
 
 export class EmailQueue extends Sweeper<EmailMessage> {
@@ -119,9 +121,18 @@ export class EmailQueue extends Sweeper<EmailMessage> {
   private async attempt(message: EmailMessage): Promise<boolean> {
     let error: string | null = null;
     try {
-      await this.mailer.send({ messageId: message.message_id, to: message.recipient, subject: message.subject, text: message.text_body, html: message.html_body });
+      const pdf = await this.options.invoicePdf(systemActor('email queue', { businessId: message.business_id, livemode: message.livemode }), message.invoice_id);
+      await this.mailer.send({
+        messageId: message.message_id,
+        to: message.recipient,
+        subject: message.subject,
+        text: message.text_body,
+        html: message.html_body,
+        attachments: [{ ...pdf, contentType: 'application/pdf' }],
+      });
     } catch (err) {
-      error = err instanceof EmailFailed ? err.reason : 'the message could not be sent';
+      if (!(err instanceof EmailFailed)) this.logger.error({ err, emailId: message.id, invoiceId: message.invoice_id }, 'invoice e-mail not made');
+      error = err instanceof EmailFailed ? err.reason : 'the message could not be made';
       // The reason may name our mail server; it goes to the log and the queue row, never to an API client.
       this.logger.warn({ emailId: message.id, invoiceId: message.invoice_id, attempt: message.attempts, reason: error }, 'invoice e-mail not sent');
     }

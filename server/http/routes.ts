@@ -53,8 +53,11 @@ export interface RouteSpec<B, Q> {
   query?: Joi.ObjectSchema<Q>;
   /** POST and PATCH: the body. Without one, a POST takes no fields (an empty object or nothing). */
   body?: Joi.ObjectSchema<B>;
-  /** The success response; `schema` names a response schema of the OpenAPI document's components. */
-  response: { status: 200 | 201; description: string; schema: string };
+  /**
+   * The success response: JSON, whose `schema` names a response schema of the OpenAPI document's
+   * components, or (GET only) a `file` of that media type, which the handler returns as a FileBody.
+   */
+  response: { status: 200 | 201; description: string; schema: string } | { status: 200; description: string; file: 'application/pdf' };
   /** Error responses beyond the ones every authenticated route has: status → a response component's name. */
   errors?: Record<string, string>;
   /**
@@ -67,6 +70,12 @@ export interface RouteSpec<B, Q> {
 }
 
 export type Route = RouteSpec<unknown, unknown>;
+
+/** What a route with a `file` response returns: sent as a download under `filename`. */
+export interface FileBody {
+  filename: string;
+  content: Buffer;
+}
 
 /** Declares a route; `B` and `Q` are inferred from the joi schemas, so the handler's input is typed. */
 export function route<B = Record<string, never>, Q = Record<string, never>>(spec: RouteSpec<B, Q>): Route {
@@ -115,6 +124,8 @@ export function mountRoutes(
   const byLength = [...prefixes].sort((a, b) => b.length - a.length);
   for (const spec of routes) {
     const bodySchema = bodySchemaOf(spec);
+    const file = 'file' in spec.response ? spec.response.file : undefined;
+    if (file && spec.method !== 'get') throw new Error(`${spec.operationId}: only a GET answers with a file`);
     const guard = deps.guard(...spec.scopes);
     const paths = prefixes.map((prefix) => `${prefix}${expressPath(spec.path)}`);
     router[spec.method](paths, async (req: Request, res: Response) => {
@@ -132,6 +143,10 @@ export function mountRoutes(
       const key = spec.method === 'post' ? idempotencyKeyOf(req.get('Idempotency-Key')) : undefined;
       if (key !== undefined) input.requestKey = `${input.cred.subject}:${key}`;
       const handle = () => spec.handle(input, deps.services);
+      if (file) {
+        const { filename, content } = (await handle()) as FileBody;
+        return void res.status(200).attachment(filename).type(file).send(content);
+      }
       if (key === undefined) return void res.status(spec.response.status).json(await handle());
 
       const request = { subject: input.cred.subject, key, fingerprint: fingerprintOf(req.method, pathBelow(byLength, req.path), req.body) };

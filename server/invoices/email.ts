@@ -1,4 +1,4 @@
-/** The e-mail that carries an invoice to its client: plain text and HTML with the same facts and the payment link. */
+/** The e-mail that carries an invoice to its client: plain text and HTML with the same facts and the payment link (the queue attaches the PDF). */
 import { OutgoingEmail } from '../email/mailer';
 import { currencyExponent } from '../money/currencies';
 import { escapeHtml } from '../pages/html';
@@ -33,7 +33,7 @@ function invoiceText(input: InvoiceEmailInput, notes: string | null): string {
   return [
     `Hello ${input.clientName},`,
     '',
-    `${input.businessName} has sent you invoice ${input.number}.`,
+    `${input.businessName} has sent you invoice ${input.number}. It is attached as a PDF.`,
     '',
     `Amount due: ${input.amountDue}`,
     `Due date:   ${input.dueDate}`,
@@ -57,7 +57,7 @@ function invoiceHtml(input: InvoiceEmailInput, notes: string | null): string {
 <head><meta charset="utf-8"><title>Invoice ${e(input.number)}</title></head>
 <body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;font-size:15px;color:#222;background:#fff">
 <p>Hello ${e(input.clientName)},</p>
-<p>${e(input.businessName)} has sent you invoice <strong>${e(input.number)}</strong>.</p>
+<p>${e(input.businessName)} has sent you invoice <strong>${e(input.number)}</strong>. It is attached as a PDF.</p>
 <table role="presentation" style="border-collapse:collapse;margin:16px 0">
 ${row('Invoice', input.number)}
 ${row('Amount due', input.amountDue)}

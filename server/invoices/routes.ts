@@ -39,6 +39,19 @@ export const invoiceRoutes = [
     handle: async ({ cred, id }, s) => ({ invoice: await s.invoices.get(cred, id) }),
   }),
   route({
+    method: 'get',
+    path: '/invoices/{id}/pdf',
+    operationId: 'getInvoicePdf',
+    summary: 'Download the invoice as a PDF',
+    description:
+      'The invoice on A4 (items, totals, payments, notes and, while money is due, the payment link); once paid, the receipt, with the payment date and method. A draft is marked as not issued. Errors are JSON like every other route.',
+    tag: 'Invoices',
+    scopes: ['invoices:read'],
+    record: 'Invoice',
+    response: { status: 200, description: 'The PDF, as a download named `INV-000001.pdf` (`receipt-INV-000001.pdf` once paid)', file: 'application/pdf' },
+    handle: ({ cred, id }, s) => s.documents.pdf(cred, id),
+  }),
+  route({
     method: 'patch',
     path: '/invoices/{id}',
     operationId: 'updateInvoice',

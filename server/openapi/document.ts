@@ -660,6 +660,13 @@ function queryParameters(query: Joi.ObjectSchema): Parameter[] {
   return takesMetadataFilter(query) ? [...parameters, metadataFilterParameter] : parameters;
 }
 
+/** A file response is a download: its name says what it is (`INV-000001.pdf`, `receipt-INV-000001.pdf`). */
+const attachmentHeader: Header = {
+  required: true,
+  description: 'attachment, with the file name',
+  schema: { type: 'string', pattern: '^attachment; filename=' },
+};
+
 function operation(spec: Route): Operation {
   const isPost = spec.method === 'post';
   const bodySchema = bodySchemaOf(spec);
@@ -670,11 +677,14 @@ function operation(spec: Route): Operation {
     ...(isPost ? [parameterRef('IdempotencyKey')] : []),
   ];
   const responses: Record<string, Response | Reference> = {
-    [spec.response.status]: {
-      description: spec.response.description,
-      headers: responseHeaders('authenticated', isPost),
-      content: json(schemaRef(spec.response.schema)),
-    },
+    [spec.response.status]:
+      'file' in spec.response
+        ? {
+            description: spec.response.description,
+            headers: { ...responseHeaders('authenticated'), 'Content-Disposition': attachmentHeader },
+            content: { [spec.response.file]: { schema: { type: 'string', format: 'binary' } } },
+          }
+        : { description: spec.response.description, headers: responseHeaders('authenticated', isPost), content: json(schemaRef(spec.response.schema)) },
     '400': responseRef('BadRequest'),
     '401': responseRef('Unauthorized'),
     ...(spec.scopes.length ? { '403': responseRef('Forbidden') } : {}),

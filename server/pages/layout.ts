@@ -20,7 +20,7 @@ label{display:block;margin:.75rem 0 .25rem;font-weight:600}label.check{display:f
 label+input+button,label.check+button{margin-top:1rem}
 input[type=text],input[type=password]{font:inherit;padding:.6rem;width:100%;box-sizing:border-box;border:1px solid #8c959f;border-radius:.4rem}
 input[type=checkbox]{margin-top:.35rem}.error{color:#cf222e;font-weight:600}.signed{padding:.75rem 1rem;border-radius:.5rem;background:#dafbe1;border:1px solid #4ac26b}
-footer{margin-top:2rem;font-size:.85rem;color:#57606a}
+footer{margin-top:2rem;font-size:.85rem;color:#57606a}a.download{font-weight:600;color:#0969da}
 @media (min-width:30rem){button{width:auto}}
 `.trim();
 

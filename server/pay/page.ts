@@ -30,6 +30,8 @@ export interface PaymentPageView {
   action?: PayAction;
   /** The client is back from the gateway's checkout and the gateway has not confirmed yet. */
   confirming?: boolean;
+  /** Where `Download PDF` leads: the invoice, the receipt once paid. */
+  pdfUrl?: string;
 }
 
 function payControls(invoice: InvoiceDetail, businessName: string, action: PayAction, money: (major: number) => string): SafeHtml {
@@ -58,7 +60,7 @@ function receipt(invoice: InvoiceDetail, money: (major: number) => string): Safe
   )}</tbody></table>`;
 }
 
-export function paymentPage({ invoice, businessName, action, confirming }: PaymentPageView): string {
+export function paymentPage({ invoice, businessName, action, confirming, pdfUrl }: PaymentPageView): string {
   const money = (major: number) => formatMoney(toMinor(major, invoice.currency), invoice.currency);
   const payable = PAYABLE_STATUSES.includes(invoice.status) && invoice.amount_due > 0;
   const body = html`<h1>${businessName}</h1>
@@ -77,6 +79,7 @@ ${confirming ? html`<p class="notice" role="status">Confirming your payment with
 ${payable && action && !confirming ? payControls(invoice, businessName, action, money) : ''}
 ${receipt(invoice, money)}
 ${invoice.notes ? html`<p>${invoice.notes}</p>` : ''}
+${pdfUrl ? html`<p><a class="download" href="${pdfUrl}" download>Download PDF</a></p>` : ''}
 <footer>Invoice from ${businessName}</footer>`;
   return page(`Invoice ${invoice.number ?? ''} — ${businessName}`, body, confirming ? { refresh: { seconds: 3 } } : {});
 }

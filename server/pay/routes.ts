@@ -1,11 +1,13 @@
 /**
- * `GET /pay/{token}`: the page behind every payment link, and `POST /pay/{token}`: its Pay button.
+ * `GET /pay/{token}`: the page behind every payment link, `POST /pay/{token}`: its Pay button, and
+ * `GET /pay/{token}/pdf`: its PDF.
  * Public: the unguessable token is the capability.
  */
 import { Request, Router } from 'express';
 import { InvalidState, NotFound } from '../errors';
 import { GatewayUnavailable } from '../gateways/gateway';
 import { GatewayService } from '../gateways/service';
+import { InvoiceDocuments } from '../invoices/documents';
 import { InvoiceService } from '../invoices/service';
 import { PAYABLE_STATUSES } from '../invoices/model';
 import { FormGuard, hostedPageHeaders, parseForm } from '../pages/hygiene';
@@ -21,8 +23,14 @@ function returningFrom(req: Request): string | null {
   return typeof id === 'string' && /^[A-Za-z0-9_]{1,255}$/.test(id) ? id : null;
 }
 
-export function paymentPageRoutes(deps: { invoices: InvoiceService; payments: PaymentService; gateways: GatewayService; forms: FormGuard }): Router {
-  const { invoices, payments, gateways, forms } = deps;
+export function paymentPageRoutes(deps: {
+  invoices: InvoiceService;
+  documents: InvoiceDocuments;
+  payments: PaymentService;
+  gateways: GatewayService;
+  forms: FormGuard;
+}): Router {
+  const { invoices, documents, payments, gateways, forms } = deps;
   const r = Router();
 
   r.get('/pay/:token', hostedPageHeaders, async (req, res) => {
@@ -48,7 +56,16 @@ export function paymentPageRoutes(deps: { invoices: InvoiceService; payments: Pa
         ? { kind: 'gateway', formToken }
         : { kind: 'not_set_up' };
     const confirming = checkout !== null && invoice.livemode && PAYABLE_STATUSES.includes(invoice.status);
-    res.type('html').send(paymentPage({ invoice, businessName: opened.businessName, action, confirming }));
+    const pdfUrl = `/pay/${encodeURIComponent(token)}/pdf`;
+    res.type('html').send(paymentPage({ invoice, businessName: opened.businessName, action, confirming, pdfUrl }));
+  });
+
+  // The page's `Download PDF` link: the invoice, or the receipt once paid.
+  r.get('/pay/:token/pdf', hostedPageHeaders, async (req, res) => {
+    const link = await invoices.payableThroughLink(String(req.params.token));
+    if (!link) return void res.status(404).type('html').send(notFoundPage());
+    const { filename, content } = await documents.pdf(link.actor, link.invoiceId);
+    res.attachment(filename).type('application/pdf').send(content);
   });
 
   r.post('/pay/:token', hostedPageHeaders, parseForm, async (req, res) => {

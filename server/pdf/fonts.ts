@@ -37,27 +37,25 @@ export interface Run {
   text: string;
 }
 
-/** The font files, read once per process and only when a document needs them (the CJK faces are 10 MB each). */
-const files = new Map<string, Buffer>();
-/** Each family's character map, from its regular face: the bold face covers the same characters. */
-const coverage = new Map<string, fontkit.Font>();
+/**
+ * The parsed fonts, one per face for the process, made when a document first needs them (the CJK
+ * faces are 10 MB each). PDFKit takes a fontkit font as it is, so documents share the decoded tables
+ * instead of parsing the file again: that was most of a document's time.
+ */
+const fonts = new Map<string, fontkit.Font>();
 
-function fileOf(face: Face): Buffer {
-  let data = files.get(face.name);
-  if (!data) {
-    data = fs.readFileSync(face.file);
-    files.set(face.name, data);
+function fontOf(face: Face): fontkit.Font {
+  let font = fonts.get(face.name);
+  if (!font) {
+    font = fontkit.create(fs.readFileSync(face.file)) as fontkit.Font;
+    fonts.set(face.name, font);
   }
-  return data;
+  return font;
 }
 
+/** Whether the family draws the character (its regular face's map: the bold face covers the same). */
 function has(family: Family, codePoint: number): boolean {
-  let font = coverage.get(family.key);
-  if (!font) {
-    font = fontkit.create(fileOf(family.faces.regular)) as fontkit.Font;
-    coverage.set(family.key, font);
-  }
-  return font.hasGlyphForCodePoint(codePoint);
+  return fontOf(family.faces.regular).hasGlyphForCodePoint(codePoint);
 }
 
 /** Spaces, marks and controls belong to the run they are in, so "İstanbul 東京" is two runs, not three. */
@@ -92,7 +90,8 @@ export function runsOf(text: string, weight: Weight): Run[] {
 export function registerFaces(doc: PDFKit.PDFDocument, registered: Set<string>, runs: readonly Run[]): void {
   for (const { face } of runs) {
     if (registered.has(face.name)) continue;
-    doc.registerFont(face.name, fileOf(face));
+    // Typed as a file, but PDFKit also takes a fontkit font (anything with `layout`).
+    doc.registerFont(face.name, fontOf(face) as unknown as Buffer);
     registered.add(face.name);
   }
 }

@@ -166,6 +166,7 @@ describe('the response check of the test client', () => {
     headers: new Headers({ 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'req-1', ...headers }),
     body,
     text: JSON.stringify(body),
+    bytes: Buffer.from(JSON.stringify(body)),
   });
   const rate = { 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '119', 'x-ratelimit-reset': '1790000000', 'retry-after': '60' };
   const url = (path: string) => `http://127.0.0.1:1/api/v1/partner${path}`;

@@ -31,6 +31,8 @@ export interface ApiResponse<T = any> {
   headers: Headers;
   body: T;
   text: string;
+  /** The body as it came: a PDF's bytes. */
+  bytes: Buffer;
 }
 
 export interface RequestOptions {
@@ -76,14 +78,15 @@ export class Api {
       headers['content-type'] ??= 'application/json';
     }
     const res = await fetch(url, { method, headers, body: payload });
-    const text = await res.text();
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const text = bytes.toString('utf8');
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       // not JSON: keep the text
     }
-    const response: ApiResponse<T> = { status: res.status, headers: res.headers, body: parsed as T, text };
+    const response: ApiResponse<T> = { status: res.status, headers: res.headers, body: parsed as T, text, bytes };
     openApiValidator().check(method, url, response, payload);
     return response;
   }
@@ -143,6 +146,8 @@ export class OpenApiValidator {
     addFormats(this.ajv);
     // RFC 6531 addresses: what joi's email() accepts with internationalised labels; the API checks the rest.
     this.ajv.addFormat('idn-email', /^[^\s@]+@[^\s@]+$/u);
+    // A file's bytes (a PDF): the media type is what is checked.
+    this.ajv.addFormat('binary', true);
     this.ajv.addVocabulary(['example', 'discriminator', 'xml', 'externalDocs']);
     for (const [name, schema] of Object.entries(document.components.schemas)) {
       this.ajv.addSchema(rewriteRefs(schema), `urn:schema:${name}`);
@@ -313,6 +318,7 @@ export class OpenApiValidator {
     const contentType = (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
     const media = content[contentType];
     if (!media) fail(`content type ${JSON.stringify(contentType)} is not documented (documented: ${Object.keys(content).join(', ')})`);
+    if (contentType !== 'application/json') return; // a file: its documented media type is the check
     let body: unknown;
     try {
       body = JSON.parse(res.text);
