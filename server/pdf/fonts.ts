@@ -1,7 +1,7 @@
 /**
  * The faces our PDFs are set in, all TrueType from npm: DejaVu Sans for Latin (Turkish included),
- * Greek, Cyrillic and the currency signs; Noto Sans SC for Chinese and Japanese; Nanum Gothic for
- * Korean. A PDF font draws only its own glyphs (PDFKit has no per-glyph fallback), so text is cut
+ * Greek, Cyrillic and the currency signs; Noto Sans SC for Chinese and Japanese; IBM Plex Sans KR
+ * for Korean. A PDF font draws only its own glyphs (PDFKit has no per-glyph fallback), so text is cut
  * into runs, each set in the first family that has its characters.
  */
 import fs from 'node:fs';
@@ -28,7 +28,7 @@ function family(key: string, regular: string, bold: string): Family {
 const FAMILIES: readonly Family[] = [
   family('dejavu', 'dejavu-fonts-ttf/ttf/DejaVuSans.ttf', 'dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf'),
   family('noto-sans-sc', '@expo-google-fonts/noto-sans-sc/400Regular/NotoSansSC_400Regular.ttf', '@expo-google-fonts/noto-sans-sc/700Bold/NotoSansSC_700Bold.ttf'),
-  family('nanum-gothic', '@expo-google-fonts/nanum-gothic/400Regular/NanumGothic_400Regular.ttf', '@expo-google-fonts/nanum-gothic/700Bold/NanumGothic_700Bold.ttf'),
+  family('ibm-plex-sans-kr', '@expo-google-fonts/ibm-plex-sans-kr/IBMPlexSansKR_400Regular.ttf', '@expo-google-fonts/ibm-plex-sans-kr/IBMPlexSansKR_700Bold.ttf'),
 ];
 
 /** A stretch of text set in one face. */
