@@ -53,6 +53,23 @@ describe('GET /pay/{token}', () => {
     expect((await ctx.t.api.get(`/invoices/${invoice.id}`)).body.invoice).toMatchObject({ status: 'sent', viewed_at: null });
   });
 
+  test('when the page\'s PDF is fetched, then it is the invoice with the hosted pages\' headers, and an unknown token is a 404 page', async () => {
+    const invoice = await aDraft(ctx.t);
+    const link = await linkOf(invoice.id);
+
+    const pdf = await fetch(`${link}/pdf`);
+    const unknown = await fetch(`${ctx.app.url}/pay/${'A'.repeat(43)}/pdf`);
+
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    expect(pdf.headers.get('content-disposition')).toMatch(/^attachment; filename="?INV-\d{6}\.pdf"?$/);
+    expect(pdf.headers.get('cache-control')).toBe('no-store');
+    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain('Invoice not found');
+    expect((await ctx.t.api.get(`/invoices/${invoice.id}`)).body.invoice.viewed_at).toBeNull();
+  });
+
   test('when the token is unknown or malformed, then it is a 404 page', async () => {
     for (const token of ['A'.repeat(43), 'short']) {
       const res = await fetch(`${ctx.app.url}/pay/${token}`);

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { aDraft, eventsOf, startApp, TestApp } from '../support/app';
+import { pdfText } from '../support/pdf';
 import { startSmtpServer, TestSmtp } from '../support/smtp';
 
 describe('sending an invoice by e-mail through a real SMTP server', () => {
@@ -18,7 +19,7 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
     await smtp?.stop();
   });
 
-  test('when a live draft is sent, then the client receives the number, total, due date and payment link', async () => {
+  test('when a live draft is sent, then the client receives the number, total, due date and payment link, and the invoice as a PDF', async () => {
     const live = await app.tenant({ mode: 'live' });
     const draft = await aDraft(live);
     const link = (await live.api.post(`/invoices/${draft.id}/initiate-payment`)).body.payment_url;
@@ -37,6 +38,12 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
       expect(part).toContain('2099-12-31');
       expect(part).toContain(link);
     }
+    expect(mail.attachments.map(({ filename, contentType }) => ({ filename, contentType }))).toEqual([{ filename: 'INV-000001.pdf', contentType: 'application/pdf' }]);
+    const pdf = await pdfText(mail.attachments[0].content);
+    expect(pdf).toMatch(/Invoice number\s+INV-000001/);
+    expect(pdf).toMatch(/Amount due\s+\$150\.00/);
+    expect(pdf).toContain(client.name);
+    expect(pdf).not.toContain('TEST MODE');
   });
 
   test('when a reminder goes out for a partly paid invoice, then it asks for what is left', async () => {
@@ -83,6 +90,7 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
     await app.server.services.emails.sweep();
     const mail = await smtp.nextMessage();
     expect(mail.subject).toContain(res.body.invoice.number);
+    expect(mail.attachments.map((attachment) => attachment.filename)).toEqual([`${res.body.invoice.number}.pdf`]);
     expect((await eventsOf(app, live.businessId)).map((e) => e.type)).toEqual(['invoice.created', 'invoice.sent']);
     expect(await app.db.knex('email_messages').where('invoice_id', draft.id).first()).toMatchObject({ status: 'sent', attempts: 2 });
   });
@@ -141,5 +149,6 @@ describe('sending an invoice without SMTP_URL', () => {
     const mail = await simpleParser(fs.readFileSync(path.join(outbox, files[0])));
     expect(mail.subject).toContain('INV-000001');
     expect(mail.text).toContain('/pay/');
+    expect(mail.attachments.map((attachment) => attachment.filename)).toEqual(['INV-000001.pdf']);
   });
 });

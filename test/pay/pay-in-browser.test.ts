@@ -1,7 +1,9 @@
 /** A client pays from the payment link in a real browser. */
+import fs from 'node:fs/promises';
 import { aDraft, eventsOf, startApp, Tenant, TestApp } from '../support/app';
 import { screenshot, screenshotOnPhone, useBrowser } from '../support/browser';
 import { freePort } from '../support/net';
+import { pdfText } from '../support/pdf';
 
 const ctx = useBrowser();
 let app: TestApp;
@@ -45,6 +47,35 @@ describe('the payment page in a browser', () => {
     const events = (await eventsOf(app, t.businessId)).filter((e) => e.data.invoice?.id === invoice.id).map((e) => e.type);
     expect(events.filter((type) => type === 'payment.received')).toHaveLength(1);
     expect(events.filter((type) => type === 'invoice.paid')).toHaveLength(1);
+    await page.close();
+  });
+
+  test('when the client follows Download PDF, then the browser saves the invoice, and after paying the receipt', async () => {
+    // Arrange
+    const invoice = await aDraft(t);
+    const url = await paymentUrlOf(t, invoice.id);
+    const page = await ctx.browser.newPage();
+    await page.goto(url);
+    const number = (await t.api.get(`/invoices/${invoice.id}`)).body.invoice.number;
+    const downloadPdf = async () => {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download PDF' }).click()]);
+      return { filename: download.suggestedFilename(), text: await pdfText(await fs.readFile(await download.path())) };
+    };
+
+    // Act
+    const before = await downloadPdf();
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await page.waitForURL(url);
+    await screenshot(page, 'pay-paid-download');
+    await screenshotOnPhone(ctx.browser, url, 'pay-paid-download');
+    const after = await downloadPdf();
+
+    // Assert
+    expect(before.filename).toBe(`${number}.pdf`);
+    expect(before.text).toMatch(/Amount due\s+\$150\.00/);
+    expect(after.filename).toBe(`receipt-${number}.pdf`);
+    expect(after.text).toContain('RECEIPT');
+    expect(after.text).toMatch(/Payment method\s+Test payment/);
     await page.close();
   });
 
