@@ -108,14 +108,9 @@ function heading(layout: PdfLayout, document: InvoiceDocument, receipt: boolean)
   ];
   const billTo = [client.name, client.company, client.email, client.address].filter((line): line is string => Boolean(line));
 
+  // The facts first: a few short lines. The client's lines may be many (an address of 1 000
+  // characters), so they go at the cursor and carry on over the page if they must.
   const top = layout.y;
-  let left = top;
-  layout.drawLine(layout.wrap('BILL TO', LABEL, columnWidth)[0], layout.left, left, LABEL);
-  left += lineHeight(LABEL) + 2;
-  billTo.forEach((text, index) => {
-    left += layout.drawLines(layout.wrap(text, index === 0 ? BOLD : BODY, columnWidth), layout.left, left, index === 0 ? BOLD : BODY);
-  });
-
   const factsLeft = layout.right - columnWidth;
   const labelWidth = 110;
   let right = top;
@@ -124,7 +119,11 @@ function heading(layout: PdfLayout, document: InvoiceDocument, receipt: boolean)
     layout.drawLines(layout.wrap(label, MUTED, labelWidth - 6), factsLeft, right, MUTED);
     right += layout.drawLines(valueLines, factsLeft + labelWidth, right, BOLD, { align: 'right', width: columnWidth - labelWidth });
   }
-  layout.y = Math.max(left, right) + 22;
+  const page = layout.page;
+  layout.paragraph('BILL TO', LABEL, { width: columnWidth });
+  layout.y += 2;
+  billTo.forEach((text, index) => layout.paragraph(text, index === 0 ? BOLD : BODY, { width: columnWidth }));
+  layout.y = (layout.page === page ? Math.max(layout.y, right) : layout.y) + 22;
 }
 
 /** "Payment method: Card", or the methods of several payments. */

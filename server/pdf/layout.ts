@@ -46,6 +46,8 @@ export class PdfLayout {
   readonly bottom = A4.height - MARGIN - FOOTER_ROOM;
   /** Called after a page break, to repeat what heads each page (a table's header). */
   onNewPage: (() => void) | null = null;
+  /** The page the cursor is on, from 1. */
+  page = 1;
 
   private readonly doc: PDFKit.PDFDocument;
   private readonly registered = new Set<string>();
@@ -158,6 +160,7 @@ export class PdfLayout {
 
   newPage(): void {
     this.doc.addPage({ size: 'A4', margin: 0 });
+    this.page += 1;
     this.y = MARGIN;
     this.onNewPage?.();
   }

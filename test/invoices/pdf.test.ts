@@ -112,6 +112,19 @@ describe('GET /invoices/{id}/pdf', () => {
     await renderPdf(res.bytes, 'invoice-long');
   });
 
+  test('when the client\'s address is 1000 characters of short lines, then every line is printed, carrying on over the page', async () => {
+    const lines = Array.from({ length: 200 }, (_, index) => `A${String(index).padStart(3, '0')}`);
+    const client = (await ctx.t.api.post('/clients', aClient({ address: lines.join('\n').slice(0, 1000) }))).body.client;
+    const invoice = (await ctx.t.api.post('/invoices', { client_id: client.id, currency: 'USD', due_date: '2099-12-31', items: [{ description: 'Work', quantity: 1, unit_price: 5 }] })).body.invoice;
+
+    const res = await download(ctx.t, invoice.id);
+
+    const text = await pdfText(res.bytes);
+    for (const line of client.address.split('\n')) expect(text).toMatch(new RegExp(`^\\s*${line}(\\s|$)`, 'm'));
+    expect(text).toMatch(/Work\s+1\s+\$5\.00\s+\$5\.00/);
+    expect(Number((await pdfInfo(res.bytes)).Pages)).toBeGreaterThanOrEqual(4);
+  });
+
   test('when a single word is wider than the column, then it is cut at the edge and nothing is lost', async () => {
     const reference = `REF-${'0123456789'.repeat(12)}`;
     const invoice = await aDraft(ctx.t, { items: [{ description: reference, quantity: 1, unit_price: 1 }] });
