@@ -79,7 +79,7 @@ export async function invoicePdf(document: InvoiceDocument): Promise<PdfFile> {
     section(layout, 'Pay online', () => layout.paragraph(url, { ...BODY, color: '#0969da' }, { link: url }));
   }
 
-  const content = await layout.finish((page, pages) => `${document.businessName} · ${receipt ? 'Receipt' : 'Invoice'} ${number} · Page ${page} of ${pages}`);
+  const content = await layout.finish(`${document.businessName} · ${receipt ? 'Receipt' : 'Invoice'} ${number}`);
   return { filename: pdfFilename(invoice), content };
 }
 

@@ -175,15 +175,20 @@ export class PdfLayout {
     this.doc.rect(this.left, top, this.width, height).fill(color);
   }
 
-  /** Writes `footer(page, pages)` at the foot of every page, then the finished file. */
-  async finish(footer: (page: number, pages: number) => string): Promise<Buffer> {
+  /**
+   * Writes the foot of every page, `footer` on the left (its first line, should it be long) and
+   * `Page n of m` on the right, then the finished file.
+   */
+  async finish(footer: string): Promise<Buffer> {
     const style: TextStyle = { size: 8, color: '#57606a' };
     const { start, count } = this.doc.bufferedPageRange();
+    const top = A4.height - MARGIN - lineHeight(style);
     for (let index = start; index < start + count; index += 1) {
       this.doc.switchToPage(index);
-      const text = footer(index - start + 1, count);
-      const [line] = this.wrap(text, style, this.width);
-      this.drawLine(line, this.left, A4.height - MARGIN - lineHeight(style), style);
+      const [numbering] = this.wrap(`Page ${index - start + 1} of ${count}`, style, this.width);
+      this.drawLine(numbering, this.left, top, style, { align: 'right', width: this.width });
+      const [text] = this.wrap(footer, style, this.width - numbering.width - 24);
+      this.drawLine(text, this.left, top, style);
     }
     const chunks: Buffer[] = [];
     const done = new Promise<Buffer>((resolve, reject) => {
