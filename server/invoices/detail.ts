@@ -16,10 +16,14 @@ export async function itemsOf(invoices: readonly Invoice[], conn: Knex): Promise
   return byInvoice;
 }
 
+/** The payment rows of one invoice, oldest first. */
+export async function paymentRowsOf(actor: Actor, invoice: Invoice, conn: Knex): Promise<Payment[]> {
+  return await Payment.of(actor, conn).where('payments.invoice_id', invoice.id).orderBy('payments.id');
+}
+
 /** The payment history of one invoice, oldest first. */
 export async function paymentsOf(actor: Actor, invoice: Invoice, conn: Knex): Promise<PaymentView[]> {
-  const rows = await Payment.of(actor, conn).where('payments.invoice_id', invoice.id).orderBy('payments.id');
-  return rows.map(toPaymentView);
+  return (await paymentRowsOf(actor, invoice, conn)).map(toPaymentView);
 }
 
 /** `known.payments`: a new invoice has none, so the query is spared. */

@@ -8,9 +8,9 @@ import { BusinessService } from '../businesses/service';
 import { Client } from '../clients/model';
 import { Database } from '../db/database';
 import { NotFound } from '../errors';
-import { Payment } from '../payments/model';
 import { InvoiceLinks } from './links';
-import { Invoice, InvoiceItem } from './model';
+import { itemsOf, paymentRowsOf } from './detail';
+import { Invoice } from './model';
 import { invoicePdf, PdfFile } from './pdf';
 
 export class InvoiceDocuments {
@@ -26,8 +26,8 @@ export class InvoiceDocuments {
     const invoice = await Invoice.findOwn(actor, conn, id);
     if (!invoice) throw new NotFound('Invoice');
     const [items, payments, client, business] = await Promise.all([
-      InvoiceItem.ofInvoices([invoice], conn).orderBy('position'),
-      Payment.of(actor, conn).where('payments.invoice_id', invoice.id).orderBy('payments.id'),
+      itemsOf([invoice], conn),
+      paymentRowsOf(actor, invoice, conn),
       Client.findOwn(actor, conn, invoice.client_id),
       this.businesses.get(actor.businessId),
     ]);
@@ -36,7 +36,7 @@ export class InvoiceDocuments {
       businessName: business.name,
       client: { name: client.name, email: client.email, company: client.company ?? null, address: client.address ?? null },
       invoice,
-      items,
+      items: items.get(invoice.id) ?? [],
       payments,
       paymentUrl: invoice.status === 'draft' ? null : this.links.paymentUrl(invoice.payment_token),
     });

@@ -6,7 +6,7 @@ import { formatMoney } from './email';
 import { fromQuantityUnits } from '../money/amount';
 import { Line, lineHeight, MARGIN, PdfLayout, TextStyle } from '../pdf/layout';
 import { Payment } from '../payments/model';
-import { paymentMethodName } from '../payments/view';
+import { paymentMethodName, tookMoney } from '../payments/view';
 import { Invoice, InvoiceItem, PAYABLE_STATUSES } from './model';
 
 /** Everything the document shows, read by InvoiceDocuments. */
@@ -49,11 +49,11 @@ interface Column {
 }
 
 /** A paid invoice is a receipt: its file is named for it. */
-export function isReceipt(invoice: Invoice): boolean {
+function isReceipt(invoice: Invoice): boolean {
   return invoice.status === 'paid';
 }
 
-export function pdfFilename(invoice: Invoice): string {
+function pdfFilename(invoice: Invoice): string {
   const name = invoice.number ?? `draft-${invoice.id}`;
   return isReceipt(invoice) ? `receipt-${name}.pdf` : `${name}.pdf`;
 }
@@ -87,10 +87,9 @@ export async function invoicePdf(document: InvoiceDocument): Promise<PdfFile> {
 function heading(layout: PdfLayout, document: InvoiceDocument, receipt: boolean): void {
   const { invoice, client } = document;
   const title: TextStyle = { size: 20, weight: 'bold' };
-  const titleText = receipt ? 'RECEIPT' : 'INVOICE';
-  const titleWidth = layout.widthOf(titleText, title);
-  const name = layout.wrap(document.businessName, { size: 16, weight: 'bold' }, layout.width - titleWidth - 24);
-  layout.drawLine(layout.wrap(titleText, title, titleWidth + 1)[0], layout.left, layout.y, title, { align: 'right', width: layout.width });
+  const titleLine = layout.line(receipt ? 'RECEIPT' : 'INVOICE', title);
+  const name = layout.wrap(document.businessName, { size: 16, weight: 'bold' }, layout.width - titleLine.width - 24);
+  layout.drawLine(titleLine, layout.left, layout.y, title, { align: 'right', width: layout.width });
   layout.y += Math.max(layout.drawLines(name, layout.left, layout.y, { size: 16, weight: 'bold' }), lineHeight(title)) + 6;
   if (!invoice.livemode) {
     layout.paragraph('TEST MODE: no real payment is taken.', { size: 9, weight: 'bold', color: '#8250df' });
@@ -128,13 +127,8 @@ function heading(layout: PdfLayout, document: InvoiceDocument, receipt: boolean)
 
 /** "Payment method: Card", or the methods of several payments. */
 function methodsOf(payments: readonly Payment[]): [string, string][] {
-  const methods = [...new Set(taken(payments).map((payment) => paymentMethodName(payment.method)))];
+  const methods = [...new Set(payments.filter(tookMoney).map((payment) => paymentMethodName(payment.method)))];
   return methods.length ? [[methods.length > 1 ? 'Payment methods' : 'Payment method', methods.join(', ')]] : [];
-}
-
-/** The payments that took money, refunded since or not. */
-function taken(payments: readonly Payment[]): Payment[] {
-  return payments.filter((payment) => payment.status === 'succeeded' || payment.status === 'refunded');
 }
 
 function itemsTable(layout: PdfLayout, document: InvoiceDocument, money: (minor: number) => string): void {
@@ -165,7 +159,7 @@ function totals(layout: PdfLayout, invoice: Invoice, payments: readonly Payment[
   layout.y += 6;
   layout.ensureRoom(rows.reduce((sum, [, , style]) => sum + lineHeight(style) + 4, 0));
   for (const [label, value, style] of rows) {
-    layout.drawLine(layout.wrap(label, style, half)[0], left, layout.y, style);
+    layout.drawLine(layout.line(label, style), left, layout.y, style);
     layout.drawLines(layout.wrap(value, style, half), left + half, layout.y, style, { align: 'right', width: half - CELL_PADDING });
     layout.y += lineHeight(style) + 4;
   }
@@ -173,7 +167,7 @@ function totals(layout: PdfLayout, invoice: Invoice, payments: readonly Payment[
 }
 
 function paymentsTable(layout: PdfLayout, payments: readonly Payment[], money: (minor: number) => string): void {
-  const rows = taken(payments);
+  const rows = payments.filter(tookMoney);
   if (!rows.length) return;
   const refunds = rows.some((payment) => (payment.amount_refunded ?? 0) > 0);
   section(layout, 'Payments', () =>
@@ -216,8 +210,7 @@ function table(layout: PdfLayout, columns: Column[], rows: string[][]): void {
   const drawHeader = () => {
     layout.band(layout.y, headerHeight, '#f6f8fa');
     columns.forEach((column, index) => {
-      const [line] = layout.wrap(column.label.toUpperCase(), LABEL, widths[index] - 2 * CELL_PADDING);
-      layout.drawLine(line, lefts[index] + CELL_PADDING, layout.y + CELL_PADDING, LABEL, { align: column.align, width: widths[index] - 2 * CELL_PADDING });
+      layout.drawLine(layout.line(column.label.toUpperCase(), LABEL), lefts[index] + CELL_PADDING, layout.y + CELL_PADDING, LABEL, { align: column.align, width: widths[index] - 2 * CELL_PADDING });
     });
     layout.y += headerHeight;
   };

@@ -5,7 +5,7 @@ import { PAYABLE_STATUSES } from '../invoices/model';
 import { toMinor } from '../money/amount';
 import { html, SafeHtml } from '../pages/html';
 import { page } from '../pages/layout';
-import { paymentMethodName } from '../payments/view';
+import { paymentMethodName, tookMoney } from '../payments/view';
 
 const STATUS_LINES: Record<string, string> = {
   sent: 'Awaiting payment',
@@ -47,7 +47,7 @@ function payControls(invoice: InvoiceDetail, businessName: string, action: PayAc
 
 /** The money taken, and what of it was given back: a refund column only when there was one. */
 function receipt(invoice: InvoiceDetail, money: (major: number) => string): SafeHtml {
-  const taken = invoice.payments.filter((payment) => payment.status === 'succeeded' || payment.status === 'refunded');
+  const taken = invoice.payments.filter(tookMoney);
   if (!taken.length) return html``;
   const refunds = taken.some((payment) => payment.amount_refunded > 0);
   return html`<h3>Payments</h3>

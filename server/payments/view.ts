@@ -48,6 +48,11 @@ const METHOD_NAMES: Record<string, string> = {
   other: 'Other',
 };
 
+/** A payment that took money, refunded since or not: what a receipt lists. */
+export function tookMoney(payment: { status: PaymentStatus }): boolean {
+  return payment.status === 'succeeded' || payment.status === 'refunded';
+}
+
 /** How a payment was made, as the client reads it on the payment page and the receipt. */
 export function paymentMethodName(method: string): string {
   return METHOD_NAMES[method] ?? method;

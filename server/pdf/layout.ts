@@ -77,18 +77,21 @@ export class PdfLayout {
     return runs.reduce((sum, run) => sum + this.doc.font(run.face.name).fontSize(size).widthOfString(run.text), 0);
   }
 
+  /** `text` as one line, however wide (a label, a title). */
+  line(text: string, style: TextStyle): Line {
+    const runs = this.runs(text, style);
+    return { runs, width: this.measure(runs, style.size) };
+  }
+
   /** The width of `text` on one line. */
   widthOf(text: string, style: TextStyle): number {
-    return this.measure(this.runs(text, style), style.size);
+    return this.line(text, style).width;
   }
 
   /** `text` broken into lines no wider than `width` (a newline always breaks). */
   wrap(text: string, style: TextStyle, width: number): Line[] {
     const lines: Line[] = [];
-    const push = (content: string) => {
-      const runs = this.runs(content.trimEnd(), style);
-      lines.push({ runs, width: this.measure(runs, style.size) });
-    };
+    const push = (content: string) => lines.push(this.line(content.trimEnd(), style));
     const fits = (content: string) => this.widthOf(content.trimEnd(), style) <= width;
     for (const paragraph of text.split(/\r\n|\r|\n/)) {
       const breaker = new LineBreaker(paragraph);
@@ -185,7 +188,7 @@ export class PdfLayout {
     const top = A4.height - MARGIN - lineHeight(style);
     for (let index = start; index < start + count; index += 1) {
       this.doc.switchToPage(index);
-      const [numbering] = this.wrap(`Page ${index - start + 1} of ${count}`, style, this.width);
+      const numbering = this.line(`Page ${index - start + 1} of ${count}`, style);
       this.drawLine(numbering, this.left, top, style, { align: 'right', width: this.width });
       const [text] = this.wrap(footer, style, this.width - numbering.width - 24);
       this.drawLine(text, this.left, top, style);

@@ -1,6 +1,6 @@
 /** GET /invoices/{id}/pdf: the invoice as a PDF, read back with poppler's pdftotext and rendered with pdftoppm. */
 import { aClient, aDraft, Tenant, useApp } from '../support/app';
-import { pdfInfo, pdfPageText, pdfText, renderPdf } from '../support/pdf';
+import { pdfInfo, pdfText, renderPdf } from '../support/pdf';
 
 const ctx = useApp({ baseUrl: 'https://pay.example.com' });
 
@@ -105,7 +105,7 @@ describe('GET /invoices/{id}/pdf', () => {
     for (const word of long.split(' ')) expect(text.match(new RegExp(`\\b${word}\\b`, 'g'))).toHaveLength(1);
     expect(text).toMatch(/Amount due\s+\$600\.00/);
     for (let page = 1; page <= pages; page += 1) {
-      const pageText = await pdfPageText(res.bytes, page);
+      const pageText = await pdfText(res.bytes, page);
       expect(pageText).toContain(`Page ${page} of ${pages}`);
       if (pageText.includes('Service line')) expect(pageText).toMatch(/DESCRIPTION\s+QTY\s+UNIT PRICE\s+AMOUNT/);
     }

@@ -22,14 +22,10 @@ async function withFile<T>(bytes: Buffer, work: (file: string) => Promise<T>): P
   }
 }
 
-/** The text of every page, in reading order (`-layout` keeps a table's row on one line). */
-export function pdfText(bytes: Buffer): Promise<string> {
-  return withFile(bytes, async (file) => (await run('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-'])).stdout);
-}
-
-/** The text of page `page` (from 1). */
-export function pdfPageText(bytes: Buffer, page: number): Promise<string> {
-  return withFile(bytes, async (file) => (await run('pdftotext', ['-layout', '-enc', 'UTF-8', '-f', String(page), '-l', String(page), file, '-'])).stdout);
+/** The text of every page, or of page `page` (from 1), in reading order (`-layout` keeps a table's row on one line). */
+export function pdfText(bytes: Buffer, page?: number): Promise<string> {
+  const pages = page === undefined ? [] : ['-f', String(page), '-l', String(page)];
+  return withFile(bytes, async (file) => (await run('pdftotext', ['-layout', '-enc', 'UTF-8', ...pages, file, '-'])).stdout);
 }
 
 /** pdfinfo's fields: `Pages`, `Title`, `Page size`… */
