@@ -80,10 +80,17 @@ export function formatMoney(minor: number, currency: string): string {
   const exponent = currencyExponent(currency);
   if (exponent === undefined) throw new Error(`${currency} is not a known currency`);
   if (!Number.isSafeInteger(minor)) throw new Error(`${minor} is not an amount in minor units`);
-  return new Intl.NumberFormat('en-US', {
-    style: 'currency',
-    currency,
-    minimumFractionDigits: exponent,
-    maximumFractionDigits: exponent,
-  }).format(minor / 10 ** exponent);
+  return moneyFormat(currency, exponent).format(minor / 10 ** exponent);
+}
+
+/** One formatter per currency: making one costs far more than formatting (a PDF formats thousands of amounts). */
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+
+function moneyFormat(currency: string, exponent: number): Intl.NumberFormat {
+  let format = moneyFormats.get(currency);
+  if (!format) {
+    format = new Intl.NumberFormat('en-US', { style: 'currency', currency, minimumFractionDigits: exponent, maximumFractionDigits: exponent });
+    moneyFormats.set(currency, format);
+  }
+  return format;
 }

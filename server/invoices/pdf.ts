@@ -4,7 +4,7 @@
  */
 import { formatMoney } from './email';
 import { fromQuantityUnits } from '../money/amount';
-import { Line, lineHeight, MARGIN, PdfLayout, TextStyle } from '../pdf/layout';
+import { FittedLine, lineHeight, MARGIN, PdfLayout, TextStyle } from '../pdf/layout';
 import { Payment } from '../payments/model';
 import { paymentMethodName, tookMoney } from '../payments/view';
 import { Invoice, InvoiceItem, PAYABLE_STATUSES } from './model';
@@ -41,12 +41,14 @@ const STATUS_NAMES: Record<Invoice['status'], string> = {
   void: 'Void',
 };
 
-interface Column {
-  label: string;
-  /** Points, or the rest of the width. */
-  width: number | 'rest';
-  align: 'left' | 'right';
-}
+/**
+ * A table's column. One column wraps its text and takes the width the others leave; the others hold
+ * one line per cell (an amount, a quantity, a date), as wide as their widest cell, `width` at least.
+ */
+type Column = { label: string; align: 'left' | 'right' } & ({ wraps: true } | { width: number });
+
+/** What the wrapping column keeps however wide the amounts are; past it, the amounts are set smaller. */
+const MIN_WRAPPING_WIDTH = 160;
 
 /** A paid invoice is a receipt: its file is named for it. */
 function isReceipt(invoice: Invoice): boolean {
@@ -62,14 +64,16 @@ export async function invoicePdf(document: InvoiceDocument): Promise<PdfFile> {
   const { invoice } = document;
   const receipt = isReceipt(invoice);
   const number = invoice.number ?? 'Draft';
+  // A name is one line wherever it appears: line breaks in it would push the invoice's facts down.
+  const businessName = document.businessName.replace(/\s+/g, ' ').trim();
   const layout = new PdfLayout({
-    title: `${receipt ? 'Receipt' : 'Invoice'} ${number} from ${document.businessName}`,
-    author: document.businessName,
+    title: `${receipt ? 'Receipt' : 'Invoice'} ${number} from ${businessName}`,
+    author: businessName,
     createdAt: new Date(invoice.updated_at),
   });
   const money = (minor: number) => formatMoney(minor, invoice.currency);
 
-  heading(layout, document, receipt);
+  heading(layout, { ...document, businessName }, receipt);
   itemsTable(layout, document, money);
   totals(layout, invoice, document.payments, money);
   paymentsTable(layout, document.payments, money);
@@ -79,7 +83,7 @@ export async function invoicePdf(document: InvoiceDocument): Promise<PdfFile> {
     section(layout, 'Pay online', () => layout.paragraph(url, { ...BODY, color: '#0969da' }, { link: url }));
   }
 
-  const content = await layout.finish(`${document.businessName} · ${receipt ? 'Receipt' : 'Invoice'} ${number}`);
+  const content = await layout.finish(`${businessName} · ${receipt ? 'Receipt' : 'Invoice'} ${number}`);
   return { filename: pdfFilename(invoice), content };
 }
 
@@ -88,7 +92,7 @@ function heading(layout: PdfLayout, document: InvoiceDocument, receipt: boolean)
   const { invoice, client } = document;
   const title: TextStyle = { size: 20, weight: 'bold' };
   const titleLine = layout.line(receipt ? 'RECEIPT' : 'INVOICE', title);
-  const name = layout.wrap(document.businessName, { size: 16, weight: 'bold' }, layout.width - titleLine.width - 24);
+  const name = layout.clamp(document.businessName, { size: 16, weight: 'bold' }, layout.width - titleLine.width - 24, 3);
   layout.drawLine(titleLine, layout.left, layout.y, title, { align: 'right', width: layout.width });
   layout.y += Math.max(layout.drawLines(name, layout.left, layout.y, { size: 16, weight: 'bold' }), lineHeight(title)) + 6;
   if (!invoice.livemode) {
@@ -136,7 +140,7 @@ function itemsTable(layout: PdfLayout, document: InvoiceDocument, money: (minor:
   table(
     layout,
     [
-      { label: 'Description', width: 'rest', align: 'left' },
+      { label: 'Description', wraps: true, align: 'left' },
       { label: 'Qty', width: 55, align: 'right' },
       { label: 'Unit price', width: 100, align: 'right' },
       { label: 'Amount', width: 100, align: 'right' },
@@ -153,14 +157,17 @@ function totals(layout: PdfLayout, invoice: Invoice, payments: readonly Payment[
   const emphasis: TextStyle = { size: 11, weight: 'bold' };
   if (isReceipt(invoice)) rows.push(['Amount paid', money(invoice.amount_paid), emphasis]);
   else if (invoice.status !== 'void') rows.push(['Amount due', money(invoice.total - invoice.amount_paid), emphasis]);
-  const width = 250;
-  const half = width / 2;
-  const left = layout.right - width;
+  // Labels on the left of the block, amounts ending at the right edge, each on one line: the block
+  // widens for the largest amounts rather than break one.
+  const gap = 24;
+  const labelWidth = Math.max(...rows.map(([label, , style]) => layout.widthOf(label, style)));
+  const valueWidth = Math.min(Math.max(...rows.map(([, value, style]) => layout.widthOf(value, style))), layout.width - labelWidth - gap - CELL_PADDING);
+  const left = layout.right - Math.max(250, labelWidth + gap + valueWidth + CELL_PADDING);
   layout.y += 6;
   layout.ensureRoom(rows.reduce((sum, [, , style]) => sum + lineHeight(style) + 4, 0));
   for (const [label, value, style] of rows) {
     layout.drawLine(layout.line(label, style), left, layout.y, style);
-    layout.drawLines(layout.wrap(value, style, half), left + half, layout.y, style, { align: 'right', width: half - CELL_PADDING });
+    drawFitted(layout, layout.fit(value, style, valueWidth), layout.right - CELL_PADDING - valueWidth, layout.y, { align: 'right', width: valueWidth });
     layout.y += lineHeight(style) + 4;
   }
   layout.y += 10;
@@ -170,60 +177,90 @@ function paymentsTable(layout: PdfLayout, payments: readonly Payment[], money: (
   const rows = payments.filter(tookMoney);
   if (!rows.length) return;
   const refunds = rows.some((payment) => (payment.amount_refunded ?? 0) > 0);
-  section(layout, 'Payments', () =>
-    table(
-      layout,
-      [
-        { label: 'Date', width: 90, align: 'left' },
-        { label: 'Method', width: 'rest', align: 'left' },
-        { label: 'Amount', width: 100, align: 'right' },
-        ...(refunds ? [{ label: 'Refunded', width: 100, align: 'right' } as Column] : []),
-      ],
-      rows.map((payment) => [
-        (payment.paid_at ?? payment.created_at).slice(0, 10),
-        paymentMethodName(payment.method),
-        money(payment.amount),
-        ...(refunds ? [payment.amount_refunded ? money(payment.amount_refunded) : '—'] : []),
-      ]),
-    ),
+  layout.y += 8;
+  table(
+    layout,
+    [
+      { label: 'Date', width: 90, align: 'left' },
+      { label: 'Method', wraps: true, align: 'left' },
+      { label: 'Amount', width: 100, align: 'right' },
+      ...(refunds ? [{ label: 'Refunded', width: 100, align: 'right' } as Column] : []),
+    ],
+    rows.map((payment) => [
+      (payment.paid_at ?? payment.created_at).slice(0, 10),
+      paymentMethodName(payment.method),
+      money(payment.amount),
+      ...(refunds ? [payment.amount_refunded ? money(payment.amount_refunded) : '—'] : []),
+    ]),
+    'Payments',
   );
+  layout.y += 8;
 }
 
+const SECTION_TITLE_HEIGHT = lineHeight(LABEL) + 2;
+
+function sectionTitle(layout: PdfLayout, title: string): void {
+  layout.drawLine(layout.line(title.toUpperCase(), LABEL), layout.left, layout.y, LABEL);
+  layout.y += SECTION_TITLE_HEIGHT;
+}
+
+/** A titled block of text, its title kept with the block's first two lines. */
 function section(layout: PdfLayout, title: string, body: () => void): void {
   layout.y += 8;
-  layout.ensureRoom(lineHeight(LABEL) + 4 + lineHeight(BODY) * 2);
-  layout.paragraph(title.toUpperCase(), LABEL);
-  layout.y += 2;
+  layout.ensureRoom(SECTION_TITLE_HEIGHT + lineHeight(BODY) * 2);
+  sectionTitle(layout, title);
   body();
   layout.y += 8;
 }
 
+function drawFitted(layout: PdfLayout, fitted: FittedLine, x: number, top: number, options: { align: 'left' | 'right'; width: number }): void {
+  layout.drawLine(fitted.line, x, top + fitted.drop, fitted.style, options);
+}
+
 /**
- * Rows under a header that is repeated on every page the table reaches. A row moves to the next
- * page whole when it fits there; a row taller than a page (a very long description) is split.
+ * Rows under a header that is repeated on every page the table reaches (and under `title`, if
+ * given). The header stays with the first row, and a row moves to the next page whole when it fits
+ * there; a row taller than a page (a very long description) is split.
  */
-function table(layout: PdfLayout, columns: Column[], rows: string[][]): void {
-  const fixed = columns.reduce((sum, column) => sum + (column.width === 'rest' ? 0 : column.width), 0);
-  const widths = columns.map((column) => (column.width === 'rest' ? layout.width - fixed : column.width));
+function table(layout: PdfLayout, columns: Column[], rows: string[][], title?: string): void {
+  const padded = (width: number) => width - 2 * CELL_PADDING;
+  const labels = columns.map((column) => column.label.toUpperCase());
+  const natural = columns.map((column, index) =>
+    'wraps' in column ? 0 : Math.max(column.width, layout.widthOf(labels[index], LABEL) + 2 * CELL_PADDING, ...rows.map((row) => layout.widthOf(row[index], BODY) + 2 * CELL_PADDING)),
+  );
+  const oneLineWidth = natural.reduce((sum, width) => sum + width, 0);
+  const scale = Math.min(1, (layout.width - MIN_WRAPPING_WIDTH) / oneLineWidth);
+  const widths = columns.map((column, index) => ('wraps' in column ? layout.width - oneLineWidth * scale : natural[index] * scale));
   const lefts = widths.map((_, index) => layout.left + widths.slice(0, index).reduce((sum, width) => sum + width, 0));
+  const cellsOf = (row: string[]): FittedLine[][] =>
+    row.map((text, index) =>
+      'wraps' in columns[index]
+        ? layout.wrap(text, BODY, padded(widths[index])).map((line) => ({ line, style: BODY, drop: 0 }))
+        : [layout.fit(text, BODY, padded(widths[index]))],
+    );
+
   const headerHeight = lineHeight(LABEL) + 2 * CELL_PADDING;
   const drawHeader = () => {
     layout.band(layout.y, headerHeight, '#f6f8fa');
     columns.forEach((column, index) => {
-      layout.drawLine(layout.line(column.label.toUpperCase(), LABEL), lefts[index] + CELL_PADDING, layout.y + CELL_PADDING, LABEL, { align: column.align, width: widths[index] - 2 * CELL_PADDING });
+      drawFitted(layout, layout.fit(labels[index], LABEL, padded(widths[index])), lefts[index] + CELL_PADDING, layout.y + CELL_PADDING, { align: column.align, width: padded(widths[index]) });
     });
     layout.y += headerHeight;
   };
-
-  layout.ensureRoom(headerHeight + lineHeight(BODY) * 2 + 2 * CELL_PADDING);
-  drawHeader();
-  layout.onNewPage = drawHeader;
   const step = lineHeight(BODY);
   const fullPage = Math.floor((layout.bottom - MARGIN - headerHeight - 2 * CELL_PADDING) / step);
-  for (const row of rows) {
-    let cells: Line[][] = row.map((text, index) => layout.wrap(text, BODY, widths[index] - 2 * CELL_PADDING));
+  const rowCells = rows.map(cellsOf);
+  const tallestOf = (cells: FittedLine[][]) => Math.max(...cells.map((lines) => lines.length));
+
+  // The title and the header go only where the first row (or its first lines, if it is taller than a page) fits under them.
+  const firstRow = rowCells.length ? tallestOf(rowCells[0]) : 0;
+  layout.ensureRoom((title ? SECTION_TITLE_HEIGHT : 0) + headerHeight + (firstRow <= fullPage ? firstRow : 3) * step + 2 * CELL_PADDING);
+  if (title) sectionTitle(layout, title);
+  drawHeader();
+  layout.onNewPage = drawHeader;
+  for (let cells of rowCells) {
     while (cells.some((lines) => lines.length)) {
-      const tallest = Math.max(...cells.map((lines) => lines.length));
+      const tallest = tallestOf(cells);
       const room = Math.floor((layout.bottom - layout.y - 2 * CELL_PADDING) / step);
       // Whole on the next page when it fits there; split only when it is taller than a page.
       if (room < tallest && (tallest <= fullPage || room < 3)) {
@@ -232,9 +269,8 @@ function table(layout: PdfLayout, columns: Column[], rows: string[][]): void {
       }
       const count = Math.min(room, tallest);
       cells.forEach((lines, index) => {
-        layout.drawLines(lines.slice(0, count), lefts[index] + CELL_PADDING, layout.y + CELL_PADDING, BODY, {
-          align: columns[index].align,
-          width: widths[index] - 2 * CELL_PADDING,
+        lines.slice(0, count).forEach((fitted, line) => {
+          drawFitted(layout, fitted, lefts[index] + CELL_PADDING, layout.y + CELL_PADDING + line * step, { align: columns[index].align, width: padded(widths[index]) });
         });
       });
       layout.y += count * step + 2 * CELL_PADDING;

@@ -31,6 +31,13 @@ export function lineHeight(style: TextStyle): number {
   return style.size * LINE_SPACING;
 }
 
+/** A line set in `style`, drawn `drop` points below the top it is given (see PdfLayout.fit). */
+export interface FittedLine {
+  line: Line;
+  style: TextStyle;
+  drop: number;
+}
+
 export interface DocumentInfo {
   title: string;
   author: string;
@@ -88,6 +95,33 @@ export class PdfLayout {
     return this.line(text, style).width;
   }
 
+  /**
+   * `text` on one line no wider than `width`, in a smaller size if it must be: an amount is never
+   * broken, since a piece of it reads as another amount. The smaller text keeps the baseline of
+   * `style` (it is drawn `drop` lower).
+   */
+  fit(text: string, style: TextStyle, width: number): FittedLine {
+    const line = this.line(text, style);
+    if (line.width <= width) return { line, style, drop: 0 };
+    const size = Math.floor(((style.size * width) / line.width) * 10) / 10;
+    const smaller = { ...style, size };
+    return { line: this.line(text, smaller), style: smaller, drop: (style.size - size) * ASCENT };
+  }
+
+  /**
+   * At most `maxLines` of `text` wrapped to `width`, the last ending in an ellipsis when some were
+   * left out (a heading that must leave room for what follows it).
+   */
+  clamp(text: string, style: TextStyle, width: number, maxLines: number): Line[] {
+    const lines = this.wrap(text, style, width);
+    if (lines.length <= maxLines) return lines;
+    const kept = lines.slice(0, maxLines);
+    let last = [...kept[maxLines - 1].runs.map((run) => run.text).join('')];
+    while (last.length && this.widthOf(`${last.join('').trimEnd()}…`, style) > width) last = last.slice(0, -1);
+    kept[maxLines - 1] = this.line(`${last.join('').trimEnd()}…`, style);
+    return kept;
+  }
+
   /** `text` broken into lines no wider than `width` (a newline always breaks). */
   wrap(text: string, style: TextStyle, width: number): Line[] {
     const lines: Line[] = [];
@@ -96,12 +130,19 @@ export class PdfLayout {
     for (const paragraph of text.split(/\r\n|\r|\n/)) {
       const breaker = new LineBreaker(paragraph);
       let line = '';
+      // The line's width, summed word by word (to its trailing space): measuring the whole line again
+      // at each word made a long description quadratic. Kerning across a word's edge is left out,
+      // a fraction of a point.
+      let lineWidth = 0;
       let start = 0;
       for (let next = breaker.nextBreak(); next; next = breaker.nextBreak()) {
         let word = paragraph.slice(start, next.position);
         start = next.position;
-        if (fits(line + word)) {
+        const inked = word.trimEnd();
+        const inkWidth = this.widthOf(inked, style);
+        if (lineWidth + inkWidth <= width) {
           line += word;
+          lineWidth += inked === word ? inkWidth : this.widthOf(word, style);
           continue;
         }
         if (line) push(line);
@@ -119,6 +160,7 @@ export class PdfLayout {
           word = chars.slice(low).join('');
         }
         line = word;
+        lineWidth = this.widthOf(word, style);
       }
       push(line);
     }

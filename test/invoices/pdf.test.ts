@@ -1,4 +1,5 @@
 /** GET /invoices/{id}/pdf: the invoice as a PDF, read back with poppler's pdftotext and rendered with pdftoppm. */
+import { formatMoney } from '../../server/invoices/email';
 import { aClient, aDraft, Tenant, useApp } from '../support/app';
 import { pdfInfo, pdfText, renderPdf } from '../support/pdf';
 
@@ -148,6 +149,33 @@ describe('GET /invoices/{id}/pdf', () => {
     expect(text).toContain(`Work`);
     expect(text).toContain(unitText);
     expect(text).toMatch(new RegExp(`Amount due\\s+${totalText.replace(/[.$]/g, '\\$&')}`));
+  });
+
+  test.each([
+    ['CHF', 2],
+    ['KWD', 3],
+    ['USD', 2],
+  ])('when %s amounts and quantities are the largest allowed, then each is printed whole on its row, never split', async (currency, exponent) => {
+    // Arrange: a price near MAX_MINOR_AMOUNT (999 999 999 999 minor units), MAX_QUANTITY, and a four-decimal quantity
+    const major = (minor: number) => minor / 10 ** exponent;
+    const items = [
+      { description: 'Retainer', quantity: 1, unit_price: major(999_989_999_999) },
+      { description: 'Units', quantity: 1_000_000, unit_price: major(1) },
+      { description: 'Fraction', quantity: 123_456.7891, unit_price: major(1) },
+    ];
+    const invoice = await aDraft(ctx.t, { currency, items });
+    const money = (minor: number) => formatMoney(minor, currency).replace(/[.$]/g, '\\$&').replace(/\s/g, '\\s');
+
+    // Act
+    const res = await download(ctx.t, invoice.id);
+
+    // Assert
+    const text = await pdfText(res.bytes);
+    expect(text).toMatch(new RegExp(`Retainer\\s+1\\s+${money(999_989_999_999)}\\s+${money(999_989_999_999)}\\n`));
+    expect(text).toMatch(new RegExp(`Units\\s+1,000,000\\s+${money(1)}\\s+${money(1_000_000)}\\n`));
+    expect(text).toMatch(new RegExp(`Fraction\\s+123,456\\.7891\\s+${money(1)}\\s+${money(Math.round(invoice.items[2].amount * 10 ** exponent))}\\n`));
+    expect(text).toMatch(new RegExp(`Amount due\\s+${money(Math.round(invoice.total * 10 ** exponent))}\\n`));
+    await renderPdf(res.bytes, `invoice-largest-${currency}`);
   });
 
   test('when names are Turkish, Greek, Chinese, Japanese and Korean, then the text comes back exactly as written', async () => {
