@@ -32,15 +32,10 @@ export const API_PREFIXES = ['/api/v1/partner', '/api/v1'] as const;
 
 export function createApp(deps: AppDeps): Express {
   const { config, db, services } = deps;
+  const counters = { redis: deps.redis, redisPrefix: config.redisPrefix, logger: deps.logger };
   const guard = createGuard({
     credentials: services.credentials,
-    limits: {
-      perMinute: config.rateLimitPerMinute,
-      authFailuresPerMinute: config.authFailuresPerMinute,
-      redis: deps.redis,
-      redisPrefix: config.redisPrefix,
-      logger: deps.logger,
-    },
+    limits: { perMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute, ...counters },
   });
 
   const app = express();
@@ -52,7 +47,14 @@ export function createApp(deps: AppDeps): Express {
   for (const prefix of API_PREFIXES) app.use(prefix, openapiRoutes({ baseUrl: config.baseUrl }));
   app.use(pageAssetRoutes());
   app.use(
-    paymentPageRoutes({ invoices: services.invoices, documents: services.documents, payments: services.payments, gateways: services.gateways, forms: services.pageForms }),
+    paymentPageRoutes({
+      invoices: services.invoices,
+      documents: services.documents,
+      payments: services.payments,
+      gateways: services.gateways,
+      forms: services.pageForms,
+      pdfDownloads: { perMinute: config.pdfDownloadsPerMinute, ...counters },
+    }),
   );
   app.use(gatewayRoutes(services.gateways));
   app.use(oauthRoutes(services.oauthTokens));

@@ -1,4 +1,5 @@
 /** The one place that reads the environment: every setting, its doc and its default, checked at boot. */
+import os from 'node:os';
 import Joi from 'joi';
 
 export const APP_SECRET_KEY_REQUIRED =
@@ -21,6 +22,8 @@ interface Env {
   WEBHOOK_CONCURRENCY: number;
   WEBHOOK_RECEIVER_CONCURRENCY: number;
   EMAIL_FIRST_ATTEMPT_WAIT_MS: number;
+  PDF_THREADS: number;
+  PDF_DOWNLOADS_PER_MINUTE: number;
   IDEMPOTENCY_LEASE_MS: number;
   APP_SECRET_KEY?: string;
   TRUST_PROXY: string;
@@ -83,6 +86,17 @@ const schema = Joi.object<Env, true>({
     .max(10000)
     .default(3000)
     .description('How long POST /invoices/{id}/send waits for the e-mail\'s first attempt before answering email.status "queued"'),
+  PDF_THREADS: Joi.number()
+    .integer()
+    .min(1)
+    .max(64)
+    .default(Math.max(1, Math.floor(os.availableParallelism() / 2)))
+    .description('Worker threads each server process makes PDFs on (default: half the CPUs, at least one)'),
+  PDF_DOWNLOADS_PER_MINUTE: Joi.number()
+    .integer()
+    .min(1)
+    .default(30)
+    .description('PDF downloads per client IP per minute from the payment page (GET /pay/{token}/pdf), which needs no key'),
   IDEMPOTENCY_LEASE_MS: Joi.number()
     .integer()
     .min(100)
@@ -123,6 +137,8 @@ export interface Config {
   webhookConcurrency: number;
   webhookReceiverConcurrency: number;
   emailFirstAttemptWaitMs: number;
+  pdfThreads: number;
+  pdfDownloadsPerMinute: number;
   idempotencyLeaseMs: number;
   appSecretKey?: string;
   trustProxy: string;
@@ -157,6 +173,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrency: value.WEBHOOK_CONCURRENCY,
     webhookReceiverConcurrency: value.WEBHOOK_RECEIVER_CONCURRENCY,
     emailFirstAttemptWaitMs: value.EMAIL_FIRST_ATTEMPT_WAIT_MS,
+    pdfThreads: value.PDF_THREADS,
+    pdfDownloadsPerMinute: value.PDF_DOWNLOADS_PER_MINUTE,
     idempotencyLeaseMs: value.IDEMPOTENCY_LEASE_MS,
     appSecretKey: value.APP_SECRET_KEY,
     trustProxy: value.TRUST_PROXY,

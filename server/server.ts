@@ -124,6 +124,7 @@ export async function startServer(
       scheduler?.stop();
       await webhooks.stop();
       await services.emails.stop();
+      await services.documents.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await redis?.quit();

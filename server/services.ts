@@ -74,6 +74,7 @@ export type ServiceConfig = Pick<
   | 'databaseUrl'
   | 'webhookLeaseSeconds'
   | 'emailFirstAttemptWaitMs'
+  | 'pdfThreads'
   | 'stripeApiUrl'
 >;
 
@@ -86,10 +87,10 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   const clients = new ClientService(db);
   const links = new InvoiceLinks(config.baseUrl);
   const payments = new PaymentService(db, outbox, links);
-  const documents = new InvoiceDocuments(db, businesses, links);
+  const documents = new InvoiceDocuments(db, businesses, links, { threads: config.pdfThreads });
   const emails = new EmailQueue(db, createMailer(config), logger, {
     clock,
-    invoicePdf: (actor, invoiceId) => documents.pdf(actor, invoiceId),
+    invoicePdf: (actor, invoiceId) => documents.pdf(actor, invoiceId, { wait: true }),
     leaseSeconds: config.webhookLeaseSeconds,
     firstAttemptWaitMs: config.emailFirstAttemptWaitMs,
     messageIdHost: new URL(config.baseUrl).hostname,

@@ -4,7 +4,7 @@
  * every server process shares one counter. While Redis cannot be reached, each process counts in
  * memory (the headers still go out), says so in the log once, and returns to Redis when it answers.
  */
-import { Request, Response } from 'express';
+import { Request, RequestHandler, Response } from 'express';
 import { ClientRateLimitInfo, MemoryStore, Options, rateLimit, Store } from 'express-rate-limit';
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
@@ -70,7 +70,7 @@ class RedisWithFallback implements Store {
   }
 }
 
-function makeStore(options: RateLimitOptions, name: string): Store {
+function makeStore(options: Pick<RateLimitOptions, 'redis' | 'redisPrefix' | 'logger'>, name: string): Store {
   const { redis } = options;
   if (!redis) return new MemoryStore();
   const shared = new RedisStore({
@@ -101,6 +101,29 @@ export function credentialRateLimit(options: RateLimitOptions): (req: Request, r
     await asStep(limiter, req, res);
     res.setHeader('Retry-After', String(secondsUntil(req.rateLimit?.resetTime)));
   };
+}
+
+/**
+ * Per client IP limit of a public route, which has no credential to count by (a PDF download from
+ * the payment page): past it, `refuse` answers, with Retry-After set.
+ */
+export function addressRateLimit(
+  options: Pick<RateLimitOptions, 'perMinute' | 'redis' | 'redisPrefix' | 'logger'>,
+  name: string,
+  refuse: (res: Response) => void,
+): RequestHandler {
+  return rateLimit({
+    windowMs: WINDOW_MS,
+    limit: options.perMinute,
+    store: makeStore(options, name),
+    legacyHeaders: true,
+    standardHeaders: false,
+    handler: (req, res) => {
+      res.setHeader('Retry-After', String(secondsUntil(req.rateLimit?.resetTime)));
+      refuse(res);
+    },
+    passOnStoreError: true,
+  });
 }
 
 /**

@@ -1,27 +1,37 @@
 /**
  * An invoice's PDF, for the API, the payment page's download link and the invoice e-mail: reads
- * what the document shows (outside any transaction) and renders it. The invoice while money is due,
- * the receipt once it is paid.
+ * what the document shows (outside any transaction) and renders it on a PDF thread. The invoice
+ * while money is due, the receipt once it is paid.
  */
+import path from 'node:path';
 import { Actor } from '../auth/actor';
 import { BusinessService } from '../businesses/service';
 import { Client } from '../clients/model';
 import { Database } from '../db/database';
 import { NotFound } from '../errors';
+import { PdfFile, PdfPool } from '../pdf/pool';
 import { InvoiceLinks } from './links';
 import { itemsOf, paymentRowsOf } from './detail';
 import { Invoice } from './model';
-import { invoicePdf, PdfFile } from './pdf';
+import { InvoiceDocument } from './pdf';
 
 export class InvoiceDocuments {
+  private readonly renderers: PdfPool<InvoiceDocument>;
+
   constructor(
     private readonly db: Database,
     private readonly businesses: BusinessService,
     private readonly links: InvoiceLinks,
-  ) {}
+    options: { threads: number },
+  ) {
+    this.renderers = new PdfPool(path.join(__dirname, 'pdf-worker'), options.threads);
+  }
 
-  /** The PDF of the actor's invoice `id`: NotFound when it has none by that id. */
-  async pdf(actor: Actor, id: number): Promise<PdfFile> {
+  /**
+   * The PDF of the actor's invoice `id`: NotFound when it has none by that id. A request is refused
+   * with ServiceUnavailable while too many PDFs wait for a thread; a job (`wait: true`) waits.
+   */
+  async pdf(actor: Actor, id: number, options: { wait: boolean } = { wait: false }): Promise<PdfFile> {
     const conn = this.db.current;
     const invoice = await Invoice.findOwn(actor, conn, id);
     if (!invoice) throw new NotFound('Invoice');
@@ -32,13 +42,20 @@ export class InvoiceDocuments {
       this.businesses.get(actor.businessId),
     ]);
     if (!client) throw new NotFound('Client');
-    return invoicePdf({
+    // The rows cross to the thread as data (structured clone): their columns, not their methods.
+    const document: InvoiceDocument = {
       businessName: business.name,
       client: { name: client.name, email: client.email, company: client.company ?? null, address: client.address ?? null },
       invoice,
       items: items.get(invoice.id) ?? [],
       payments,
       paymentUrl: invoice.status === 'draft' ? null : this.links.paymentUrl(invoice.payment_token),
-    });
+    };
+    return this.renderers.render(document, options);
+  }
+
+  /** Ends the PDF threads (the server stopping). */
+  close(): Promise<void> {
+    return this.renderers.close();
   }
 }

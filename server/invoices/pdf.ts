@@ -5,6 +5,7 @@
 import { formatMoney } from './email';
 import { fromQuantityUnits } from '../money/amount';
 import { FittedLine, lineHeight, MARGIN, PdfLayout, TextStyle } from '../pdf/layout';
+import type { PdfFile } from '../pdf/pool';
 import { Payment } from '../payments/model';
 import { paymentMethodName, tookMoney } from '../payments/view';
 import { Invoice, InvoiceItem, PAYABLE_STATUSES } from './model';
@@ -19,11 +20,6 @@ export interface InvoiceDocument {
   payments: Payment[];
   /** The payment page, printed while money is due; null on a draft. */
   paymentUrl: string | null;
-}
-
-export interface PdfFile {
-  filename: string;
-  content: Buffer;
 }
 
 const BODY: TextStyle = { size: 9.5 };

@@ -101,6 +101,11 @@ export function gatewayUnavailablePage(): string {
   );
 }
 
+/** Too many downloads from this address, or too many PDFs being made: the answer carries Retry-After. */
+export function tryAgainLaterPage(): string {
+  return page('Please try again shortly', html`<h1>Please try again shortly</h1><p>Too many downloads are under way right now. Please try again in a minute.</p>`);
+}
+
 export function notFoundPage(): string {
   return page('Invoice not found', html`<h1>Invoice not found</h1><p>This payment link is not valid. Ask the sender for a new one.</p>`);
 }

@@ -4,16 +4,17 @@
  * Public: the unguessable token is the capability.
  */
 import { Request, Router } from 'express';
-import { InvalidState, NotFound } from '../errors';
+import { InvalidState, NotFound, ServiceUnavailable } from '../errors';
 import { GatewayUnavailable } from '../gateways/gateway';
 import { GatewayService } from '../gateways/service';
+import { addressRateLimit, RateLimitOptions } from '../http/rate-limit';
 import { InvoiceDocuments } from '../invoices/documents';
 import { InvoiceService } from '../invoices/service';
 import { PAYABLE_STATUSES } from '../invoices/model';
 import { FormGuard, hostedPageHeaders, parseForm } from '../pages/hygiene';
 import { refusedFormPage } from '../pages/layout';
 import { PaymentService } from '../payments/service';
-import { checkoutRedirectPage, gatewayUnavailablePage, notFoundPage, PayAction, paymentPage } from './page';
+import { checkoutRedirectPage, gatewayUnavailablePage, notFoundPage, PayAction, paymentPage, tryAgainLaterPage } from './page';
 
 const PAY = 'pay';
 
@@ -29,8 +30,11 @@ export function paymentPageRoutes(deps: {
   payments: PaymentService;
   gateways: GatewayService;
   forms: FormGuard;
+  /** PDF downloads are limited per client address: a link needs no key, and a long invoice takes a PDF thread half a second. */
+  pdfDownloads: Pick<RateLimitOptions, 'perMinute' | 'redis' | 'redisPrefix' | 'logger'>;
 }): Router {
   const { invoices, documents, payments, gateways, forms } = deps;
+  const pdfDownloadLimit = addressRateLimit(deps.pdfDownloads, 'pdf-downloads', (res) => res.status(429).type('html').send(tryAgainLaterPage()));
   const r = Router();
 
   r.get('/pay/:token', hostedPageHeaders, async (req, res) => {
@@ -61,11 +65,16 @@ export function paymentPageRoutes(deps: {
   });
 
   // The page's `Download PDF` link: the invoice, or the receipt once paid.
-  r.get('/pay/:token/pdf', hostedPageHeaders, async (req, res) => {
+  r.get('/pay/:token/pdf', hostedPageHeaders, pdfDownloadLimit, async (req, res) => {
     const link = await invoices.payableThroughLink(String(req.params.token));
     if (!link) return void res.status(404).type('html').send(notFoundPage());
-    const { filename, content } = await documents.pdf(link.actor, link.invoiceId);
-    res.attachment(filename).type('application/pdf').send(content);
+    try {
+      const { filename, content } = await documents.pdf(link.actor, link.invoiceId);
+      res.attachment(filename).type('application/pdf').send(content);
+    } catch (err) {
+      if (!(err instanceof ServiceUnavailable)) throw err;
+      res.status(503).set('Retry-After', '5').type('html').send(tryAgainLaterPage());
+    }
   });
 
   r.post('/pay/:token', hostedPageHeaders, parseForm, async (req, res) => {
