@@ -124,9 +124,10 @@ export async function startServer(
       scheduler?.stop();
       await webhooks.stop();
       await services.emails.stop();
-      await services.documents.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      // After the requests under way have their PDFs.
+      await services.documents.close();
       await redis?.quit();
       if (!options.db) await db.close();
     },

@@ -3,8 +3,8 @@ import { aClient, aDraft, useApp } from '../support/app';
 import { pdfInfo, pdfText } from '../support/pdf';
 
 describe('PDFs are made off the event loop', () => {
-  // Enough requests a minute for the small requests made meanwhile.
-  const ctx = useApp({ rateLimitPerMinute: 100_000 });
+  // One thread, so the queue's limit is known; enough requests a minute for the small requests made meanwhile.
+  const ctx = useApp({ rateLimitPerMinute: 100_000, pdfThreads: 1 });
 
   test('when the longest invoice allowed is being made into a PDF, then the server keeps answering other requests meanwhile', async () => {
     // Arrange: 500 items of 1000 characters, the validation limits
@@ -36,6 +36,25 @@ describe('PDFs are made off the event loop', () => {
     expect(text).toContain('Item0 consulting');
     expect(text).toContain('Item499 consulting');
     expect(text).toMatch(/Amount due\s+\$500\.00/);
+  });
+
+  test('when more PDFs are asked for at once than a thread may keep waiting, then the excess get 503 service_unavailable and the rest their PDF', async () => {
+    // Arrange: 60 long lines, about 0.1 s of PDF each
+    const client = (await ctx.t.api.post('/clients', aClient())).body.client;
+    const items = Array.from({ length: 60 }, (_, index) => ({ description: `Line${index} ${'platform migration review '.repeat(40)}`.slice(0, 1000), quantity: 1, unit_price: 1 }));
+    const invoice = (await ctx.t.api.post('/invoices', { client_id: client.id, currency: 'USD', due_date: '2099-12-31', items })).body.invoice;
+
+    // Act: 50 at once, against one thread that keeps at most 16 waiting
+    const answers = await Promise.all(Array.from({ length: 50 }, () => ctx.t.api.get(`/invoices/${invoice.id}/pdf`)));
+
+    // Assert
+    const refused = answers.filter((res) => res.status === 503);
+    expect(answers.filter((res) => res.status !== 200 && res.status !== 503)).toEqual([]);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(answers.length - refused.length).toBeGreaterThanOrEqual(17);
+    expect(refused[0].body).toMatchObject({ error: 'service_unavailable', message: expect.stringContaining('retry') });
+    const after = await ctx.t.api.get(`/invoices/${invoice.id}/pdf`);
+    expect(after.status).toBe(200);
   });
 });
 
