@@ -2,6 +2,9 @@
 export type FieldErrors = Record<string, string[]>;
 
 export class AppError extends Error {
+  /** Sent as Retry-After when set: when the request may succeed if made again. */
+  readonly retryAfterSeconds?: number;
+
   constructor(
     readonly status: number,
     readonly code: string,
@@ -70,6 +73,15 @@ export class RateLimited extends AppError {
 export class GatewayError extends AppError {
   constructor(message: string) {
     super(502, 'gateway_error', message);
+  }
+}
+
+/** Too many PDFs wait for a thread: this one was not started (see pdf/pool.ts). */
+export class PdfBusy extends AppError {
+  override readonly retryAfterSeconds = 5;
+
+  constructor() {
+    super(503, 'service_unavailable', 'Too many PDFs are being made right now: retry after the seconds given by Retry-After');
   }
 }
 

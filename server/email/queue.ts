@@ -10,7 +10,7 @@ import { acrossTenants, Actor, systemActor } from '../auth/actor';
 import { Clock } from '../clock';
 import { Database } from '../db/database';
 import { TenantModel } from '../db/tenant-model';
-import { claimDue } from '../jobs/lease';
+import { claimDue, renewLease } from '../jobs/lease';
 import { Sweeper } from '../jobs/sweeper';
 import { nextAttemptAfter } from '../webhooks/schedule';
 import { EmailFailed, Mailer, OutgoingEmail } from './mailer';
@@ -129,6 +129,11 @@ export class EmailQueue extends Sweeper<EmailMessage> {
     let error: string | null = null;
     try {
       const pdf = await this.options.invoicePdf(systemActor('email queue', { businessId: message.business_id, livemode: message.livemode }), message.invoice_id);
+      // The PDF may have waited for a thread past the lease: a later claim then sends the message, not this attempt.
+      if (!(await renewLease(this.db, EmailMessage, message, this.leaseOptions()))) {
+        this.logger.info({ emailId: message.id, invoiceId: message.invoice_id }, 'invoice e-mail left to a later claim: its lease ran out while the PDF was made');
+        return false;
+      }
       await this.mailer.send({
         messageId: message.message_id,
         to: message.recipient,

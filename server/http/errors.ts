@@ -65,6 +65,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
   if (known.status >= 500) req.log?.error({ err: known }, 'request failed');
   // The input validation let through a value the database refused: worth fixing, so logged.
   else if (known !== err && valueDoesNotFit(err)) req.log?.warn({ err }, 'a value did not fit its database column');
+  if (known.retryAfterSeconds !== undefined) res.set('Retry-After', String(known.retryAfterSeconds));
   res.status(known.status).json({
     error: known.code,
     message: known.message,

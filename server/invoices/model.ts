@@ -1,12 +1,10 @@
 import { Knex } from 'knex';
 import { ChildModel, TenantModel } from '../db/tenant-model';
 import { Metadata } from '../metadata/schema';
+import { InvoiceStatus } from './status';
 
-export const INVOICE_STATUSES = ['draft', 'sent', 'viewed', 'partial', 'paid', 'void'] as const;
-export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
-
-/** The statuses that take a payment; a draft, paid or void invoice takes none. */
-export const PAYABLE_STATUSES: readonly InvoiceStatus[] = ['sent', 'viewed', 'partial'];
+export { INVOICE_STATUSES, PAYABLE_STATUSES } from './status';
+export type { InvoiceStatus } from './status';
 
 export class Invoice extends TenantModel {
   static override tableName = 'invoices';

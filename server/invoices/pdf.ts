@@ -8,7 +8,8 @@ import { FittedLine, lineHeight, MARGIN, PdfLayout, TextStyle } from '../pdf/lay
 import type { PdfFile } from '../pdf/pool';
 import { Payment } from '../payments/model';
 import { paymentMethodName, tookMoney } from '../payments/view';
-import { Invoice, InvoiceItem, PAYABLE_STATUSES } from './model';
+import type { Invoice, InvoiceItem } from './model';
+import { PAYABLE_STATUSES } from './status';
 
 /** Everything the document shows, read by InvoiceDocuments. */
 export interface InvoiceDocument {

@@ -36,6 +36,21 @@ export interface LeaseOptions<M extends LeasedRow = LeasedRow> {
   choose?: (candidates: M[]) => M[];
 }
 
+/**
+ * Extends the lease of a claimed row from now, before a step that must not be done twice (sending
+ * a message after a slow preparation); false when the lease has passed to another claim, which then
+ * does the step. A claim replaces the lease id under a row lock, so checking the id is enough.
+ */
+export async function renewLease<M extends LeasedRow>(db: Database, model: new () => M, row: M, options: Pick<LeaseOptions, 'access' | 'leaseSeconds' | 'clock'>): Promise<boolean> {
+  const table = model as unknown as typeof TenantModel;
+  const leaseEnds = new Date(options.clock.now().getTime() + options.leaseSeconds * 1000).toISOString();
+  const renewed = await table
+    .acrossTenants(options.access, db.current)
+    .where({ id: row.id, lease_id: row.lease_id, status: 'pending' })
+    .patch({ next_attempt_at: leaseEnds } as never);
+  return renewed === 1;
+}
+
 /** Claims due rows of `model` and returns them with their lease id and the attempt number now made. */
 export async function claimDue<M extends LeasedRow>(db: Database, model: new () => M, options: LeaseOptions<M>): Promise<M[]> {
   const table = model as unknown as typeof TenantModel;

@@ -627,7 +627,7 @@ const responses: Record<string, Response> = {
     'rateLimited',
   ),
   ServerError: errorResponse('Server-side failure (`server_error`); the message names the request id, never a stack trace', ['server_error'], 'maybeAuthenticated'),
-  ServiceUnavailable: errorResponse('The database cannot be reached (`service_unavailable`): nothing was written; retry later', ['service_unavailable'], 'maybeAuthenticated'),
+  ServiceUnavailable: errorResponse('The database cannot be reached, or (a PDF) too many PDFs are being made, then with Retry-After (`service_unavailable`): nothing was written; retry later', ['service_unavailable'], 'maybeAuthenticated'),
   GatewayError: errorResponse('The payment gateway refused the request or could not be reached (`gateway_error`, with its message); nothing was changed', ['gateway_error'], 'authenticated'),
   EmailFailed: errorResponse('The SMTP server refused the e-mail or could not be reached (`email_failed`); nothing was changed', ['email_failed'], 'authenticated'),
 };

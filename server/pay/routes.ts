@@ -4,7 +4,7 @@
  * Public: the unguessable token is the capability.
  */
 import { Request, Router } from 'express';
-import { InvalidState, NotFound, ServiceUnavailable } from '../errors';
+import { InvalidState, NotFound, PdfBusy } from '../errors';
 import { GatewayUnavailable } from '../gateways/gateway';
 import { GatewayService } from '../gateways/service';
 import { addressRateLimit, RateLimitOptions } from '../http/rate-limit';
@@ -72,8 +72,8 @@ export function paymentPageRoutes(deps: {
       const { filename, content } = await documents.pdf(link.actor, link.invoiceId);
       res.attachment(filename).type('application/pdf').send(content);
     } catch (err) {
-      if (!(err instanceof ServiceUnavailable)) throw err;
-      res.status(503).set('Retry-After', '5').type('html').send(tryAgainLaterPage());
+      if (!(err instanceof PdfBusy)) throw err;
+      res.status(503).set('Retry-After', String(err.retryAfterSeconds)).type('html').send(tryAgainLaterPage());
     }
   });
 

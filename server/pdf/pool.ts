@@ -2,22 +2,24 @@
  * PDFs are made on worker threads (Piscina): an invoice of 500 long lines takes half a second of
  * CPU, which on the event loop would stall every request and job of the process meanwhile. No thread
  * starts before the first PDF, and a thread idle for a minute leaves (each holds the parsed fonts).
- * Requests are refused with 503 once too many wait; background jobs wait their turn.
+ * Requests are refused with PdfBusy (503) past a bound; background jobs wait their turn.
  */
 import { Piscina } from 'piscina';
-import { ServiceUnavailable } from '../errors';
+import { PdfBusy } from '../errors';
 
 export interface PdfFile {
   filename: string;
   content: Buffer;
 }
 
-/** What a request may leave waiting for a thread, per thread, before it is refused. */
-const WAITING_PER_THREAD = 16;
+/** Requests one thread takes on at once: the one it is making and 16 waiting; past that, a request is refused. */
+const REQUESTS_PER_THREAD = 17;
 const IDLE_MS = 60_000;
 
 export class PdfPool<Input> {
   private pool?: Piscina<Input, { filename: string; content: Uint8Array }>;
+  /** Requests' PDFs being made or waiting; jobs' PDFs wait without counting here, so a backlog of e-mails does not refuse requests. */
+  private requests = 0;
 
   /** `workerModule`: the module whose default export renders one Input, as a path without its extension. */
   constructor(
@@ -25,14 +27,17 @@ export class PdfPool<Input> {
     private readonly threads: number,
   ) {}
 
-  /** The rendered file; a request (`wait: false`) is refused with ServiceUnavailable while the queue is full. */
+  /** The rendered file; a request (`wait: false`) is refused with PdfBusy while the threads have their fill of requests. */
   async render(input: Input, options: { wait: boolean }): Promise<PdfFile> {
     const pool = this.start();
-    if (!options.wait && pool.queueSize >= this.threads * WAITING_PER_THREAD) {
-      throw new ServiceUnavailable('Too many PDFs are being made right now: retry in a few seconds');
+    if (options.wait) return this.run(pool, input);
+    if (this.requests >= this.threads * REQUESTS_PER_THREAD) throw new PdfBusy();
+    this.requests += 1;
+    try {
+      return await this.run(pool, input);
+    } finally {
+      this.requests -= 1;
     }
-    const { filename, content } = await pool.run(input);
-    return { filename, content: Buffer.from(content.buffer, content.byteOffset, content.byteLength) };
   }
 
   /** Ends the threads; a render after this starts new ones. */
@@ -40,6 +45,11 @@ export class PdfPool<Input> {
     const pool = this.pool;
     this.pool = undefined;
     await pool?.destroy();
+  }
+
+  private async run(pool: Piscina<Input, { filename: string; content: Uint8Array }>, input: Input): Promise<PdfFile> {
+    const { filename, content } = await pool.run(input);
+    return { filename, content: Buffer.from(content.buffer, content.byteOffset, content.byteLength) };
   }
 
   private start(): Piscina<Input, { filename: string; content: Uint8Array }> {
@@ -50,8 +60,8 @@ export class PdfPool<Input> {
         minThreads: 0,
         maxThreads: this.threads,
         idleTimeout: IDLE_MS,
-        // Run from the TypeScript sources (the tests), a thread compiles them as it loads them.
-        execArgv: filename.endsWith('.ts') ? ['--require', require.resolve('tsx/cjs')] : [],
+        // Run from the TypeScript sources (the tests), a thread compiles them as it loads them; compiled, it keeps the process's flags.
+        execArgv: filename.endsWith('.ts') ? ['--require', require.resolve('tsx/cjs')] : undefined,
       });
     }
     return this.pool;

@@ -53,6 +53,7 @@ describe('PDFs are made off the event loop', () => {
     expect(refused.length).toBeGreaterThan(0);
     expect(answers.length - refused.length).toBeGreaterThanOrEqual(17);
     expect(refused[0].body).toMatchObject({ error: 'service_unavailable', message: expect.stringContaining('retry') });
+    expect(refused[0].headers.get('retry-after')).toBe('5');
     const after = await ctx.t.api.get(`/invoices/${invoice.id}/pdf`);
     expect(after.status).toBe(200);
   });

@@ -2,6 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
+import pino from 'pino';
+import { systemClock } from '../../server/clock';
+import { createMailer } from '../../server/email/mailer';
+import { EmailQueue } from '../../server/email/queue';
 import { aDraft, eventsOf, startApp, TestApp } from '../support/app';
 import { pdfText } from '../support/pdf';
 import { startSmtpServer, TestSmtp } from '../support/smtp';
@@ -93,6 +97,52 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
     expect(mail.attachments.map((attachment) => attachment.filename)).toEqual([`${res.body.invoice.number}.pdf`]);
     expect((await eventsOf(app, live.businessId)).map((e) => e.type)).toEqual(['invoice.created', 'invoice.sent']);
     expect(await app.db.knex('email_messages').where('invoice_id', draft.id).first()).toMatchObject({ status: 'sent', attempts: 2 });
+  });
+
+  test('when a retry\'s PDF waits past its lease and another sweep takes the message over, then the message is sent once', async () => {
+    // Arrange: a message queued after a refused first attempt, and a second queue over the same
+    // database (another server process) whose PDFs wait at a gate, as behind a busy PDF thread
+    const live = await app.tenant({ mode: 'live' });
+    const draft = await aDraft(live);
+    smtp.refuseRecipients(true);
+    const sent = await live.api.post(`/invoices/${draft.id}/send`);
+    smtp.refuseRecipients(false);
+    expect(sent.body.email.status).toBe('queued');
+    const before = smtp.messages.length;
+    const { documents, emails } = app.server.services;
+    let pdfStarted!: () => void;
+    const started = new Promise<void>((resolve) => (pdfStarted = resolve));
+    let releasePdf!: () => void;
+    const gate = new Promise<void>((resolve) => (releasePdf = resolve));
+    const slow = new EmailQueue(app.db, createMailer({ smtpUrl: smtp.url, mailFrom: 'Invoices <invoices@example.com>', mailOutboxDir: '' }), pino({ level: 'silent' }), {
+      clock: systemClock,
+      leaseSeconds: 60,
+      firstAttemptWaitMs: 0,
+      messageIdHost: 'example.com',
+      invoicePdf: async (actor, invoiceId) => {
+        pdfStarted();
+        await gate;
+        return documents.pdf(actor, invoiceId, { wait: true });
+      },
+    });
+    const comeDue = () => app.db.knex('email_messages').where('invoice_id', draft.id).update({ next_attempt_at: '2000-01-01 00:00:00.000' });
+    await comeDue();
+
+    // Act: the slow queue claims the message and waits for its PDF; its lease runs out meanwhile,
+    // the other queue claims and sends the message, and then the slow PDF arrives
+    const slowSweep = slow.sweep();
+    await started;
+    await comeDue();
+    await emails.sweep();
+    releasePdf();
+    await slowSweep;
+
+    // Assert
+    const mail = await smtp.nextMessage();
+    expect(mail.subject).toContain(sent.body.invoice.number);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(smtp.messages.length).toBe(before + 1);
+    expect(await app.db.knex('email_messages').where('invoice_id', draft.id).first()).toMatchObject({ status: 'sent', attempts: 3 });
   });
 
   test('when the mail server answers slowly, then the send answers queued at once, holds no database connection, and the e-mail arrives once', async () => {
