@@ -222,19 +222,22 @@ function drawFitted(layout: PdfLayout, fitted: FittedLine, x: number, top: numbe
 function table(layout: PdfLayout, columns: Column[], rows: string[][], title?: string): void {
   const padded = (width: number) => width - 2 * CELL_PADDING;
   const labels = columns.map((column) => column.label.toUpperCase());
+  // One-line cells measured once: their widths size the columns, and they are drawn as measured unless they must shrink.
+  const oneLines = rows.map((row) => row.map((text, index) => ('wraps' in columns[index] ? null : layout.line(text, BODY))));
   const natural = columns.map((column, index) =>
-    'wraps' in column ? 0 : Math.max(column.width, layout.widthOf(labels[index], LABEL) + 2 * CELL_PADDING, ...rows.map((row) => layout.widthOf(row[index], BODY) + 2 * CELL_PADDING)),
+    'wraps' in column ? 0 : Math.max(column.width, layout.widthOf(labels[index], LABEL) + 2 * CELL_PADDING, ...oneLines.map((row) => (row[index]?.width ?? 0) + 2 * CELL_PADDING)),
   );
   const oneLineWidth = natural.reduce((sum, width) => sum + width, 0);
   const scale = Math.min(1, (layout.width - MIN_WRAPPING_WIDTH) / oneLineWidth);
   const widths = columns.map((column, index) => ('wraps' in column ? layout.width - oneLineWidth * scale : natural[index] * scale));
   const lefts = widths.map((_, index) => layout.left + widths.slice(0, index).reduce((sum, width) => sum + width, 0));
-  const cellsOf = (row: string[]): FittedLine[][] =>
-    row.map((text, index) =>
-      'wraps' in columns[index]
-        ? layout.wrap(text, BODY, padded(widths[index])).map((line) => ({ line, style: BODY, drop: 0 }))
-        : [layout.fit(text, BODY, padded(widths[index]))],
-    );
+  const cellsOf = (row: string[], rowIndex: number): FittedLine[][] =>
+    row.map((text, index) => {
+      const measured = oneLines[rowIndex][index];
+      return measured
+        ? [layout.fit(text, BODY, padded(widths[index]), measured)]
+        : layout.wrap(text, BODY, padded(widths[index])).map((line) => ({ line, style: BODY, drop: 0 }));
+    });
 
   const headerHeight = lineHeight(LABEL) + 2 * CELL_PADDING;
   const drawHeader = () => {

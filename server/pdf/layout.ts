@@ -100,8 +100,7 @@ export class PdfLayout {
    * broken, since a piece of it reads as another amount. The smaller text keeps the baseline of
    * `style` (it is drawn `drop` lower).
    */
-  fit(text: string, style: TextStyle, width: number): FittedLine {
-    const line = this.line(text, style);
+  fit(text: string, style: TextStyle, width: number, line: Line = this.line(text, style)): FittedLine {
     if (line.width <= width) return { line, style, drop: 0 };
     const size = Math.floor(((style.size * width) / line.width) * 10) / 10;
     const smaller = { ...style, size };

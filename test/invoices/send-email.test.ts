@@ -77,20 +77,29 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
     expect(smtp.messages.length).toBe(before);
   });
 
-  test('when the SMTP server refuses the message, then the invoice is sent, the e-mail queued, and a later sweep delivers it once', async () => {
+  /** Sends a live draft while the SMTP server refuses it, so its e-mail is left queued for a retry. */
+  async function sendWhileRefused() {
     const live = await app.tenant({ mode: 'live' });
     const draft = await aDraft(live);
     smtp.refuseRecipients(true);
+    try {
+      return { live, draft, res: await live.api.post(`/invoices/${draft.id}/send`) };
+    } finally {
+      smtp.refuseRecipients(false);
+    }
+  }
 
-    const res = await live.api.post(`/invoices/${draft.id}/send`);
-    smtp.refuseRecipients(false);
+  /** The invoice's queued e-mail is due now (its retry would come after about 10 s, or its lease end). */
+  const bringForward = (invoiceId: number) => app.db.knex('email_messages').where('invoice_id', invoiceId).update({ next_attempt_at: '2000-01-01 00:00:00.000' });
+
+  test('when the SMTP server refuses the message, then the invoice is sent, the e-mail queued, and a later sweep delivers it once', async () => {
+    const { live, draft, res } = await sendWhileRefused();
 
     expect(res.status).toBe(200);
     expect(res.body.email.status).toBe('queued');
     expect(res.text).not.toContain(String(smtp.port));
     expect(res.body.invoice).toMatchObject({ status: 'sent', number: expect.stringMatching(/^INV-/) });
-    // The retry is due after about 10 s: bring it forward instead of waiting.
-    await app.db.knex('email_messages').where('invoice_id', draft.id).update({ next_attempt_at: '2000-01-01 00:00:00.000' });
+    await bringForward(draft.id);
     await app.server.services.emails.sweep();
     const mail = await smtp.nextMessage();
     expect(mail.subject).toContain(res.body.invoice.number);
@@ -102,11 +111,7 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
   test('when a retry\'s PDF waits past its lease and another sweep takes the message over, then the message is sent once', async () => {
     // Arrange: a message queued after a refused first attempt, and a second queue over the same
     // database (another server process) whose PDFs wait at a gate, as behind a busy PDF thread
-    const live = await app.tenant({ mode: 'live' });
-    const draft = await aDraft(live);
-    smtp.refuseRecipients(true);
-    const sent = await live.api.post(`/invoices/${draft.id}/send`);
-    smtp.refuseRecipients(false);
+    const { draft, res: sent } = await sendWhileRefused();
     expect(sent.body.email.status).toBe('queued');
     const before = smtp.messages.length;
     const { documents, emails } = app.server.services;
@@ -125,14 +130,13 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
         return documents.pdf(actor, invoiceId, { wait: true });
       },
     });
-    const comeDue = () => app.db.knex('email_messages').where('invoice_id', draft.id).update({ next_attempt_at: '2000-01-01 00:00:00.000' });
-    await comeDue();
+    await bringForward(draft.id);
 
     // Act: the slow queue claims the message and waits for its PDF; its lease runs out meanwhile,
     // the other queue claims and sends the message, and then the slow PDF arrives
     const slowSweep = slow.sweep();
     await started;
-    await comeDue();
+    await bringForward(draft.id);
     await emails.sweep();
     releasePdf();
     await slowSweep;
