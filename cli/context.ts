@@ -56,7 +56,7 @@ function databaseProblem(err: unknown, databaseUrl: string): string {
 export async function openDatabase(config: Config): Promise<Database> {
   let db: Database;
   try {
-    db = Database.open(config.databaseUrl, { quiet: true });
+    db = Database.open(config.databaseUrl, { quiet: true, busyTimeoutMs: config.databaseBusyTimeoutMs });
   } catch (err) {
     throw new CliFailure(databaseProblem(err, config.databaseUrl));
   }

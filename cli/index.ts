@@ -1,6 +1,7 @@
 /** The `invoicing` program: commands, and the mapping of errors to messages and exit codes. */
 import { Command, CommanderError } from 'commander';
 import { describeConfig } from '../server/config';
+import { isDatabaseBusy } from '../server/db/errors';
 import { AppError } from '../server/errors';
 import { businessCommand } from './commands/business';
 import { contractsCommand } from './commands/contracts';
@@ -79,6 +80,11 @@ export async function run(argv: string[]): Promise<number> {
     }
     if (err instanceof AppError) {
       process.stderr.write(`error: ${describe(err)}\n`);
+      return EXIT_FAILURE;
+    }
+    // knex's message would start with the statement: the person needs to know to try again.
+    if (isDatabaseBusy(err)) {
+      process.stderr.write('error: the database is busy with other writers (the server or another command held it past DATABASE_BUSY_TIMEOUT_MS): try again; nothing was written\n');
       return EXIT_FAILURE;
     }
     // Anything else: its first line only, never a stack trace, and no password from a URL.

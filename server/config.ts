@@ -8,6 +8,7 @@ export const APP_SECRET_KEY_REQUIRED =
 /** The settings as they come out of validation: converted, and defaulted where the schema gives a default. */
 interface Env {
   DATABASE_URL: string;
+  DATABASE_BUSY_TIMEOUT_MS: number;
   PORT: number;
   BASE_URL?: string;
   REDIS_URL?: string;
@@ -38,6 +39,12 @@ const schema = Joi.object<Env, true>({
     .pattern(/^(mysql|mariadb):\/\/|^sqlite:/)
     .default('sqlite:./data/invoicing.sqlite3')
     .description('mysql://user:pass@host:port/db for MySQL or MariaDB, or sqlite:path for the embedded database'),
+  DATABASE_BUSY_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(0)
+    .max(60000)
+    .default(5000)
+    .description('SQLite only: how long a write waits for another process (a CLI command, another server) to finish its write; past it the request answers 503'),
   PORT: Joi.number().integer().min(0).max(65535).default(3000).description('HTTP port of `invoicing serve`'),
   BASE_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
@@ -123,6 +130,7 @@ const schema = Joi.object<Env, true>({
 
 export interface Config {
   databaseUrl: string;
+  databaseBusyTimeoutMs: number;
   port: number;
   baseUrl: string;
   redisUrl?: string;
@@ -159,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const value = result.value;
   return {
     databaseUrl: value.DATABASE_URL,
+    databaseBusyTimeoutMs: value.DATABASE_BUSY_TIMEOUT_MS,
     port: value.PORT,
     baseUrl: (value.BASE_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, ''),
     redisUrl: value.REDIS_URL,

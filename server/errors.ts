@@ -85,6 +85,18 @@ export class PdfBusy extends AppError {
   }
 }
 
+/**
+ * SQLite: another process held the write lock past DATABASE_BUSY_TIMEOUT_MS. Nothing was written (the
+ * transaction could not begin, or rolled back), so a retry is safe.
+ */
+export class DatabaseBusy extends AppError {
+  override readonly retryAfterSeconds = 1;
+
+  constructor() {
+    super(503, 'service_unavailable', 'The database is busy with other writers: retry after the seconds given by Retry-After; nothing was written');
+  }
+}
+
 /** The database is unreachable: the request wrote nothing and may be retried later. */
 export class ServiceUnavailable extends AppError {
   constructor(message = 'The service cannot reach its database right now: retry later; nothing was written') {

@@ -1,5 +1,6 @@
 /** Turns DATABASE_URL into a knex instance: MySQL/MariaDB through mysql2, or an embedded SQLite file. */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -40,6 +41,42 @@ export function mysqlConnection(databaseUrl: string): Knex.MySql2ConnectionConfi
 export interface KnexOptions {
   quiet?: boolean;
   logger?: Logger;
+  /** SQLite: how long a write waits for another process's write to end (DATABASE_BUSY_TIMEOUT_MS). */
+  busyTimeoutMs?: number;
+}
+
+/** The default of DATABASE_BUSY_TIMEOUT_MS. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+interface KnexTransactionInternals {
+  trxClient: { query(conn: unknown, sql: string): Promise<unknown> };
+}
+
+/**
+ * knex's better-sqlite3 client, whose transactions begin with `BEGIN IMMEDIATE`: they take the write
+ * lock when they start, waiting for it up to the busy timeout. knex's plain `BEGIN` starts a read
+ * transaction that upgrades at its first write; in WAL mode an upgrade after another process has
+ * written since the read began fails with SQLITE_BUSY at once, without waiting, so concurrent writers
+ * from the CLI or another server process failed. Every transaction here may write, and within one
+ * process they already queue behind the single connection, so nothing is lost by taking the lock up
+ * front. Nested transactions (savepoints) are unchanged. knex exposes no option for this: its own
+ * classes are extended, the same ones `client: 'better-sqlite3'` uses.
+ */
+function immediateSqliteClient(): typeof Knex.Client {
+  const load = createRequire(require.resolve('knex'));
+  const BetterSqlite3Client = load('./lib/dialects/better-sqlite3') as typeof Knex.Client;
+  const SqliteTransaction = load('./lib/dialects/sqlite3/execution/sqlite-transaction') as new (...args: unknown[]) => object;
+  class ImmediateTransaction extends SqliteTransaction {
+    // Returns the statement's own promise: a refused BEGIN rejects the transaction before its work runs.
+    begin(conn: unknown): Promise<unknown> {
+      return (this as unknown as KnexTransactionInternals).trxClient.query(conn, 'BEGIN IMMEDIATE;');
+    }
+  }
+  return class ImmediateBetterSqlite3Client extends BetterSqlite3Client {
+    override transaction(...args: unknown[]): Knex.Transaction {
+      return new ImmediateTransaction(this, ...args) as unknown as Knex.Transaction;
+    }
+  };
 }
 
 /** How often one and the same connection problem is logged: once a minute, not once per request of an outage. */
@@ -90,19 +127,23 @@ function knexConfig(databaseUrl: string, options: KnexOptions): Knex.Config {
   }
   const filename = sqliteFilename(databaseUrl);
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   return {
     ...common,
-    client: 'better-sqlite3',
+    client: immediateSqliteClient(),
     connection: { filename },
     useNullAsDefault: true,
     pool: {
       // One connection: SQLite has one writer, and every statement of the process queues behind it.
+      // Other processes (the CLI, another server) write to the same file: a write waits for theirs up
+      // to the busy timeout. better-sqlite3 waits synchronously, so the process stalls that long at
+      // worst; writes are short, and a longer wait is refused (503) rather than queued.
       min: 1,
       max: 1,
       afterCreate: (conn: { pragma: (sql: string) => unknown }, done: (err: Error | null, conn: unknown) => void) => {
         conn.pragma('journal_mode = WAL');
         conn.pragma('foreign_keys = ON');
-        conn.pragma('busy_timeout = 5000');
+        conn.pragma(`busy_timeout = ${busyTimeoutMs}`);
         done(null, conn);
       },
     },

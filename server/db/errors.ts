@@ -148,3 +148,11 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   // mysql2, on a connection its server closed under it.
   return typeof e.message === 'string' && /connection is in closed state|Connection lost/i.test(e.message);
 }
+
+/**
+ * SQLite: another connection holds the lock this statement needs, past the busy timeout
+ * (SQLITE_BUSY and its extended codes; SQLITE_LOCKED within one connection's shared cache).
+ */
+export function isDatabaseBusy(err: unknown): boolean {
+  return /^SQLITE_(BUSY|LOCKED)/.test(codeOf(err) ?? '');
+}

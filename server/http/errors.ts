@@ -1,8 +1,8 @@
 /** The one place errors become responses: the contract's bodies, and no stack trace ever leaves. */
 import { ErrorRequestHandler, RequestHandler } from 'express';
 import Joi from 'joi';
-import { isDatabaseUnavailable, valueDoesNotFit } from '../db/errors';
-import { AppError, BadRequest, NotFound, ServiceUnavailable, ValidationFailed } from '../errors';
+import { isDatabaseBusy, isDatabaseUnavailable, valueDoesNotFit } from '../db/errors';
+import { AppError, BadRequest, DatabaseBusy, NotFound, ServiceUnavailable, ValidationFailed } from '../errors';
 import { fieldErrors } from '../validation';
 
 interface HttpishError {
@@ -39,6 +39,7 @@ function fromDataError(column: string | undefined): ValidationFailed {
 export function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   if (isDatabaseUnavailable(err)) return new ServiceUnavailable();
+  if (isDatabaseBusy(err)) return new DatabaseBusy();
   const misfit = valueDoesNotFit(err);
   if (misfit) return fromDataError(misfit.column);
   // Express could not percent-decode a path parameter: no record has such an id.

@@ -48,7 +48,7 @@ export async function startApp(
     ...overrides,
   };
   // knex's connection warnings go to the test's logger (silent unless a test gives one), not the console.
-  const db = Database.open(config.databaseUrl, { logger: options.logger ?? pino({ level: 'silent' }) });
+  const db = Database.open(config.databaseUrl, { logger: options.logger ?? pino({ level: 'silent' }), busyTimeoutMs: config.databaseBusyTimeoutMs });
   let server: RunningServer;
   try {
     await db.migrate();
