@@ -38,12 +38,39 @@ function isPrivateIPv6(address: ipaddr.IPv6): boolean {
 }
 
 /**
+ * The host of `url` as it is judged, whatever its spelling. The WHATWG URL parser has already lower-cased
+ * it, decoded percent-escapes, mapped full-width and other Unicode forms through IDNA (to punycode), and
+ * rewritten IPv4 shorthand (127.1, 0x7f.1, 2130706433) and IPv6 (::ffff:7f00:1) to canonical
+ * addresses. Left are the brackets of an IPv6 literal and trailing dots: `localhost.` is the same
+ * name as `localhost` (the dot is the DNS root), and resolvers ignore a repeated one too.
+ */
+export function judgedHost(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
+}
+
+/** RFC 6761: `localhost` and every name under it are the loopback, whatever a resolver says. */
+function isLoopbackName(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost');
+}
+
+/**
+ * Why the host of `url` is refused before any lookup: a loopback name, or an address literal in a
+ * private range. The same judgement at registration and when a delivery connects.
+ */
+export function privateHostProblem(url: URL): string | null {
+  const host = judgedHost(url);
+  if (isLoopbackName(host)) return `${host} is a loopback name`;
+  if (isIP(host) && isPrivateAddress(host)) return `${host} is a private address`;
+  return null;
+}
+
+/**
  * Why a URL whose host name resolves to a private address is refused, or null. A name that does not
  * resolve (yet, or from here) is accepted: every delivery checks the address it connects to anyway.
  */
 export async function resolvedAddressProblem(raw: string, allowPrivate: boolean): Promise<string | null> {
   if (allowPrivate) return null;
-  const host = new URL(raw).hostname.replace(/^\[|\]$/g, '');
+  const host = judgedHost(new URL(raw));
   if (isIP(host)) return null;
   const addresses = await lookup(host, { all: true }).catch(() => []);
   const blocked = addresses.find((a) => isPrivateAddress(a.address));
@@ -61,8 +88,7 @@ export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | 
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'webhook_url must be an http or https URL';
   if (url.username || url.password) return 'webhook_url must not carry credentials';
   if (allowPrivate) return null;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost') || isPrivateAddress(host)) {
+  if (privateHostProblem(url)) {
     return 'webhook_url points to a private, loopback or link-local address (set WEBHOOK_ALLOW_PRIVATE=true for local development)';
   }
   return null;

@@ -3,8 +3,7 @@
  * the address checked where it is connected to (so DNS rebinding cannot reach a private network).
  */
 import { lookup, LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
-import { isIP } from 'node:net';
-import { isPrivateAddress } from '../keys/webhook-url';
+import { isPrivateAddress, privateHostProblem } from '../keys/webhook-url';
 
 /** The contract's delivery timeout: any 2xx within 10 seconds. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -44,11 +43,12 @@ function guardedLookup(allowPrivate: boolean) {
   };
 }
 
-/** Node connects to an IP literal without a lookup, so literals are checked here. */
+/**
+ * Node connects to an IP literal without a lookup, so literals are checked here; loopback names too,
+ * however spelled (`localhost.`), as at registration: a resolver may not know them all.
+ */
 function literalAddressProblem(url: string, allowPrivate: boolean): string | null {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && isIP(host) && isPrivateAddress(host)) return `${host} is a private address`;
-  return null;
+  return allowPrivate ? null : privateHostProblem(new URL(url));
 }
 
 export async function sendWebhook(
