@@ -4,6 +4,7 @@ import { Server } from 'node:http';
 import Redis from 'ioredis';
 import pino, { Logger } from 'pino';
 import { createApp } from './app';
+import { answerClientErrors } from './http/client-error';
 import { Config, ConfigError } from './config';
 import { Database } from './db/database';
 import { loggableDbError } from './db/errors';
@@ -73,7 +74,7 @@ export async function startServer(
   } = {},
 ): Promise<RunningServer> {
   const logger = withSafeErrors(options.logger ?? createLogger(config));
-  const db = options.db ?? Database.open(config.databaseUrl, { logger });
+  const db = options.db ?? Database.open(config.databaseUrl, { logger, busyTimeoutMs: config.databaseBusyTimeoutMs });
   const clock = options.clock ?? systemClock;
   let services: Services;
   let redis: Redis | undefined;
@@ -102,6 +103,7 @@ export async function startServer(
 
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, options.host ?? '0.0.0.0', () => resolve(s));
+    answerClientErrors(s);
     s.once('error', reject);
   });
   const scheduler = options.scheduler === false ? undefined : startScheduler(db, logger);
