@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { EVENT_TYPES, EventType } from '../../server/events/outbox';
+import { EVENT_READ_SCOPES, EVENT_TYPES, EventType } from '../../server/events/outbox';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../../server/webhooks/model';
 import { DeliveryView, MAX_LOG_LIMIT, WebhookService } from '../../server/webhooks/service';
 import { systemActor } from '../../server/auth/actor';
@@ -272,7 +272,8 @@ verify x-service-signature with it. The server never connects to the local URL. 
       await withContext(async ({ config, services }) => {
         const business = await testBusiness(services, businessFlag);
         const actor = systemActor('cli', { businessId: business.id, livemode: false });
-        const key = await services.keys.create({ businessId: business.id, mode: 'test', scopes: ['invoices:read'] });
+        // Reads every event type, so every event is forwarded; nothing more (it cannot write).
+        const key = await services.keys.create({ businessId: business.id, mode: 'test', scopes: [...EVENT_READ_SCOPES] });
         const secret = listenSecret(loadAppKey(config), business.id);
         const apiUrl = (opts.apiUrl ?? `${config.baseUrl}/api/v1/partner`).replace(/\/+$/, '');
         const say = (line: string) => process.stdout.write(`${line}\n`);

@@ -12,6 +12,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import { Actor } from '../auth/actor';
+import { ALL_SCOPES, grants, Scope } from '../auth/scopes';
 import { Clock } from '../clock';
 import { Database } from '../db/database';
 import { selectRows } from '../db/statement';
@@ -27,9 +28,36 @@ export const EVENT_TYPES = [
   'payment.received',
   'payment.failed',
   'payment.refunded',
+  'payment.refund_failed',
   'contract.signed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The resource an event type is named for: the part before its dot. */
+type EventResource = EventType extends `${infer Resource}.${string}` ? Resource : never;
+
+/**
+ * The read scope an event's receiver must hold (directly, or as its :write scope): that of what the
+ * event carries. Payment events carry their invoice (whose read includes its payments), so they
+ * need invoices:read, not payments:read. A new kind of event does not compile until it has a rule.
+ */
+const READ_SCOPE_OF: Record<EventResource, Scope> = {
+  invoice: 'invoices:read',
+  payment: 'invoices:read',
+  contract: 'contracts:read',
+};
+
+export function readScopeOf(type: EventType): Scope {
+  return READ_SCOPE_OF[type.slice(0, type.indexOf('.')) as EventResource];
+}
+
+/** The event types a credential holding `scopes` receives and lists. */
+export function readableEventTypes(scopes: readonly Scope[]): EventType[] {
+  return EVENT_TYPES.filter((type) => grants(scopes, readScopeOf(type)));
+}
+
+/** The scopes that read every event type: what `webhooks listen`'s own key holds. */
+export const EVENT_READ_SCOPES: readonly Scope[] = [...new Set(EVENT_TYPES.map(readScopeOf))];
 
 export class Event extends TenantModel {
   static override tableName = 'events';
@@ -82,15 +110,24 @@ export interface DirectDispatch {
  * An event's receivers, in one statement: every key of the business and mode with a webhook URL (a
  * revoked key receives nothing new, nor does one rotated out with a grace period: its replacement,
  * same URL and secret, does), and every OAuth app with a webhook URL that this business and mode
- * have authorized, once per app.
+ * have authorized, once per app; each only if its key's or grant's scopes read the event
+ * (`readScopeOf`). Scopes are stored as a JSON array, so "holds one of the scopes that grant the
+ * read" is one LIKE per such scope on its quoted name. One statement per read scope, built once.
  */
-const RECEIVERS = `
+function receiversReading(wanted: Scope): { sql: string; patterns: string[] } {
+  const patterns = ALL_SCOPES.filter((held) => grants([held], wanted)).map((held) => `%"${held}"%`);
+  const holds = `(${patterns.map(() => 'scopes like ?').join(' or ')})`;
+  const sql = `
   select id as api_key_id, null as app_id, webhook_url as url, webhook_secret as sealed_secret from api_keys
-   where business_id = ? and livemode = ? and webhook_url is not null and revoked_at is null and expires_at is null
+   where business_id = ? and livemode = ? and webhook_url is not null and revoked_at is null and expires_at is null and ${holds}
   union all
   select null, id, webhook_url, webhook_secret_sealed from oauth_apps
    where webhook_url is not null and revoked_at is null
-     and id in (select app_id from oauth_grants where business_id = ? and livemode = ? and revoked_at is null)`;
+     and id in (select app_id from oauth_grants where business_id = ? and livemode = ? and revoked_at is null and ${holds})`;
+  return { sql, patterns };
+}
+
+const RECEIVERS = new Map(EVENT_READ_SCOPES.map((scope) => [scope, receiversReading(scope)]));
 
 interface Receiver {
   api_key_id: number | null;
@@ -99,7 +136,11 @@ interface Receiver {
   sealed_secret: string | null;
 }
 
-const receiverBindings = (actor: Actor) => [actor.businessId, actor.livemode ? 1 : 0, actor.businessId, actor.livemode ? 1 : 0];
+function receiversOf(trx: Knex.Transaction, actor: Actor, type: EventType): Promise<Receiver[]> {
+  const { sql, patterns } = RECEIVERS.get(readScopeOf(type))!;
+  const tenancy = [actor.businessId, actor.livemode ? 1 : 0];
+  return selectRows<Receiver>(trx, sql, [...tenancy, ...patterns, ...tenancy, ...patterns]);
+}
 
 export class Outbox {
   private readonly listeners = new Set<() => void>();
@@ -152,7 +193,7 @@ export class Outbox {
     });
     // Only while someone waits: the write path pays nothing for a reader that is not there.
     if (this.eventWaiters.size) this.db.afterCommit(() => [...this.eventWaiters].forEach((wake) => wake()));
-    const targets = (await selectRows<Receiver>(trx, RECEIVERS, receiverBindings(actor))).map(({ api_key_id, app_id, url, sealed_secret }) => ({
+    const targets = (await receiversOf(trx, actor, type)).map(({ api_key_id, app_id, url, sealed_secret }) => ({
       row: { api_key_id, app_id, url },
       sealedSecret: sealed_secret,
     }));

@@ -1,11 +1,12 @@
 /** The event log a partner reads back (`GET /events`): what a receiver that missed deliveries catches up from. */
 import Joi from 'joi';
 import { Actor } from '../auth/actor';
+import { Credential } from '../auth/credential';
 import { Clock } from '../clock';
 import { Database } from '../db/database';
 import { toDbTime } from '../db/time';
 import { listQuery, ListParams, Page, paginate } from '../http/pagination';
-import { Event, EVENT_TYPES, EventPayload, EventType, Outbox, toEventPayload } from './outbox';
+import { Event, EVENT_TYPES, EventPayload, EventType, Outbox, readableEventTypes, toEventPayload } from './outbox';
 
 /** How far back `GET /events` reaches. */
 export const EVENT_LOG_DAYS = 30;
@@ -46,10 +47,10 @@ export class EventService {
    * process commits an event, and every quarter second for other processes' events. `webhooks
    * listen` reads the log this way, from the last event id it saw, so a reconnect leaves no gap.
    */
-  async listOrWait(actor: Actor, params: EventListParams): Promise<Page<EventPayload>> {
+  async listOrWait(cred: Credential, params: EventListParams): Promise<Page<EventPayload>> {
     const deadline = Date.now() + params.wait * 1000;
     for (;;) {
-      const page = await this.list(actor, params);
+      const page = await this.list(cred, params);
       const left = deadline - Date.now();
       if (page.data.length || left <= 0) return page;
       await this.outbox.nextEventCommit(Math.min(EVENT_POLL_MS, left));
@@ -62,10 +63,14 @@ export class EventService {
     return newest?.id ?? 0;
   }
 
-  /** The actor's business and mode's events of the last 30 days, oldest first (pass the last id as `after` to read on). */
-  list(actor: Actor, params: EventListParams): Promise<Page<EventPayload>> {
+  /**
+   * The credential's business and mode's events of the last 30 days, oldest first (pass the last id
+   * as `after` to read on), of the types its scopes read: the others are left out, as they are from
+   * its webhook deliveries.
+   */
+  list(cred: Credential, params: EventListParams): Promise<Page<EventPayload>> {
     const since = new Date(this.clock.now().getTime() - EVENT_LOG_DAYS * 86_400_000);
-    const query = Event.of(actor, this.db.current).where('events.created_at', '>=', toDbTime(since));
+    const query = Event.of(cred, this.db.current).where('events.created_at', '>=', toDbTime(since)).whereIn('events.type', readableEventTypes(cred.scopes));
     if (params.type) query.where('events.type', params.type);
     return paginate(query, Event.tableName, params, toEventPayload);
   }

@@ -10,6 +10,8 @@ import { eventually } from '../support/eventually';
 import { startReceiver, TestReceiver } from '../support/receiver';
 import { startTcpProxy, TcpProxy } from '../support/tcp-proxy';
 import { signBody } from '../../server/webhooks/signing';
+import { systemActor } from '../../server/auth/actor';
+import { TRIGGERS } from '../../cli/triggers';
 
 const ctx = useApp();
 
@@ -73,6 +75,17 @@ describe('webhooks listen', () => {
     expect(forwarded.headers['x-service-event']).toBe('invoice.created');
     expect(forwarded.headers['x-service-delivery']).toMatch(/^listen-\d+-/);
     await eventually(() => listener.lines.some((line) => line.includes('invoice.created') && line.includes('[200]')), 5000);
+  });
+
+  test('when a contract is signed and a payment is received, then both events are forwarded (its own key reads every event type)', async () => {
+    const before = receiver.received.length;
+    const actor = systemActor('cli', { businessId: ctx.t.businessId, livemode: false });
+
+    await TRIGGERS['contract.signed'].fire(ctx.app.server.services, actor);
+    await TRIGGERS['payment.received'].fire(ctx.app.server.services, actor);
+
+    await eventually(() => receiver.received.slice(before).some((r) => r.body.type === 'payment.received'), 15_000);
+    expect(receiver.received.slice(before).map((r) => r.body.type)).toEqual(['contract.signed', 'invoice.created', 'invoice.sent', 'payment.received']);
   });
 
   test('when the server cannot be reached for a while, then the events committed meanwhile are forwarded once it answers, none lost', async () => {
