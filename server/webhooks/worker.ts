@@ -71,6 +71,8 @@ export class WebhookWorker implements DirectDispatch {
   private readonly waiting: Held[] = [];
   /** Claimed deliveries whose events and secrets are being read. */
   private preparing = 0;
+  /** Hand-backs of leases being written. */
+  private handingBack = 0;
   private inFlight = 0;
   /** Deliveries this process holds (waiting, being prepared or in flight) by URL. */
   private readonly heldByUrl = new Map<string, number>();
@@ -139,7 +141,7 @@ export class WebhookWorker implements DirectDispatch {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.task?.stop();
-    await this.releaseWaiting();
+    await this.handBack(this.waiting.splice(0));
     await this.whenIdle();
   }
 
@@ -271,10 +273,20 @@ export class WebhookWorker implements DirectDispatch {
     this.pump();
   }
 
-  /** Starts waiting deliveries, oldest first, while slots are free and their receivers under the limit. */
+  /**
+   * Starts waiting deliveries, oldest first, while slots are free and their receivers under the
+   * limit. One whose lease no longer outlasts an attempt is not sent (another process could be
+   * sending it too once the lease ends): it is handed back, due now, and claimed afresh.
+   */
   private pump(): void {
+    const expiring: Held[] = [];
     for (let i = 0; i < this.waiting.length && this.inFlight < this.options.slots; ) {
       const held = this.waiting[i];
+      if (held.leaseEnds - this.options.clock.now().getTime() < (this.options.timeoutMs ?? DELIVERY_TIMEOUT_MS) + LEASE_MARGIN_MS) {
+        this.waiting.splice(i, 1);
+        expiring.push(held);
+        continue;
+      }
       if ((this.sendingByUrl.get(held.delivery.url) ?? 0) >= this.options.perReceiver) {
         i += 1;
         continue;
@@ -282,16 +294,17 @@ export class WebhookWorker implements DirectDispatch {
       this.waiting.splice(i, 1);
       this.startSending(held);
     }
+    if (expiring.length) {
+      void this.handBack(expiring).then(() => {
+        this.backlog = true;
+        this.refill();
+      });
+    }
   }
 
   private startSending(held: Held): void {
     const { delivery } = held;
     const startedAt = this.options.clock.now();
-    // Sent only while the lease outlasts the attempt, so no other process can be sending it too; else it comes due after the lease.
-    if (held.leaseEnds - startedAt.getTime() < (this.options.timeoutMs ?? DELIVERY_TIMEOUT_MS) + LEASE_MARGIN_MS) {
-      this.unreserve(delivery);
-      return;
-    }
     this.inFlight += 1;
     count(this.sendingByUrl, delivery.url, 1);
     this.send(held, startedAt)
@@ -325,11 +338,14 @@ export class WebhookWorker implements DirectDispatch {
     );
   }
 
-  /** Gives the waiting deliveries' leases back, as if never claimed, so any process sends them now. */
-  private async releaseWaiting(): Promise<void> {
-    const waiting = this.waiting.splice(0);
+  /**
+   * Gives leases of deliveries not sent back, as if never claimed: the attempt their claim counted
+   * was not made (a backlog must not eat into the five retries), and any process sends them now.
+   */
+  private async handBack(waiting: Held[]): Promise<void> {
     if (!waiting.length) return;
     waiting.forEach(({ delivery }) => this.unreserve(delivery));
+    this.handingBack += 1;
     try {
       await WebhookDelivery.acrossTenants(WORKER, this.db.current)
         .whereIn(
@@ -345,6 +361,9 @@ export class WebhookWorker implements DirectDispatch {
         } as never);
     } catch (err) {
       this.logger.error({ err }, 'handing back waiting webhook deliveries failed; they are sent after their lease');
+    } finally {
+      this.handingBack -= 1;
+      this.settle();
     }
   }
 
@@ -439,7 +458,7 @@ export class WebhookWorker implements DirectDispatch {
   }
 
   private settle(): void {
-    if (this.claiming || this.recording || this.inFlight || this.preparing || this.waiting.length || this.finished.length) return;
+    if (this.claiming || this.recording || this.inFlight || this.preparing || this.handingBack || this.waiting.length || this.finished.length) return;
     this.idleWaiters.splice(0).forEach((resolve) => resolve());
   }
 
