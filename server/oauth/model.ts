@@ -56,8 +56,14 @@ export class OAuthToken extends ChildModel {
   grant_id!: number;
   kind!: TokenKind;
   token_hash!: string;
+  /** JSON array of the scopes this code or token was issued for (RFC 6749 §6: a refresh may narrow its access token). */
+  scopes!: string;
   code_challenge!: string | null;
   redirect_uri!: string | null;
   expires_at!: string;
   used_at!: string | null;
+
+  scopeList(): Scope[] {
+    return JSON.parse(this.scopes) as Scope[];
+  }
 }

@@ -1,10 +1,11 @@
 /**
- * `POST /oauth/token` (authorization-code and refresh-token grants, by @node-oauth/oauth2-server)
- * and `POST /oauth/revoke` (RFC 7009). Form-encoded; clients authenticate with HTTP Basic or
+ * `POST /oauth/token` (authorization-code and refresh-token grants: client authentication and
+ * RFC 6749 §5.2 errors by @node-oauth/oauth2-server, the grants themselves in grant-types.ts) and `POST /oauth/revoke` (RFC 7009). Form-encoded; clients authenticate with HTTP Basic or
  * `client_secret` in the body (public apps: `client_id` and PKCE).
  */
 import OAuth2Server, { Request as OAuthRequest, Response as OAuthResponse } from '@node-oauth/oauth2-server';
 import express, { Request, Response, Router } from 'express';
+import { grantTypes } from './grant-types';
 import { ACCESS_TOKEN_SECONDS, OAuthTokens, REFRESH_TOKEN_SECONDS } from './tokens';
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token'];
@@ -47,13 +48,15 @@ function clientCredentials(req: Request): { clientId?: string; clientSecret?: st
 }
 
 export function oauthRoutes(tokens: OAuthTokens): Router {
-  const model = tokens.tokenModel();
+  const model = tokens.clientModel();
   const server = new OAuth2Server({
-    model,
+    // Only the token endpoint is used, whose grants are ours: the library looks up clients and nothing else.
+    model: model as OAuth2Server.ServerOptions['model'],
+    // The lifetimes are OAuthTokens.redeem's; the library wants them all the same.
     accessTokenLifetime: ACCESS_TOKEN_SECONDS,
     refreshTokenLifetime: REFRESH_TOKEN_SECONDS,
+    extendedGrantTypes: grantTypes(tokens),
     allowExtendedTokenAttributes: true,
-    alwaysIssueNewRefreshToken: true,
     // A public app refreshes with its client_id alone; a confidential one still has to authenticate (getClient refuses it otherwise).
     requireClientAuthentication: { refresh_token: false },
   });

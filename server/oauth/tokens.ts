@@ -1,8 +1,9 @@
 /**
  * OAuth codes and tokens of grants: issued by the consent page (codes) and by the token endpoint
- * (through @node-oauth/oauth2-server, whose model is `tokenModel()`), resolved into credentials
- * like API keys, revoked (RFC 7009). Every code and token is random and known here only by its
- * SHA-256. A code or refresh token is used once: presented again, it revokes the whole grant.
+ * (grant-types.ts, which checks a presented code or refresh token before `redeem` consumes it),
+ * resolved into credentials like API keys, revoked (RFC 7009). Every code and token is random and
+ * known here only by its SHA-256. A code or refresh token is used once: presented again, it
+ * revokes the whole grant.
  */
 import OAuth2Server from '@node-oauth/oauth2-server';
 import { LRUCache } from 'lru-cache';
@@ -20,10 +21,20 @@ export const CODE_SECONDS = 600;
 
 const ACCESS_TOKEN_PATTERN = /^oat_(test|live)_[0-9A-Za-z]{40}$/;
 
-/** The "user" of the OAuth library: the grant a code or token belongs to. */
-export interface GrantUser {
-  grantId: number;
-  businessId: number;
+/** A code or token as presented, with its grant. */
+export interface Presented {
+  token: OAuthToken;
+  grant: OAuthGrant;
+}
+
+/** A token response's fields, as @node-oauth/oauth2-server names them, plus the contract's business_id and livemode. */
+export interface IssuedTokens {
+  accessToken: string;
+  accessTokenExpiresAt: Date;
+  refreshToken: string;
+  refreshTokenExpiresAt: Date;
+  scope: Scope[];
+  business_id: number;
   livemode: boolean;
 }
 
@@ -71,6 +82,7 @@ export class OAuthTokens {
         {
           kind: 'code',
           token_hash: hashKey(code),
+          scopes: JSON.stringify(approval.scopes),
           code_challenge: approval.codeChallenge,
           redirect_uri: approval.redirectUri,
           expires_at: toDbTime(new Date(Date.now() + CODE_SECONDS * 1000)),
@@ -97,7 +109,7 @@ export class OAuthTokens {
             id: found.grant.id,
             businessId: found.grant.business_id,
             livemode: found.grant.livemode,
-            scopes: found.grant.scopeList(),
+            scopes: grantedScopes(found.token, found.grant),
             appId: found.grant.app_id,
             // The grant's: rate limits and Idempotency-Keys carry over refreshed tokens.
             subject: `grant_${found.grant.id}`,
@@ -118,8 +130,8 @@ export class OAuthTokens {
     }
   }
 
-  /** The model @node-oauth/oauth2-server drives for the authorization-code and refresh-token grants. */
-  tokenModel(): OAuth2Server.AuthorizationCodeModel & OAuth2Server.RefreshTokenModel {
+  /** The client of `POST /oauth/token` and `/oauth/revoke`, for @node-oauth/oauth2-server; a confidential app's secret is compared in constant time. */
+  clientModel(): OAuth2Server.BaseModel {
     return {
       getClient: async (clientId: string, clientSecret: string | undefined) => {
         const app = await OAuthApp.query(this.db.current).findOne({ client_id: clientId });
@@ -129,97 +141,67 @@ export class OAuthTokens {
         if (!confidential && clientSecret) return null;
         return { id: String(app.id), grants: ['authorization_code', 'refresh_token'], redirectUris: JSON.parse(app.redirect_uris) as string[] };
       },
-      getAuthorizationCode: async (code: string) => {
-        const found = await this.findOnce('code', code);
-        if (!found) return null;
-        return {
-          authorizationCode: code,
-          expiresAt: new Date(found.token.expires_at),
-          redirectUri: found.token.redirect_uri ?? '',
-          scope: found.grant.scopeList(),
-          client: { id: String(found.grant.app_id), grants: [] },
-          user: grantUser(found.grant),
-          ...(found.token.code_challenge ? { codeChallenge: found.token.code_challenge, codeChallengeMethod: 'S256' } : {}),
-        };
-      },
-      revokeAuthorizationCode: (code: OAuth2Server.AuthorizationCode) => this.markUsed('code', code.authorizationCode),
-      saveAuthorizationCode: () => Promise.reject(new Error('codes are issued by the consent page (issueCode)')),
-      validateScope: (_user: OAuth2Server.User, _client: OAuth2Server.Client, scope?: string[]) => Promise.resolve(scope ?? false),
-      generateAccessToken: (_client: OAuth2Server.Client, user: OAuth2Server.User) =>
-        Promise.resolve(`oat_${(user as GrantUser).livemode ? 'live' : 'test'}_${randomBase62(40)}`),
-      generateRefreshToken: (_client: OAuth2Server.Client, user: OAuth2Server.User) =>
-        Promise.resolve(`ort_${(user as GrantUser).livemode ? 'live' : 'test'}_${randomBase62(40)}`),
-      saveToken: async (token: OAuth2Server.Token, client: OAuth2Server.Client, user: OAuth2Server.User) => {
-        const owner = user as GrantUser;
-        const grant = await OAuthGrant.acrossTenants(grantsAccess, this.db.current).findById(owner.grantId);
-        if (!grant || grant.revoked_at) return null;
-        const now = toDbTime(new Date());
-        const row = (kind: TokenKind, value: string, expires: Date) => ({
-          kind,
-          token_hash: hashKey(value),
-          code_challenge: null,
-          redirect_uri: null,
-          expires_at: toDbTime(expires),
-          used_at: null,
-          created_at: now,
-          updated_at: now,
-        });
-        await OAuthToken.insertAll(grant, this.db.current, [
-          row('access', token.accessToken, token.accessTokenExpiresAt!),
-          ...(token.refreshToken ? [row('refresh', token.refreshToken, token.refreshTokenExpiresAt!)] : []),
-        ]);
-        // Extra attributes become fields of the token response: the contract's business_id and livemode, nothing else.
-        const { authorizationCode: _code, ...issued } = token;
-        return { ...issued, client, user, business_id: grant.business_id, livemode: grant.livemode };
-      },
-      getRefreshToken: async (refreshToken: string) => {
-        const found = await this.findOnce('refresh', refreshToken);
-        if (!found) return null;
-        return {
-          refreshToken,
-          refreshTokenExpiresAt: new Date(found.token.expires_at),
-          scope: found.grant.scopeList(),
-          client: { id: String(found.grant.app_id), grants: [] },
-          user: grantUser(found.grant),
-        };
-      },
-      revokeToken: (token: OAuth2Server.RefreshToken) => this.markUsed('refresh', token.refreshToken),
-      getAccessToken: async (accessToken: string) => {
-        const found = await this.find('access', accessToken);
-        if (!found) return null;
-        return { accessToken, accessTokenExpiresAt: new Date(found.token.expires_at), client: { id: String(found.grant.app_id), grants: [] }, user: grantUser(found.grant) };
-      },
+      saveToken: () => Promise.reject(new Error('tokens are issued by OAuthTokens.redeem')),
     };
   }
 
-  /** A code or refresh token not used before; one presented again revokes its grant (RFC 6749 §4.1.2, §10.4). */
-  private async findOnce(kind: 'code' | 'refresh', value: string) {
-    const found = await this.find(kind, value);
-    if (!found) return null;
-    if (found.token.used_at) {
-      await this.revokeGrant(found.grant);
+  /** A presented code or refresh token, used or not, with its live grant: the grant type checks it before redeeming it. */
+  presented(kind: 'code' | 'refresh', value: string): Promise<Presented | null> {
+    return this.find(kind, value);
+  }
+
+  /**
+   * Consumes a checked code or refresh token and issues an access token for `accessScopes` and a
+   * refresh token for `refreshScopes`, in one transaction. One used before (or by a request that
+   * won the race) revokes its grant instead (RFC 6749 §4.1.2, §10.4; RFC 9700 §4.14.2): null.
+   */
+  async redeem(presented: Presented, scopes: { access: Scope[]; refresh: Scope[] }): Promise<IssuedTokens | null> {
+    const mode = presented.grant.livemode ? 'live' : 'test';
+    const issued = {
+      accessToken: `oat_${mode}_${randomBase62(40)}`,
+      accessTokenExpiresAt: new Date(Date.now() + ACCESS_TOKEN_SECONDS * 1000),
+      refreshToken: `ort_${mode}_${randomBase62(40)}`,
+      refreshTokenExpiresAt: new Date(Date.now() + REFRESH_TOKEN_SECONDS * 1000),
+    };
+    const redeemed = await this.db.transaction(async (trx) => {
+      const marked = await OAuthToken.ofGrants([presented.grant], trx).where({ id: presented.token.id }).whereNull('used_at').patch({ used_at: new Date().toISOString() });
+      if (marked !== 1) {
+        await presented.grant.$query(trx).patch({ revoked_at: new Date().toISOString() });
+        return false;
+      }
+      const now = toDbTime(new Date());
+      const row = (kind: TokenKind, value: string, tokenScopes: Scope[], expires: Date) => ({
+        kind,
+        token_hash: hashKey(value),
+        scopes: JSON.stringify(tokenScopes),
+        code_challenge: null,
+        redirect_uri: null,
+        expires_at: toDbTime(expires),
+        used_at: null,
+        created_at: now,
+        updated_at: now,
+      });
+      await OAuthToken.insertAll(presented.grant, trx, [
+        row('access', issued.accessToken, scopes.access, issued.accessTokenExpiresAt),
+        row('refresh', issued.refreshToken, scopes.refresh, issued.refreshTokenExpiresAt),
+      ]);
+      return true;
+    });
+    if (!redeemed) {
+      this.cache?.clear();
       return null;
     }
-    return found;
+    return { ...issued, scope: scopes.access, business_id: presented.grant.business_id, livemode: presented.grant.livemode };
   }
 
-  private async markUsed(kind: 'code' | 'refresh', value: string): Promise<boolean> {
-    const found = await this.find(kind, value);
-    if (!found) return false;
-    const marked = await OAuthToken.ofGrants([found.grant], this.db.current)
-      .where({ id: found.token.id })
-      .whereNull('used_at')
-      .patch({ used_at: new Date().toISOString() });
-    return marked === 1;
-  }
-
-  private async revokeGrant(grant: OAuthGrant): Promise<void> {
+  /** Ends a grant whose code or refresh token was presented again. */
+  async revokeGrant(grant: OAuthGrant): Promise<void> {
     await grant.$query(this.db.current).patch({ revoked_at: new Date().toISOString() });
     this.cache?.clear();
   }
 
   /** The token and its live grant (of an app not revoked), by the token's hash. */
-  private async find(kind: TokenKind, value: string): Promise<{ token: OAuthToken; grant: OAuthGrant } | null> {
+  private async find(kind: TokenKind, value: string): Promise<Presented | null> {
     const grantIds = OAuthToken.tokenOwners(this.db.current, kind, hashKey(value));
     const grant = await OAuthGrant.acrossTenants(grantsAccess, this.db.current).whereIn('id', grantIds).whereNull('revoked_at').first();
     if (!grant) return null;
@@ -230,6 +212,11 @@ export class OAuthTokens {
   }
 }
 
-function grantUser(grant: OAuthGrant): GrantUser {
-  return { grantId: grant.id, businessId: grant.business_id, livemode: grant.livemode };
+/**
+ * What a token may do: the scopes it was issued for, within its grant's scopes now (re-authorizing
+ * the app with fewer scopes narrows the tokens already out; with more, it widens none).
+ */
+function grantedScopes(token: OAuthToken, grant: OAuthGrant): Scope[] {
+  const granted = new Set(grant.scopeList());
+  return token.scopeList().filter((scope) => granted.has(scope));
 }

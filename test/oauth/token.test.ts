@@ -3,25 +3,27 @@
  * come from the service the consent page uses (the pages arrive next); the exchange is real HTTP.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { Scope } from '../../server/auth/scopes';
 import { aClient, Tenant, useApp } from '../support/app';
 import { Api } from '../support/http';
 
 const ctx = useApp({ keyCacheTtlMs: 0 });
 const REDIRECT = 'https://platform.example/callback';
+const OTHER_REDIRECT = 'https://platform.example/other';
 
 let app: { id: number; client_id: string; client_secret: string | null };
 let ownerId: number;
 
 beforeAll(async () => {
   const services = ctx.app.server.services;
-  app = await services.oauthApps.create({ name: 'Platform', redirectUris: [REDIRECT] });
+  app = await services.oauthApps.create({ name: 'Platform', redirectUris: [REDIRECT, OTHER_REDIRECT] });
   ownerId = (await services.owners.create({ businessId: ctx.t.businessId, email: `owner.${Date.now()}@example.com`, password: 'a long enough password' })).id;
 });
 
 const verifier = () => randomBytes(32).toString('base64url');
 const challengeOf = (v: string) => createHash('sha256').update(v).digest('base64url');
 
-async function aCode(codeVerifier: string, scopes = ['clients:read' as const], tenant: Tenant = ctx.t): Promise<string> {
+async function aCode(codeVerifier: string, scopes: Scope[] = ['clients:read'], tenant: Tenant = ctx.t): Promise<string> {
   return ctx.app.server.services.oauthTokens.issueCode({
     appId: app.id,
     ownerId,
@@ -96,13 +98,33 @@ describe('the authorization-code grant', () => {
   test.each([
     ['a wrong verifier', async () => exchange(await aCode(verifier()), verifier()), 400, 'invalid_grant'],
     ['a wrong client secret', async () => { const v = verifier(); return exchange(await aCode(v), v, 'oas_wrong'); }, 401, 'invalid_client'],
-    ['another redirect_uri', async () => { const v = verifier(); return tokenRequest({ grant_type: 'authorization_code', code: await aCode(v), redirect_uri: 'https://platform.example/other', code_verifier: v }); }, 400, 'invalid_request'],
+    ['another registered redirect_uri', async () => { const v = verifier(); return tokenRequest({ grant_type: 'authorization_code', code: await aCode(v), redirect_uri: OTHER_REDIRECT, code_verifier: v }); }, 400, 'invalid_grant'],
     ['an unknown grant type', () => tokenRequest({ grant_type: 'password', username: 'x', password: 'y' }), 400, 'unsupported_grant_type'],
   ])('when the exchange has %s, then it is the RFC 6749 error', async (_case, send, status, error) => {
     const res = await send();
 
     expect(res.status).toBe(status);
     expect(res.body.error).toBe(error);
+  });
+
+  test.each([
+    ['a wrong PKCE verifier', (code: string) => exchange(code, verifier())],
+    ['another registered redirect_uri', (code: string, v: string) => tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: OTHER_REDIRECT, code_verifier: v })],
+    ['no PKCE verifier', (code: string) => tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT })],
+  ])('when a stolen code is presented with %s, then it is invalid_grant and the app that holds the verifier still exchanges it', async (_case, steal) => {
+    // Arrange
+    const v = verifier();
+    const code = await aCode(v);
+
+    // Act
+    const stolen = await steal(code, v);
+    const rightful = await exchange(code, v);
+
+    // Assert
+    expect(stolen.status).toBe(400);
+    expect(stolen.body.error).toBe('invalid_grant');
+    expect(rightful.status).toBe(200);
+    expect((await asToken(rightful.body.access_token).get('/ping')).status).toBe(200);
   });
 
   test('when another app presents the code, then it is invalid_grant', async () => {
@@ -194,6 +216,46 @@ describe('the refresh-token grant and revocation', () => {
     expect(reused.status).toBe(400);
     expect(reused.body.error).toBe('invalid_grant');
     expect((await asToken(refreshed.body.access_token).get('/ping')).status).toBe(401);
+  });
+
+  test('when a refresh asks for fewer scopes, then the new access token holds only those and the new refresh token keeps the grant\'s', async () => {
+    // Arrange
+    const v = verifier();
+    const first = (await exchange(await aCode(v, ['clients:read', 'clients:write']), v)).body;
+
+    // Act
+    const narrowed = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token, scope: 'clients:read' });
+    const narrowApi = asToken(narrowed.body.access_token);
+    const read = await narrowApi.get('/clients');
+    const write = await narrowApi.post('/clients', aClient());
+    const ping = await narrowApi.get('/ping');
+    const again = await tokenRequest({ grant_type: 'refresh_token', refresh_token: narrowed.body.refresh_token });
+
+    // Assert
+    expect(narrowed.status).toBe(200);
+    expect(narrowed.body.scope).toBe('clients:read');
+    expect(ping.body.scopes).toEqual(['clients:read']);
+    expect(read.status).toBe(200);
+    expect(write.status).toBe(403);
+    expect(again.status).toBe(200);
+    expect(again.body.scope).toBe('clients:read clients:write');
+    expect((await asToken(again.body.access_token).post('/clients', aClient())).status).toBe(201);
+  });
+
+  test('when a refresh asks for a scope beyond the grant, then it is invalid_scope and the refresh token still works', async () => {
+    // Arrange
+    const v = verifier();
+    const first = (await exchange(await aCode(v), v)).body;
+
+    // Act
+    const wider = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token, scope: 'clients:read clients:write' });
+    const plain = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
+
+    // Assert
+    expect(wider.status).toBe(400);
+    expect(wider.body.error).toBe('invalid_scope');
+    expect(plain.status).toBe(200);
+    expect(plain.body.scope).toBe('clients:read');
   });
 
   test('when a request is retried with a refreshed token under the same Idempotency-Key, then it is the grant\'s key: the response is replayed', async () => {
