@@ -95,6 +95,15 @@ export const TRIGGERS: Record<EventType, Trigger> = {
       return [made('invoice', invoice.id), made('payment', payment.id), made('refund', refund.id)];
     },
   },
+  'payment.refund_failed': {
+    does: 'pays an invoice with a simulated payment, refunds it in full, then the bank fails the refund: the invoice is paid again (payment.refunded fires too)',
+    fire: async (services, actor) => {
+      const { payment, invoice } = await aPaidInvoice(services, actor);
+      const { refund } = await services.refunds.refund(actor, payment.id, {});
+      await services.refunds.simulateBankFailure(actor, refund.id);
+      return [made('invoice', invoice.id), made('payment', payment.id), made('refund', refund.id)];
+    },
+  },
   'contract.signed': {
     does: 'creates a client and a contract; the client signs it at its link, then the business countersigns',
     fire: async (services, actor) => {

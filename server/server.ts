@@ -106,7 +106,7 @@ export async function startServer(
     answerClientErrors(s);
     s.once('error', reject);
   });
-  const scheduler = options.scheduler === false ? undefined : startScheduler(db, logger);
+  const scheduler = options.scheduler === false ? undefined : startScheduler(db, logger, services.refunds);
   if (options.scheduler !== false) {
     webhooks.start(config.webhookSweepSeconds);
     services.emails.start(config.webhookSweepSeconds);

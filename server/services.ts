@@ -97,7 +97,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   });
   const invoices = new InvoiceService(db, businesses, emails, outbox, links);
   const gatewayClients = new GatewayClients(db, new SecretBox(appKey, 'gateway_secret'), { stripeApiUrl: config.stripeApiUrl });
-  const refunds = new RefundService(db, outbox, gatewayClients, logger, links);
+  const refunds = new RefundService(db, outbox, gatewayClients, logger, links, clock);
   return {
     emails,
     businesses,

@@ -36,6 +36,7 @@ export type CrossTenantReason =
   | 'cli contract countersign'
   | 'webhook worker'
   | 'email queue'
+  | 'refund reconciliation'
   | 'cli delivery log'
   | 'cli payment simulation'
   | 'key webhook change';

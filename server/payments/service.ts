@@ -201,6 +201,8 @@ export class PaymentService {
     invoiceId: number,
     minor: number,
     source: PaymentSource & { gatewayReference: string },
+    /** Runs in the payment's transaction once it is recorded (the excess refund's reservation commits with the payment). */
+    onRecorded?: (trx: Knex.Transaction, recorded: RecordedPayment & { excess: number }) => Promise<void>,
   ): Promise<RecordedPayment & { excess: number; duplicate: boolean }> {
     const existing = () => Payment.of(actor, this.db.current).findOne({ gateway: source.gateway, unique_reference: source.gatewayReference });
     const earlier = await existing();
@@ -209,7 +211,9 @@ export class PaymentService {
       return await this.db.transaction(async (trx) => {
         const invoice = await Invoice.of(actor, trx).findById(invoiceId).forUpdate();
         if (!invoice) throw new NotFound('Invoice');
-        return { ...(await this.apply(trx, actor, invoice, minor, source, { unique: true })), duplicate: false };
+        const recorded = await this.apply(trx, actor, invoice, minor, source, { unique: true });
+        await onRecorded?.(trx, recorded);
+        return { ...recorded, duplicate: false };
       });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;

@@ -8,6 +8,7 @@ export type RefundStatus = (typeof REFUND_STATUSES)[number];
 export class Refund extends TenantModel {
   static override tableName = 'refunds';
   static override jsonAttributes = ['metadata'];
+  static override timestampColumns = ['created_at', 'updated_at', 'next_attempt_at'];
 
   payment_id!: number;
   invoice_id!: number;
@@ -15,7 +16,10 @@ export class Refund extends TenantModel {
   amount!: number;
   currency!: string;
   reason!: string | null;
-  /** `pending` while its gateway is asked; `failed` when the gateway refused (nothing was returned). */
+  /**
+   * `pending` while its outcome at the gateway is not known (being asked, or the answer was lost);
+   * `failed` when the gateway refused it or the bank failed it later (nothing was returned).
+   */
   status!: RefundStatus;
   /** The payment's gateway (`stripe`, `external`, `test`). */
   gateway!: string;
@@ -27,4 +31,9 @@ export class Refund extends TenantModel {
   /** The credential's subject and Idempotency-Key of the request that asked for it (while it has not failed). */
   request_key!: string | null;
   metadata!: Metadata | null;
+  /** Reconciliation of a pending refund (a leased job row: see jobs/lease.ts): rounds claimed so far. */
+  attempts!: number;
+  /** When a pending refund is next read back from its gateway; null once it is settled. */
+  next_attempt_at!: string | null;
+  lease_id!: string | null;
 }

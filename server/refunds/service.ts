@@ -2,40 +2,38 @@
  * Refunds, all through here: one asked for through the API, one made in a gateway's own dashboard,
  * and the excess of a gateway payment that took more than was due. A payment's `amount_refunded`
  * is reserved under the invoice's and the payment's row locks before a gateway is asked (outside
- * any transaction), so two refunds can never return more than was paid; a refusal releases it.
+ * any transaction), so two refunds can never return more than was paid.
+ *
+ * A reserved refund is `pending` until its outcome at the gateway is known. Only a clear refusal
+ * releases it; when the answer is lost (a timeout, a dropped connection, the gateway's 5xx) it stays
+ * pending with its reservation and its one idempotency key, and whoever resumes it (a retry of the
+ * request, the gateway's notification, the reconciliation sweep) first reads it back from the
+ * gateway and sends it, under the same key, only if the gateway has none.
  */
-import Joi from 'joi';
 import { Knex } from 'knex';
 import { Logger } from 'pino';
-import { Actor } from '../auth/actor';
+import { acrossTenants, Actor, systemActor } from '../auth/actor';
+import { Clock, systemClock } from '../clock';
 import { Database } from '../db/database';
 import { GatewayError, InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Outbox } from '../events/outbox';
-import { GatewayUnavailable } from '../gateways/gateway';
+import { GatewayRefund, GatewayRefused } from '../gateways/gateway';
 import { GatewayClients } from '../gateways/clients';
+import { Page, paginate } from '../http/pagination';
 import { invoiceDetail } from '../invoices/detail';
 import { InvoiceLinks } from '../invoices/links';
 import { Invoice } from '../invoices/model';
 import { InvoiceDetail } from '../invoices/view';
-import { Metadata, MetadataChanges, metadataField } from '../metadata/schema';
+import { claimDue, LeasedRow } from '../jobs/lease';
+import { Metadata } from '../metadata/schema';
 import { initialMetadata } from '../metadata/store';
-import { collectMinor, moneyField, toMajor } from '../money/amount';
+import { collectMinor, toMajor } from '../money/amount';
 import { Payment } from '../payments/model';
+import { TestModeOnly } from '../payments/service';
 import { PaymentView, toPaymentView } from '../payments/view';
 import { Refund } from './model';
+import { RefundInput, RefundListParams } from './schema';
 import { RefundView, toRefundView } from './view';
-
-export interface RefundInput {
-  amount?: number;
-  reason?: string | null;
-  metadata?: MetadataChanges;
-}
-
-export const refundBody = Joi.object<RefundInput>({
-  amount: moneyField.greater(0).description('Major units; default: what is left of the payment'),
-  reason: Joi.string().trim().max(500).allow(null, '').description('Why; `duplicate`, `fraudulent` and `requested_by_customer` are passed to Stripe as its reason'),
-  metadata: metadataField,
-});
 
 export interface RefundResult {
   refund: RefundView;
@@ -46,12 +44,38 @@ export interface RefundResult {
 /** Gateways whose payments are refunded at the gateway; others (`external`, `test`) are recorded only. */
 const ONLINE_GATEWAYS = ['stripe'];
 
+/** A new pending refund is left to the request (or notification) that made it for this long before the sweep reads it back. */
+const RECONCILE_AFTER_MS = 60_000;
+/** A pending refund whose outcome the sweep could not learn is read back again after this long. */
+const RECONCILE_AGAIN_MS = 5 * 60_000;
+/** Rows the sweep claims at once, and how long its claim holds a row away from other processes. */
+const RECONCILE_BATCH = 10;
+const RECONCILE_LEASE_SECONDS = 120;
+
+const RECONCILIATION = acrossTenants('refund reconciliation');
+const EXCESS_REASON = 'Overpayment: more than was due on the invoice';
+
 /** What a refund changes, decided under the row locks. */
 interface Planned {
   minor: number;
   reason: string | null;
   metadata: Metadata;
 }
+
+/**
+ * How a pending refund is taken further: `first` sends a refund just reserved; `resume` reads back
+ * one that may have been sent and sends it only if the gateway has none; `read` only reads back.
+ */
+type Step = 'first' | 'resume' | 'read';
+
+/** The same key on every attempt of one refund: the gateway makes it once. */
+const gatewayKeyOf = (refund: Refund) => `refund-${refund.business_id}-${refund.id}`;
+
+/** 502 for a refund whose outcome at the gateway is not known: it stays pending, and a retry (or the sweep) settles it. */
+const outcomeUnknown = (refund: Refund) =>
+  new GatewayError(
+    `The payment gateway did not answer clearly, so refund ${refund.id} may or may not have been made; it stays pending (GET /refunds/${refund.id}) and is never made twice. Retry with the same Idempotency-Key, or let the reconciliation settle it.`,
+  );
 
 export class RefundService {
   constructor(
@@ -60,15 +84,30 @@ export class RefundService {
     private readonly gateways: GatewayClients,
     private readonly logger: Logger,
     private readonly links: InvoiceLinks,
+    private readonly clock: Clock = systemClock,
   ) {}
+
+  list(actor: Actor, params: RefundListParams): Promise<Page<RefundView>> {
+    const query = Refund.of(actor, this.db.current);
+    if (params.payment_id) query.where('refunds.payment_id', params.payment_id);
+    if (params.invoice_id) query.where('refunds.invoice_id', params.invoice_id);
+    if (params.status) query.where('refunds.status', params.status);
+    return paginate(query, Refund.tableName, params, toRefundView);
+  }
+
+  async get(actor: Actor, id: number): Promise<RefundView> {
+    const row = await Refund.of(actor, this.db.current).findById(id);
+    if (!row) throw new NotFound('Refund');
+    return toRefundView(row);
+  }
 
   /**
    * `POST /payments/{id}/refund`: all or part of what is left of a succeeded payment. `requestKey`
    * (the request's Idempotency-Key): a refund already made under it is answered again, and one left
-   * pending by a process that died is resumed, so a retry never refunds twice.
+   * pending (its answer lost, or its process died) is resumed, so a retry never refunds twice.
    */
   refund(actor: Actor, paymentId: number, input: RefundInput, requestKey?: string): Promise<RefundResult> {
-    return this.perform(actor, paymentId, requestKey ?? null, (payment, left) => {
+    return this.perform(actor, paymentId, requestKey ?? null, input, (payment, left) => {
       if (left <= 0) throw new InvalidState('This payment is already fully refunded');
       const errors = new Map<string, string[]>();
       const minor = input.amount === undefined ? left : collectMinor(errors, 'amount', input.amount, payment.currency);
@@ -78,24 +117,37 @@ export class RefundService {
     });
   }
 
-  /** The part of a gateway payment beyond what was due (an overpayment, or a paid or void invoice), returned at once. */
-  refundExcess(actor: Actor, paymentId: number, excess: number): Promise<RefundResult> {
-    return this.perform(actor, paymentId, null, (_payment, left) => ({
-      minor: Math.min(excess, left),
-      reason: 'Overpayment: more than was due on the invoice',
-      metadata: {},
-    }));
+  /**
+   * Reserves the refund of the part of a gateway payment beyond what was due (an overpayment, or a
+   * paid or void invoice), in the transaction that records the payment (its invoice locked): if the
+   * process dies before `sendReserved`, the sweep finds it pending and sends it.
+   */
+  async reserveExcess(trx: Knex.Transaction, actor: Actor, paymentId: number, excess: number): Promise<Refund | null> {
+    const payment = await Payment.of(actor, trx).findById(paymentId).forUpdate();
+    if (!payment) throw new NotFound('Payment');
+    const minor = Math.min(excess, payment.amount - payment.amount_refunded);
+    if (minor <= 0) return null;
+    return this.reserve(trx, actor, payment, { minor, reason: EXCESS_REASON, metadata: {} }, null);
+  }
+
+  /** Sends a refund reserved by `reserveExcess`, after its transaction committed. */
+  sendReserved(actor: Actor, refund: Refund): Promise<RefundResult | null> {
+    return this.advance(actor, refund, 'first');
   }
 
   /**
-   * A gateway reports that `amountRefunded` (in all) has been returned on one of its payments: what
-   * this service has not recorded yet (a refund made in the gateway's dashboard) is recorded now.
-   * Repeated or out-of-order notifications change nothing, as the total only grows.
+   * A gateway reports that `amountRefunded` (in all) has been returned on one of its payments. Our
+   * own refunds of it still pending are read back first (the total counts them once made); what is
+   * left unrecorded (a refund made in the gateway's dashboard) is recorded now. Repeated or
+   * out-of-order notifications change nothing, as the total only grows.
    */
   async recordGatewayRefund(actor: Actor, gateway: string, paymentReference: string, amountRefunded: number, refundReference: string | null): Promise<RefundResult | null> {
+    const found = await Payment.of(actor, this.db.current).findOne({ gateway, unique_reference: paymentReference });
+    if (!found) return null;
+    for (const pending of await Refund.of(actor, this.db.current).where({ payment_id: found.id, status: 'pending' })) {
+      await this.advance(actor, pending, 'read').catch(() => undefined); // logged; it stays pending, counted in amount_refunded
+    }
     return this.db.transaction(async (trx) => {
-      const found = await Payment.of(actor, trx).findOne({ gateway, unique_reference: paymentReference });
-      if (!found) return null;
       const { invoice, payment } = await this.lockBoth(trx, actor, found);
       const unrecorded = Math.min(amountRefunded, payment.amount) - payment.amount_refunded;
       if (unrecorded <= 0) return null;
@@ -105,66 +157,194 @@ export class RefundService {
   }
 
   /**
-   * Decides the refund under the invoice's and the payment's locks. A recorded payment is refunded
-   * in that one transaction; a gateway's is reserved, asked for at the gateway, then settled (or
-   * released when the gateway refuses).
+   * A gateway reports one refund's state (Stripe's `charge.refund.updated`): a pending refund of
+   * ours is settled or released by it, and a made one that the bank failed counts as paid again.
+   * False when the payment is not one of this actor's.
    */
-  private async perform(actor: Actor, paymentId: number, requestKey: string | null, plan: (payment: Payment, left: number) => Planned): Promise<RefundResult> {
+  async recordRefundUpdate(actor: Actor, gateway: string, paymentReference: string, reported: GatewayRefund): Promise<boolean> {
+    const found = await Payment.of(actor, this.db.current).findOne({ gateway, unique_reference: paymentReference });
+    if (!found) return false;
+    await this.db.transaction(async (trx) => {
+      const { invoice, payment } = await this.lockBoth(trx, actor, found);
+      const refund = await this.ours(trx, actor, payment, reported);
+      if (!refund) return; // made in the gateway's dashboard: its charge.refunded records it
+      if (refund.status === 'pending') await this.conclude(trx, actor, invoice, payment, refund, reported);
+      else if (refund.status === 'succeeded' && reported.outcome === 'failed') await this.failAfterSuccess(trx, actor, invoice, payment, refund, reported.failureReason);
+    });
+    return true;
+  }
+
+  /**
+   * Test mode: a refund fails at the bank, as a gateway reports it for a live one (the amount counts
+   * as paid again; `payment.refund_failed`). For `invoicing trigger payment.refund_failed`.
+   */
+  async simulateBankFailure(actor: Actor, refundId: number): Promise<RefundResult> {
+    if (actor.livemode) throw new TestModeOnly('A refund\'s bank failure can be simulated only in test mode');
+    return this.db.transaction(async (trx) => {
+      const found = await Refund.of(actor, trx).findById(refundId);
+      if (!found) throw new NotFound('Refund');
+      const { invoice, payment } = await this.lockBoth(trx, actor, { id: found.payment_id, invoice_id: found.invoice_id });
+      const refund = await Refund.of(actor, trx).findById(refundId).forUpdate();
+      if (refund?.status !== 'succeeded') throw new InvalidState('Only a succeeded refund can fail at the bank');
+      return this.failAfterSuccess(trx, actor, invoice, payment, refund, 'The bank could not return the money (simulated in test mode)');
+    });
+  }
+
+  /**
+   * The reconciliation sweep (node-cron): claims due pending refunds (one process per refund, under
+   * a lease), reads each back from its gateway, settles it, or sends it under its own key when the
+   * gateway has none. One whose outcome is still unknown is read again later. Returns how many.
+   */
+  async reconcileDue(): Promise<number> {
+    let worked = 0;
+    for (;;) {
+      const claimed = await claimDue(this.db, Refund as unknown as new () => Refund & LeasedRow, { access: RECONCILIATION, leaseSeconds: RECONCILE_LEASE_SECONDS, clock: this.clock, limit: RECONCILE_BATCH });
+      if (!claimed.length) return worked;
+      for (const refund of claimed) {
+        const actor = systemActor('payment gateway', { businessId: refund.business_id, livemode: refund.livemode });
+        await this.advance(actor, refund, 'resume').catch(() => undefined); // logged; read again below
+        await Refund.of(actor, this.db.current)
+          .where({ id: refund.id, lease_id: refund.lease_id, status: 'pending' })
+          .patch({ lease_id: null, next_attempt_at: new Date(this.clock.now().getTime() + RECONCILE_AGAIN_MS).toISOString() });
+      }
+      worked += claimed.length;
+    }
+  }
+
+  /**
+   * Decides the refund under the invoice's and the payment's locks. A recorded payment is refunded
+   * in that one transaction; a gateway's is reserved, then asked for at the gateway.
+   */
+  private async perform(actor: Actor, paymentId: number, requestKey: string | null, input: RefundInput, plan: (payment: Payment, left: number) => Planned): Promise<RefundResult> {
     const reserved = await this.db.transaction(async (trx) => {
       const found = await Payment.of(actor, trx).findById(paymentId);
       if (!found) throw new NotFound('Payment');
       const { invoice, payment } = await this.lockBoth(trx, actor, found);
       const earlier = requestKey ? await Refund.of(actor, trx).findOne({ request_key: requestKey, payment_id: paymentId }) : undefined;
+      if (earlier && input.amount !== undefined && collectMinor(new Map(), 'amount', input.amount, earlier.currency) !== earlier.amount) {
+        throw new InvalidState(`This Idempotency-Key already asked for a refund of ${toMajor(earlier.amount, earlier.currency)} ${earlier.currency}; use a new key for another amount`);
+      }
       if (earlier?.status === 'succeeded') return { done: await this.resultOf(trx, actor, invoice, payment, earlier) };
-      if (earlier) return { pending: { refund: earlier, payment } };
+      if (earlier) return { pending: earlier, step: 'resume' as const };
       if (payment.status !== 'succeeded') throw new InvalidState(`A ${payment.status} payment cannot be refunded`);
       const planned = plan(payment, payment.amount - payment.amount_refunded);
       if (!ONLINE_GATEWAYS.includes(payment.gateway ?? '')) {
         const refund = await this.insert(trx, actor, payment, planned, { status: 'succeeded', requestKey });
         return { done: await this.settle(trx, actor, invoice, payment, refund) };
       }
-      const refund = await this.insert(trx, actor, payment, planned, { status: 'pending', requestKey });
-      await payment.$query(trx).patch({ amount_refunded: payment.amount_refunded + planned.minor });
-      return { pending: { refund, payment } };
+      return { pending: await this.reserve(trx, actor, payment, planned, requestKey), step: 'first' as const };
     });
     if (reserved.done) return reserved.done;
-    const { refund, payment } = reserved.pending;
+    const result = await this.advance(actor, reserved.pending, reserved.step);
+    if (!result) throw outcomeUnknown(reserved.pending);
+    return result;
+  }
 
-    let refundReference: string;
+  /** A pending refund and its reservation in the payment's `amount_refunded`, under the locks. */
+  private async reserve(trx: Knex.Transaction, actor: Actor, payment: Payment, planned: Planned, requestKey: string | null): Promise<Refund> {
+    const refund = await this.insert(trx, actor, payment, planned, { status: 'pending', requestKey });
+    await payment.$query(trx).patch({ amount_refunded: payment.amount_refunded + planned.minor });
+    return refund;
+  }
+
+  /**
+   * Takes a pending refund further at its gateway (see Step), outside any transaction. Returns the
+   * result once booked, null when a `read` found nothing; throws GatewayError when the gateway
+   * refused (the reservation is released) or its outcome stays unknown (it stays pending).
+   */
+  private async advance(actor: Actor, refund: Refund, step: Step): Promise<RefundResult | null> {
+    const log = { businessId: actor.businessId, refundId: refund.id, paymentId: refund.payment_id };
+    const payment = await Payment.of(actor, this.db.current).findById(refund.payment_id);
+    if (!payment) throw new NotFound('Payment');
+    const key = gatewayKeyOf(refund);
+    let reported: GatewayRefund | null = null;
     try {
       const gateway = await this.gateways.of(actor.businessId);
-      ({ refundReference } = await gateway.refund({
-        paymentReference: payment.gateway_reference ?? '',
-        amount: refund.amount,
-        reason: refund.reason,
-        idempotencyKey: `refund-${refund.business_id}-${refund.id}`,
-      }));
+      if (step !== 'first') reported = await gateway.findRefund(payment.gateway_reference ?? '', key, refund.gateway_reference);
+      if (!reported && step === 'read') return null;
+      reported ??= await gateway.refund({ paymentReference: payment.gateway_reference ?? '', amount: refund.amount, currency: refund.currency, reason: refund.reason, idempotencyKey: key });
     } catch (err) {
-      await this.release(actor, refund, err);
-      if (err instanceof GatewayUnavailable || err instanceof NotFound) throw new GatewayError(`The refund was not made: ${err.message}`);
-      throw err;
+      // Nothing was made: the gateway said no, or (before anything was sent) there is no gateway.
+      if (err instanceof GatewayRefused || (step === 'first' && err instanceof NotFound)) {
+        await this.release(actor, refund, err.message);
+        throw new GatewayError(`The refund was not made: ${err.message}`);
+      }
+      this.logger.warn({ ...log, err }, 'the refund\'s outcome at the gateway is unknown; it stays pending, with its reservation and its idempotency key');
+      throw outcomeUnknown(refund);
     }
-    return this.db.transaction(async (trx) => {
+    const result = await this.db.transaction(async (trx) => {
       const { invoice, payment: locked } = await this.lockBoth(trx, actor, payment);
-      await refund.$query(trx).patch({ status: 'succeeded', gateway_reference: refundReference, unique_reference: refundReference });
-      // The reservation already counted this refund in `amount_refunded`.
-      return this.settle(trx, actor, invoice, locked, refund, { reserved: true });
+      const current = await Refund.of(actor, trx).findById(refund.id).forUpdate();
+      if (!current) throw new NotFound('Refund');
+      // Settled meanwhile (a notification, the sweep, a retry): nothing more to book.
+      if (current.status !== 'pending') return { current, booked: await this.resultOf(trx, actor, invoice, locked, current) };
+      return { current, booked: await this.conclude(trx, actor, invoice, locked, current, reported) };
+    });
+    if (result.current.status === 'failed') throw new GatewayError(`The refund was not made: ${result.current.failure_reason ?? 'refused'}`);
+    return result.booked;
+  }
+
+  /** The gateway refused before anything was made: the reservation goes and the refund is failed. */
+  private async release(actor: Actor, refund: Refund, reason: string): Promise<void> {
+    this.logger.warn({ businessId: actor.businessId, refundId: refund.id, reason }, 'the gateway did not make a refund; its reservation is released');
+    await this.db.transaction(async (trx) => {
+      const { payment } = await this.lockBoth(trx, actor, { id: refund.payment_id, invoice_id: refund.invoice_id });
+      const current = await Refund.of(actor, trx).findById(refund.id).forUpdate();
+      if (current?.status === 'pending') await this.releaseLocked(trx, payment, current, reason);
     });
   }
 
-  /** The gateway refused: nothing was returned, so the reservation goes and the refund is failed. */
-  private async release(actor: Actor, refund: Refund, err: unknown): Promise<void> {
-    this.logger.warn({ err, businessId: actor.businessId, refundId: refund.id }, 'the gateway did not make a refund; its reservation is released');
-    await this.db.transaction(async (trx) => {
-      const payment = await Payment.of(actor, trx).findById(refund.payment_id).forUpdate();
-      if (payment) await payment.$query(trx).patch({ amount_refunded: payment.amount_refunded - refund.amount });
-      // The request's key is freed: a retry of the refused request may try again.
-      await refund.$query(trx).patch({ status: 'failed', failure_reason: err instanceof Error ? err.message.slice(0, 500) : 'refused', request_key: null });
-    });
+  private async releaseLocked(trx: Knex.Transaction, payment: Payment, refund: Refund, reason: string): Promise<void> {
+    await payment.$query(trx).patch({ amount_refunded: payment.amount_refunded - refund.amount });
+    // The request's key is freed: a retry of the refused request may try again.
+    await refund.$query(trx).patch({ status: 'failed', failure_reason: reason.slice(0, 500), request_key: null, next_attempt_at: null, lease_id: null });
+  }
+
+  /** A pending refund's outcome is known (locks held): booked when made, released when it failed. */
+  private async conclude(trx: Knex.Transaction, actor: Actor, invoice: Invoice, payment: Payment, refund: Refund, reported: GatewayRefund): Promise<RefundResult> {
+    if (reported.outcome === 'failed') {
+      await this.releaseLocked(trx, payment, refund, reported.failureReason ?? 'The gateway did not make the refund');
+      return this.resultOf(trx, actor, invoice, payment, refund);
+    }
+    await refund.$query(trx).patch({ status: 'succeeded', gateway_reference: reported.refundReference, unique_reference: reported.refundReference, next_attempt_at: null, lease_id: null });
+    // The reservation already counted this refund in `amount_refunded`.
+    return this.settle(trx, actor, invoice, payment, refund, { reserved: true });
+  }
+
+  /** The refund of ours a gateway reports on (by its id, or by the idempotency key it was made under), locked. */
+  private async ours(trx: Knex.Transaction, actor: Actor, payment: Payment, reported: GatewayRefund): Promise<Refund | undefined> {
+    const byReference = await Refund.of(actor, trx).findOne({ payment_id: payment.id, unique_reference: reported.refundReference }).forUpdate();
+    if (byReference || !reported.idempotencyKey) return byReference;
+    const pending = await Refund.of(actor, trx).where({ payment_id: payment.id, status: 'pending' }).forUpdate();
+    return pending.find((refund) => gatewayKeyOf(refund) === reported.idempotencyKey);
+  }
+
+  /**
+   * A refund that had been made failed afterwards (at the bank): nothing was returned after all, so
+   * its amount counts as paid again on the payment and, for the part the payment had counted
+   * towards it, on the invoice; `payment.refund_failed`. A void invoice stays void: the money is
+   * back with the business, to be returned some other way (logged).
+   */
+  private async failAfterSuccess(trx: Knex.Transaction, actor: Actor, invoice: Invoice, payment: Payment, refund: Refund, reason: string | null): Promise<RefundResult> {
+    const bookedOthers = await this.bookedTotal(trx, actor, payment, refund);
+    const backOnInvoice = this.invoicePart(payment, bookedOthers + refund.amount) - this.invoicePart(payment, bookedOthers);
+    const refundedAfter = payment.amount_refunded - refund.amount;
+    await refund.$query(trx).patch({ status: 'failed', failure_reason: (reason ?? 'The refund failed at the bank').slice(0, 500) });
+    await payment.$query(trx).patch({ amount_refunded: refundedAfter, status: refundedAfter >= payment.amount ? 'refunded' : 'succeeded' });
+    if (backOnInvoice > 0 && invoice.status !== 'void') {
+      const amountPaid = Math.min(invoice.total, invoice.amount_paid + backOnInvoice);
+      const settled = amountPaid >= invoice.total;
+      await invoice.$query(trx).patch({ amount_paid: amountPaid, status: settled ? 'paid' : 'partial', paid_at: settled ? new Date().toISOString() : null });
+    } else if (backOnInvoice > 0) {
+      this.logger.warn({ businessId: actor.businessId, refundId: refund.id, invoiceId: invoice.id }, 'a refund of a void invoice\'s payment failed at the bank: the money is back with the business');
+    }
+    const result = await this.resultOf(trx, actor, invoice, payment, refund);
+    await this.outbox.record(trx, actor, 'payment.refund_failed', { ...result });
+    return result;
   }
 
   /** The invoice's row, then the payment's: the order every payment change takes (see PaymentService.record). */
-  private async lockBoth(trx: Knex.Transaction, actor: Actor, payment: Payment): Promise<{ invoice: Invoice; payment: Payment }> {
+  private async lockBoth(trx: Knex.Transaction, actor: Actor, payment: Pick<Payment, 'id' | 'invoice_id'>): Promise<{ invoice: Invoice; payment: Payment }> {
     const invoice = await Invoice.of(actor, trx).findById(payment.invoice_id).forUpdate();
     const locked = await Payment.of(actor, trx).findById(payment.id).forUpdate();
     if (!invoice || !locked) throw new NotFound('Payment');
@@ -192,27 +372,35 @@ export class RefundService {
       failure_reason: null,
       request_key: requestKey,
       metadata: planned.metadata,
+      attempts: 0,
+      next_attempt_at: status === 'pending' ? new Date(this.clock.now().getTime() + RECONCILE_AFTER_MS).toISOString() : null,
+      lease_id: null,
     });
+  }
+
+  /** What the payment's other succeeded refunds returned (reservations of pending ones are not returned yet). */
+  private async bookedTotal(trx: Knex.Transaction, actor: Actor, payment: Payment, refund: Refund): Promise<number> {
+    const row = (await Refund.of(actor, trx).where({ payment_id: payment.id, status: 'succeeded' }).whereNot('id', refund.id).sum('amount as total').first()) as unknown as { total: number | string | null } | undefined;
+    return Number(row?.total ?? 0);
+  }
+
+  /**
+   * How much of `refunded` (the payment's succeeded refunds in all) came off the invoice: a refund
+   * returns first the part the payment never counted towards it (an overpayment).
+   */
+  private invoicePart(payment: Payment, refunded: number): number {
+    const uncounted = payment.amount - (payment.amount_applied ?? payment.amount);
+    return Math.max(0, refunded - uncounted);
   }
 
   /**
    * Books a succeeded refund: the payment's refunded total and status, the invoice's `amount_paid`
-   * (only by what the payment had counted towards it: the part it never counted, an overpayment,
-   * is returned first), the invoice's status, and `payment.refunded`.
+   * (only by what the payment had counted towards it), the invoice's status, and `payment.refunded`.
    */
-  private async settle(
-    trx: Knex.Transaction,
-    actor: Actor,
-    invoice: Invoice,
-    payment: Payment,
-    refund: Refund,
-    { reserved = false } = {},
-  ): Promise<RefundResult> {
-    const refundedBefore = reserved ? payment.amount_refunded - refund.amount : payment.amount_refunded;
-    const refundedAfter = refundedBefore + refund.amount;
-    const uncounted = payment.amount - (payment.amount_applied ?? payment.amount);
-    const uncountedLeft = Math.max(0, uncounted - refundedBefore);
-    const fromInvoice = Math.min(invoice.amount_paid, Math.max(0, refund.amount - uncountedLeft));
+  private async settle(trx: Knex.Transaction, actor: Actor, invoice: Invoice, payment: Payment, refund: Refund, { reserved = false } = {}): Promise<RefundResult> {
+    const refundedAfter = reserved ? payment.amount_refunded : payment.amount_refunded + refund.amount;
+    const bookedBefore = await this.bookedTotal(trx, actor, payment, refund);
+    const fromInvoice = Math.min(invoice.amount_paid, this.invoicePart(payment, bookedBefore + refund.amount) - this.invoicePart(payment, bookedBefore));
     await payment.$query(trx).patch({ amount_refunded: refundedAfter, status: refundedAfter >= payment.amount ? 'refunded' : 'succeeded' });
     if (fromInvoice > 0) {
       const amountPaid = invoice.amount_paid - fromInvoice;

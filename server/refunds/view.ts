@@ -6,10 +6,13 @@ import { Refund, RefundStatus } from './model';
 export interface RefundView {
   id: number;
   payment_id: number;
+  invoice_id: number;
   amount: number;
   currency: string;
   reason: string | null;
   status: RefundStatus;
+  /** Why a failed refund returned nothing (the gateway's refusal, or the bank's failure); null otherwise. */
+  failure_reason: string | null;
   gateway_reference: string | null;
   metadata: Metadata;
   livemode: boolean;
@@ -20,10 +23,12 @@ export function toRefundView(row: Refund): RefundView {
   return {
     id: row.id,
     payment_id: row.payment_id,
+    invoice_id: row.invoice_id,
     amount: toMajor(row.amount, row.currency),
     currency: row.currency,
     reason: row.reason ?? null,
     status: row.status,
+    failure_reason: row.failure_reason ?? null,
     gateway_reference: row.gateway_reference ?? null,
     metadata: row.metadata ?? {},
     livemode: row.livemode,

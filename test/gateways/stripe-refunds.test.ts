@@ -1,33 +1,19 @@
 /** Refunds of Stripe payments: through the SDK's refunds call, from Stripe's dashboard (`charge.refunded`), and the excess of an overpayment. */
 import { toDbTime } from '../../server/db/time';
-import { aDraft, eventsOf } from '../support/app';
+import { aDraft } from '../support/app';
 import { useStripeGateway } from '../support/stripe-double';
+import { aPaidByCard as paid, openCheckout as open, paymentEvents } from '../support/stripe-payments';
 
 const gateway = useStripeGateway();
 const { stripe } = gateway;
 afterEach(() => {
+  stripe.holdEvents = false;
   stripe.failWith = null;
 });
 
-/** A live invoice paid through a completed Checkout Session; returns it, its payment and the PaymentIntent id. */
-async function aPaidByCard(): Promise<{ invoice: any; payment: any; paymentIntent: string }> {
-  const invoice = await aDraft(gateway.live);
-  const sessionId = await openCheckout(invoice.id);
-  const session = await stripe.complete(sessionId);
-  const read = (await gateway.live.api.get(`/invoices/${invoice.id}`)).body.invoice;
-  return { invoice: read, payment: read.payments[0], paymentIntent: session.payment_intent! };
-}
-
-async function openCheckout(invoiceId: number): Promise<string> {
-  const url = (await gateway.live.api.post(`/invoices/${invoiceId}/initiate-payment`)).body.payment_url as string;
-  const html = await (await fetch(url)).text();
-  const formToken = /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  const answer = await fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ form_token: formToken }).toString() });
-  return /\/checkout\/(cs_live_[0-9a-f]+)/.exec(await answer.text())?.[1] ?? '';
-}
-
-const refundsOf = async (paymentId: number) =>
-  (await eventsOf(gateway.app, gateway.live.businessId)).filter((e) => e.type === 'payment.refunded' && e.data.payment.id === paymentId);
+const aPaidByCard = () => paid(gateway);
+const openCheckout = (invoiceId: number) => open(gateway, invoiceId);
+const refundsOf = (paymentId: number) => paymentEvents(gateway, paymentId);
 
 describe('refunding a Stripe payment', () => {
   test('when part of a card payment is refunded through the API, then Stripe refunds it on the PaymentIntent and the refund carries Stripe\'s id', async () => {
@@ -44,7 +30,12 @@ describe('refunding a Stripe payment', () => {
     expect(res.body.refund).toMatchObject({ amount: 50, status: 'succeeded', gateway_reference: atStripe.refunds[0].id });
     expect(res.body.invoice).toMatchObject({ id: invoice.id, status: 'partial', amount_paid: 100 });
     const request = stripe.requests.find((r) => r.path === '/v1/refunds')!;
-    expect(Object.fromEntries(request.params)).toEqual({ payment_intent: paymentIntent, amount: '5000', reason: 'requested_by_customer' });
+    expect(Object.fromEntries(request.params)).toEqual({
+      payment_intent: paymentIntent,
+      amount: '5000',
+      reason: 'requested_by_customer',
+      'metadata[invoicing_refund_key]': `refund-${gateway.live.businessId}-${res.body.refund.id}`,
+    });
   });
 
   test('when Stripe then reports the same refund (charge.refunded), then nothing more is recorded', async () => {
@@ -54,7 +45,7 @@ describe('refunding a Stripe payment', () => {
     const status = await stripe.deliverChargeRefunded(stripe.paymentIntents.get(paymentIntent)!);
 
     expect(status).toBe(200);
-    expect(stripe.paymentIntents.get(paymentIntent)!.refunds[0].metadata).toEqual({ reason: 'Damaged in transit' });
+    expect(stripe.paymentIntents.get(paymentIntent)!.refunds[0].metadata).toMatchObject({ reason: 'Damaged in transit' });
     expect((await gateway.live.api.get(`/payments/${payment.id}`)).body.payment).toMatchObject({ status: 'refunded', amount_refunded: 150 });
     expect(await refundsOf(payment.id)).toHaveLength(1);
   });
@@ -86,11 +77,15 @@ describe('refunding a Stripe payment', () => {
   });
 
   test('when money arrives for an invoice voided meanwhile, then the excess is refunded at Stripe at once', async () => {
+    // The client paid just before the invoice was voided; Stripe's event arrives after.
     const invoice = await aDraft(gateway.live);
     const sessionId = await openCheckout(invoice.id);
+    stripe.holdEvents = true;
+    const session = await stripe.complete(sessionId);
+    stripe.holdEvents = false;
     await gateway.live.api.post(`/invoices/${invoice.id}/void`);
 
-    const session = await stripe.complete(sessionId);
+    await stripe.deliver(sessionId, 'checkout.session.completed');
 
     const atStripe = stripe.paymentIntents.get(session.payment_intent!)!;
     expect(atStripe.amount_refunded).toBe(15000);
