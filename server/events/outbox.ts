@@ -12,6 +12,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import { Actor } from '../auth/actor';
+import { Tenancy } from '../auth/credential';
 import { ALL_SCOPES, grants, Scope } from '../auth/scopes';
 import { Clock } from '../clock';
 import { Database } from '../db/database';
@@ -106,6 +107,13 @@ export interface DirectDispatch {
   dispatch(event: Event, deliveries: DispatchedDelivery[]): void;
 }
 
+/** Readers of the event log waiting for new events of a business and mode. */
+export interface EventWaiters {
+  waitsFor(tenancy: Tenancy): boolean;
+  /** After the commit of an event of the business and mode. */
+  committed(tenancy: Tenancy, eventId: number): void;
+}
+
 /**
  * An event's receivers, in one statement: every key of the business and mode with a webhook URL (a
  * revoked key receives nothing new, nor does one rotated out with a grace period: its replacement,
@@ -144,8 +152,7 @@ function receiversOf(trx: Knex.Transaction, actor: Actor, type: EventType): Prom
 
 export class Outbox {
   private readonly listeners = new Set<() => void>();
-  /** Readers of the event log waiting for a new event (`GET /events?wait=`), woken by a commit that recorded one. */
-  private readonly eventWaiters = new Set<() => void>();
+  private eventWaiters?: EventWaiters;
   private direct?: DirectDispatch;
 
   constructor(
@@ -163,20 +170,9 @@ export class Outbox {
     this.direct = worker;
   }
 
-  /**
-   * Resolves when a transaction of this process that recorded an event commits, or after `ms`
-   * (events committed by other processes are found by reading again then).
-   */
-  nextEventCommit(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.eventWaiters.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      this.eventWaiters.add(wake);
-    });
+  /** The readers of the event log waiting for new events (`GET /events?wait=`) are told when an event of theirs commits. */
+  wakeAtCommit(waiters: EventWaiters): void {
+    this.eventWaiters = waiters;
   }
 
   /** Tells the listeners once the open transaction commits (at once outside one), never inside it. */
@@ -192,7 +188,8 @@ export class Outbox {
       data: JSON.stringify(data),
     });
     // Only while someone waits: the write path pays nothing for a reader that is not there.
-    if (this.eventWaiters.size) this.db.afterCommit(() => [...this.eventWaiters].forEach((wake) => wake()));
+    const waiters = this.eventWaiters;
+    if (waiters?.waitsFor(actor)) this.db.afterCommit(() => waiters.committed(actor, event.id));
     const targets = (await receiversOf(trx, actor, type)).map(({ api_key_id, app_id, url, sealed_secret }) => ({
       row: { api_key_id, app_id, url },
       sealedSecret: sealed_secret,

@@ -7,14 +7,13 @@ import { Database } from '../db/database';
 import { toDbTime } from '../db/time';
 import { listQuery, ListParams, Page, paginate } from '../http/pagination';
 import { Event, EVENT_TYPES, EventPayload, EventType, Outbox, readableEventTypes, toEventPayload } from './outbox';
+import { EventWatch } from './watch';
 
 /** How far back `GET /events` reaches. */
 export const EVENT_LOG_DAYS = 30;
 
 /** The longest a `GET /events?wait=` holds the request open, in seconds. */
 export const MAX_EVENT_WAIT_SECONDS = 30;
-/** How often a waiting read looks again for events committed by another process. */
-const EVENT_POLL_MS = 250;
 
 export interface EventListParams extends ListParams {
   type?: EventType;
@@ -36,24 +35,38 @@ export const listEventsQuery = listQuery<EventListParams>({
 });
 
 export class EventService {
+  private readonly watch: EventWatch;
+
   constructor(
     private readonly db: Database,
-    private readonly outbox: Outbox,
+    outbox: Outbox,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.watch = new EventWatch(db);
+    outbox.wakeAtCommit(this.watch);
+  }
 
   /**
-   * `list`; while its page is empty and `wait` seconds have not passed, reads again as soon as this
-   * process commits an event, and every quarter second for other processes' events. `webhooks
-   * listen` reads the log this way, from the last event id it saw, so a reconnect leaves no gap.
+   * `list`; while its page is empty and `wait` seconds have not passed, reads again when an event of
+   * the business and mode commits (seen by its watch: at once in this process, within an interval
+   * from another). `webhooks listen` reads the log this way, from the last event id it saw, so a
+   * reconnect leaves no gap. A credential with MAX_WAITS_PER_CREDENTIAL polls waiting already is
+   * answered at once.
    */
   async listOrWait(cred: Credential, params: EventListParams): Promise<Page<EventPayload>> {
-    const deadline = Date.now() + params.wait * 1000;
-    for (;;) {
-      const page = await this.list(cred, params);
-      const left = deadline - Date.now();
-      if (page.data.length || left <= 0) return page;
-      await this.outbox.nextEventCommit(Math.min(EVENT_POLL_MS, left));
+    const poll = params.wait ? await this.watch.join(cred) : null;
+    if (!poll) return this.list(cred, params);
+    try {
+      const deadline = Date.now() + params.wait * 1000;
+      for (;;) {
+        const seen = poll.version;
+        const page = await this.list(cred, params);
+        const left = deadline - Date.now();
+        if (page.data.length || left <= 0) return page;
+        await poll.changed(seen, left);
+      }
+    } finally {
+      poll.leave();
     }
   }
 
