@@ -25,6 +25,7 @@ import * as uniqueGatewayReference from './20261124170000_payments_unique_gatewa
 import * as createMetadata from './20261124180000_create_metadata';
 import * as createRefunds from './20261124190000_create_refunds';
 import * as addRefundRequestKey from './20261124200000_add_request_key_to_refunds';
+import * as addCheckoutExpiry from './20261125100000_add_expires_at_to_checkout_sessions';
 import * as addRefundReconciliation from './20261125110000_add_reconciliation_to_refunds';
 import * as addOAuthTokenScopes from './20261125130000_add_scopes_to_oauth_tokens';
 import * as createOwnerSessions from './20261125130100_create_owner_sessions';
@@ -59,6 +60,7 @@ export const migrations: NamedMigration[] = [
   { name: '20261124180000_create_metadata', ...createMetadata },
   { name: '20261124190000_create_refunds', ...createRefunds },
   { name: '20261124200000_add_request_key_to_refunds', ...addRefundRequestKey },
+  { name: '20261125100000_add_expires_at_to_checkout_sessions', ...addCheckoutExpiry },
   { name: '20261125110000_add_reconciliation_to_refunds', ...addRefundReconciliation },
   { name: '20261125130000_add_scopes_to_oauth_tokens', ...addOAuthTokenScopes },
   { name: '20261125130100_create_owner_sessions', ...createOwnerSessions },

@@ -98,6 +98,8 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   const invoices = new InvoiceService(db, businesses, emails, outbox, links);
   const gatewayClients = new GatewayClients(db, new SecretBox(appKey, 'gateway_secret'), { stripeApiUrl: config.stripeApiUrl });
   const refunds = new RefundService(db, outbox, gatewayClients, logger, links, clock);
+  const gateways = new GatewayService(db, payments, refunds, gatewayClients, logger, links, clock);
+  invoices.whenVoided((actor, invoiceId) => gateways.expireCheckouts(actor, invoiceId));
   return {
     emails,
     businesses,
@@ -120,6 +122,6 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     oauthTokens,
     ownerSessions: new OwnerSessions(new FormTokens(appKey), config.baseUrl.startsWith('https:')),
     credentials: new Credentials(keys, oauthTokens),
-    gateways: new GatewayService(db, payments, refunds, gatewayClients, logger, links),
+    gateways,
   };
 }

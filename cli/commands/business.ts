@@ -140,13 +140,13 @@ function gatewayCommand(): Command {
     .command('set <business-id>')
     .description('Set (or replace) the gateway credentials; the secrets are sealed at rest and never shown again')
     .option('--provider <provider>', 'the gateway (stripe)', 'stripe')
-    .option('--secret-key <key>', 'the business\'s Stripe secret key (sk_live_…)')
+    .option('--secret-key <key>', 'the business\'s live Stripe secret or restricted key (sk_live_… or rk_live_…); test keys are refused: test mode never calls a gateway')
     .option('--webhook-secret <secret>', 'the signing secret of the Stripe endpoint POST {BASE_URL}/gateway/stripe/<business-id>/webhook (whsec_…)')
     .option('--json', 'machine-readable output: { business_id, provider, secret_key_last4, webhook_secret_last4, updated_at }')
     .addHelpText(
       'after',
       examples('invoicing business gateway set 3 --provider stripe --secret-key sk_live_… --webhook-secret whsec_…') +
-        '\nIn Stripe, add a webhook endpoint {BASE_URL}/gateway/stripe/<business-id>/webhook for checkout.session.completed,\ncheckout.session.async_payment_succeeded and checkout.session.async_payment_failed.',
+        '\nIn Stripe, add a webhook endpoint {BASE_URL}/gateway/stripe/<business-id>/webhook for checkout.session.completed,\ncheckout.session.async_payment_succeeded, checkout.session.async_payment_failed and checkout.session.expired.',
     )
     .action(async (rawId: string, raw: { provider: string; secretKey?: string; webhookSecret?: string; json?: boolean }) => {
       const id = positiveId(rawId, 'business id');

@@ -7,7 +7,7 @@
 /** The checkout to open: the amount due of one invoice. */
 export interface CheckoutRequest {
   invoiceId: number;
-  /** Minor units. */
+  /** ISO 4217 minor units; the gateway converts them to its own. */
   amount: number;
   /** ISO 4217, upper-case. */
   currency: string;
@@ -20,17 +20,27 @@ export interface CheckoutRequest {
 export interface OpenedCheckout {
   sessionId: string;
   url: string;
+  /** When the gateway stops taking payment on it. */
+  expiresAt: Date;
+  /** False when the credentials are test-mode ones: such a checkout takes no real money. */
+  livemode: boolean;
 }
 
 /** A checkout as the gateway reports it. */
 export interface CheckoutState {
   sessionId: string;
   invoiceId: number | null;
-  /** `paid`: the money is taken; `failed`: a delayed payment method failed; `pending`: neither yet. */
-  outcome: 'paid' | 'pending' | 'failed';
+  /**
+   * `open`: not paid, and still taking payment; `pending`: paid with a delayed method whose money is
+   * not taken yet; `paid`: the money is taken; `failed`: the delayed payment failed; `expired`: it
+   * closed unpaid and can no longer be paid.
+   */
+  outcome: 'open' | 'pending' | 'paid' | 'failed' | 'expired';
+  /** False for a test-mode checkout: it never settles an invoice. */
+  livemode: boolean;
   /** The gateway's id of the payment itself (unique per payment): the payment's `gateway_reference`. */
   paymentReference: string | null;
-  /** Minor units actually charged, and in which currency (upper-case). */
+  /** ISO 4217 minor units actually charged (null when none, or not expressible in them), and in which currency (upper-case). */
   amount: number | null;
   currency: string | null;
   failureReason?: string;
@@ -40,11 +50,28 @@ export interface CheckoutState {
 export interface RefundRequest {
   /** The payment's `gateway_reference`. */
   paymentReference: string;
-  /** Minor units. */
+  /** ISO 4217 minor units of `currency`; the gateway converts them to its own. */
   amount: number;
+  /** ISO 4217, upper-case: the payment's. */
+  currency: string;
   reason: string | null;
   /** The same key for a retry of the same refund: the gateway makes it once. */
   idempotencyKey: string;
+}
+
+/** One refund at the gateway, as it answers a refund or reads one back. */
+export interface GatewayRefund {
+  refundReference: string;
+  /** Minor units. */
+  amount: number;
+  /**
+   * `succeeded`: the gateway made it (it may still be on its way to the bank, which can fail it
+   * later); `failed`: refused, cancelled, or failed at the bank: nothing was returned.
+   */
+  outcome: 'succeeded' | 'failed';
+  failureReason: string | null;
+  /** The idempotency key this product made it under (the gateway keeps it on the refund); null for one made elsewhere. */
+  idempotencyKey: string | null;
 }
 
 /** Money returned on one of the gateway's payments, as its notification reports it (a refund made in its own dashboard too). */
@@ -57,7 +84,13 @@ export interface RefundedPayment {
   refundReference: string | null;
 }
 
-export type GatewayNotification = { kind: 'checkout'; checkout: CheckoutState } | { kind: 'refunded'; refunded: RefundedPayment };
+/** `livemode` false: a test-mode event, which never settles anything. */
+export type GatewayNotification = { livemode: boolean } & (
+  | { kind: 'checkout'; checkout: CheckoutState }
+  | { kind: 'refunded'; refunded: RefundedPayment }
+  /** One refund changed at the gateway (it succeeded, or failed at the bank). */
+  | { kind: 'refund_updated'; paymentReference: string; refund: GatewayRefund }
+);
 
 export interface GatewayCredentialsInput {
   secretKey: string;
@@ -65,11 +98,23 @@ export interface GatewayCredentialsInput {
 }
 
 export interface PaymentGateway {
+  /** Whether the gateway can charge exactly this amount (ISO minor units) in this currency: it is never rounded. */
+  accepts(amount: number, currency: string): boolean;
+  /** Throws GatewayUnavailable for an amount it does not accept, before any call. */
   openCheckout(request: CheckoutRequest): Promise<OpenedCheckout>;
   readCheckout(sessionId: string): Promise<CheckoutState>;
   expireCheckout(sessionId: string): Promise<void>;
-  /** Refunds at the gateway; returns the gateway's refund id. Throws GatewayUnavailable when refused. */
-  refund(request: RefundRequest): Promise<{ refundReference: string }>;
+  /**
+   * Refunds at the gateway. Throws GatewayRefused when the gateway clearly refused (nothing was
+   * made); any other error (a timeout, a dropped connection, the gateway's own 5xx) leaves the
+   * outcome unknown: the refund may exist, so only the same idempotency key may ask again.
+   */
+  refund(request: RefundRequest): Promise<GatewayRefund>;
+  /**
+   * Reads back the refund made under `idempotencyKey` on a payment (by its id when known), or
+   * null when the gateway has none: it was never made.
+   */
+  findRefund(paymentReference: string, idempotencyKey: string, refundReference: string | null): Promise<GatewayRefund | null>;
   /**
    * Verifies a notification against the webhook secret (throws `GatewaySignatureInvalid`) and
    * returns what it reports, or null for an event the product does not act on.
@@ -82,3 +127,6 @@ export class GatewaySignatureInvalid extends Error {}
 
 /** The gateway refused or could not be reached: the client gets a page, the business a log line. */
 export class GatewayUnavailable extends Error {}
+
+/** The gateway clearly refused the request (a 4xx card or invalid-request error): nothing was made. */
+export class GatewayRefused extends GatewayUnavailable {}

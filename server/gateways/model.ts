@@ -16,12 +16,14 @@ export class GatewayCredentials extends BaseModel {
   webhook_secret_last4!: string;
 }
 
-export const CHECKOUT_STATUSES = ['open', 'complete', 'expired'] as const;
+/** `failed`: its delayed payment failed (recorded once, however often the gateway says so). */
+export const CHECKOUT_STATUSES = ['open', 'complete', 'expired', 'failed'] as const;
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 
 /** A checkout opened at the gateway for an invoice's amount due; at most one is open per invoice. */
 export class CheckoutSession extends TenantModel {
   static override tableName = 'checkout_sessions';
+  static override timestampColumns = ['created_at', 'updated_at', 'expires_at'];
 
   invoice_id!: number;
   provider!: GatewayProvider;
@@ -31,4 +33,6 @@ export class CheckoutSession extends TenantModel {
   amount!: number;
   currency!: string;
   url!: string;
+  /** When the gateway stops taking payment on it: it is reused only well before. */
+  expires_at!: string;
 }

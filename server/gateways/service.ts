@@ -8,14 +8,17 @@
 import Joi from 'joi';
 import { Logger } from 'pino';
 import { acrossTenants, Actor, SystemActor, systemActor } from '../auth/actor';
+import { Clock } from '../clock';
 import { Database } from '../db/database';
+import { NotFound } from '../errors';
 import { InvoiceLinks } from '../invoices/links';
 import { Invoice, PAYABLE_STATUSES } from '../invoices/model';
 import { PaymentService } from '../payments/service';
+import { Refund } from '../refunds/model';
 import { RefundService } from '../refunds/service';
 import { validateInput } from '../validation';
 import { GatewayClients } from './clients';
-import { CheckoutState, GatewayCredentialsInput, RefundedPayment } from './gateway';
+import { CheckoutState, GatewayCredentialsInput, GatewayRefund, GatewayUnavailable, PaymentGateway, RefundedPayment } from './gateway';
 import { CheckoutSession, GatewayCredentials, GatewayProvider, GATEWAY_PROVIDERS } from './model';
 
 export interface GatewayView {
@@ -31,15 +34,26 @@ const credentialsSchema = Joi.object<GatewayCredentialsInput & { provider: Gatew
   provider: Joi.string()
     .valid(...GATEWAY_PROVIDERS)
     .required(),
+  // Test mode never calls a gateway (spec): a test key would only let test cards pay live invoices.
   secretKey: Joi.string()
     .pattern(/^(sk|rk)_(test|live)_[A-Za-z0-9]{8,}$/)
+    .pattern(/^(sk|rk)_live_/, 'live')
     .required()
-    .messages({ 'string.pattern.base': 'the secret key must be a Stripe secret key (sk_live_… or sk_test_…)' }),
+    .messages({
+      'string.pattern.base': 'the secret key must be a Stripe secret key (sk_live_… or rk_live_…)',
+      'string.pattern.name': 'the secret key must be a live key (sk_live_… or rk_live_…): test mode never calls a gateway, so test keys are refused',
+    }),
   webhookSecret: Joi.string()
     .pattern(/^whsec_[A-Za-z0-9+/=]{8,}$/)
     .required()
     .messages({ 'string.pattern.base': 'the webhook secret must be a Stripe endpoint secret (whsec_…)' }),
 });
+
+/**
+ * An open checkout is reused only with at least this long left before the gateway expires it: the
+ * client still has to type card details and pass the bank's check on the gateway's page.
+ */
+const REUSE_MARGIN_MS = 60 * 60 * 1000;
 
 export class GatewayService {
   constructor(
@@ -49,6 +63,7 @@ export class GatewayService {
     private readonly clients: GatewayClients,
     private readonly logger: Logger,
     private readonly links: InvoiceLinks,
+    private readonly clock: Clock,
   ) {}
 
   /** Sets (or replaces) a business's gateway credentials, sealed at rest. */
@@ -84,19 +99,47 @@ export class GatewayService {
   }
 
   /**
-   * The checkout for an invoice's amount due, opened at the gateway (or the one already open for
-   * that amount). A newer checkout expires the older ones: an invoice has at most one open.
-   * Returns null when nothing is due.
+   * What the payment page offers for paying `amount` (minor units) online: the gateway's checkout,
+   * nothing (no gateway), or nothing for this amount (the gateway cannot charge it exactly, and it
+   * is never rounded).
+   */
+  async checkoutOffer(businessId: number, amount: number, currency: string): Promise<'ready' | 'not_set_up' | 'amount_not_accepted'> {
+    let gateway: PaymentGateway;
+    try {
+      gateway = await this.clients.of(businessId);
+    } catch (err) {
+      if (err instanceof NotFound) return 'not_set_up';
+      throw err;
+    }
+    return gateway.accepts(amount, currency) ? 'ready' : 'amount_not_accepted';
+  }
+
+  /**
+   * The checkout for an invoice's amount due, opened at the gateway, or the one already open for
+   * that amount while the gateway still takes payment on it for a while. A newer checkout expires
+   * the older ones: an invoice has at most one open. Returns null when nothing is due, when the
+   * gateway cannot charge the amount exactly (the page says so), or when the open checkout was
+   * paid meanwhile (recorded here if the money is taken).
    */
   async startCheckout(actor: SystemActor, invoiceId: number, pageToken: string): Promise<{ url: string } | null> {
     const invoice = await Invoice.of(actor, this.db.current).findById(invoiceId);
     if (!invoice || !PAYABLE_STATUSES.includes(invoice.status) || invoice.total - invoice.amount_paid <= 0) return null;
     const amount = invoice.total - invoice.amount_paid;
-    const open = await CheckoutSession.of(actor, this.db.current).where({ invoice_id: invoiceId, status: 'open' });
-    const reusable = open.find((session) => session.amount === amount && session.currency === invoice.currency);
-    if (reusable) return { url: reusable.url };
-
     const gateway = await this.clients.of(actor.businessId);
+    if (!gateway.accepts(amount, invoice.currency)) return null;
+    const open = await CheckoutSession.of(actor, this.db.current).where({ invoice_id: invoiceId, status: 'open' });
+    const cutoff = this.clock.now().getTime() + REUSE_MARGIN_MS;
+    const candidate = open.find((session) => session.amount === amount && session.currency === invoice.currency && Date.parse(session.expires_at) > cutoff);
+    if (candidate) {
+      // Stripe may have expired it early (its event lost or still on its way), or the client paid it in another tab.
+      const state = await gateway.readCheckout(candidate.session_id);
+      if (state.outcome === 'open') return { url: candidate.url };
+      if (state.outcome !== 'expired') {
+        await this.confirm(actor, candidate, state);
+        return null;
+      }
+    }
+
     const pageUrl = this.links.paymentUrl(pageToken);
     const opened = await gateway.openCheckout({
       invoiceId,
@@ -106,6 +149,11 @@ export class GatewayService {
       successUrl: `${pageUrl}?checkout_session={CHECKOUT_SESSION_ID}`,
       cancelUrl: pageUrl,
     });
+    if (!opened.livemode) {
+      // Credentials set before test keys were refused: a test checkout would let a test card pay a live invoice.
+      await gateway.expireCheckout(opened.sessionId);
+      throw new GatewayUnavailable('the business\'s gateway credentials are test-mode keys; set live ones with `business gateway set`');
+    }
     const superseded = await this.db.transaction(async (trx) => {
       const older = await CheckoutSession.of(actor, trx).where({ invoice_id: invoiceId, status: 'open' }).forUpdate();
       if (older.length) await CheckoutSession.of(actor, trx).whereIn('id', older.map((session) => session.id)).patch({ status: 'expired' });
@@ -118,6 +166,7 @@ export class GatewayService {
         amount,
         currency: invoice.currency,
         url: opened.url,
+        expires_at: opened.expiresAt.toISOString(),
       });
       return older;
     });
@@ -134,7 +183,35 @@ export class GatewayService {
   async confirmReturn(actor: SystemActor, invoiceId: number, sessionId: string): Promise<void> {
     const session = await CheckoutSession.of(actor, this.db.current).findOne({ invoice_id: invoiceId, session_id: sessionId });
     if (!session || session.status === 'complete') return;
-    const state = await (await this.clients.of(actor.businessId)).readCheckout(sessionId);
+    await this.confirm(actor, session, await (await this.clients.of(actor.businessId)).readCheckout(sessionId));
+  }
+
+  /**
+   * An invoice was voided (after its commit): its open checkouts are expired at the gateway, then
+   * here, so that nobody pays a cancelled invoice. One the gateway could not expire stays open
+   * here and is logged: if it is paid after all, the payment is recorded and refunded as an excess.
+   */
+  async expireCheckouts(actor: Actor, invoiceId: number): Promise<void> {
+    const open = await CheckoutSession.of(actor, this.db.current).where({ invoice_id: invoiceId, status: 'open' });
+    if (!open.length) return;
+    const context = { businessId: actor.businessId, invoiceId };
+    try {
+      const gateway = await this.clients.of(actor.businessId);
+      for (const session of open) {
+        await gateway.expireCheckout(session.session_id);
+        await CheckoutSession.of(actor, this.db.current).where({ id: session.id, status: 'open' }).patch({ status: 'expired' });
+      }
+    } catch (err) {
+      this.logger.error({ ...context, err }, 'a checkout of a voided invoice could not be expired at the gateway; it may still be paid (and then refunded as an excess)');
+    }
+  }
+
+  /** The gateway's word on a checkout: a test-mode one never settles a live invoice; a paid one is recorded. */
+  private async confirm(actor: Actor, session: CheckoutSession, state: CheckoutState): Promise<void> {
+    if (!state.livemode) {
+      this.logger.warn({ businessId: actor.businessId, sessionId: session.session_id }, 'the gateway reports a test-mode checkout (livemode false) for a live invoice; nothing recorded');
+      return;
+    }
     if (state.outcome === 'paid') await this.settle(actor, session, state);
   }
 
@@ -144,7 +221,13 @@ export class GatewayService {
    */
   async handleNotification(businessId: number, rawBody: Buffer, signature: string | undefined): Promise<void> {
     const notification = (await this.clients.of(businessId)).readNotification(rawBody, signature);
+    if (notification && !notification.livemode) {
+      // Test money never settles anything: acknowledged, so Stripe stops retrying.
+      this.logger.warn({ businessId, kind: notification.kind }, 'a test-mode gateway event (livemode false) settles nothing; acknowledged and ignored');
+      return;
+    }
     if (notification?.kind === 'refunded') await this.recordRefund(businessId, notification.refunded);
+    if (notification?.kind === 'refund_updated') await this.recordRefundUpdate(businessId, notification.paymentReference, notification.refund);
     if (notification?.kind !== 'checkout') return;
     const state = notification.checkout;
     const session = await CheckoutSession.acrossTenants(acrossTenants('gateway notification'), this.db.current)
@@ -157,6 +240,7 @@ export class GatewayService {
     const actor = systemActor('payment gateway', { businessId, livemode: session.livemode });
     if (state.outcome === 'paid') await this.settle(actor, session, state);
     else if (state.outcome === 'failed') await this.fail(actor, session, state);
+    else if (state.outcome === 'expired') await CheckoutSession.of(actor, this.db.current).where({ id: session.id, status: 'open' }).patch({ status: 'expired' });
   }
 
   private async settle(actor: Actor, session: CheckoutSession, state: CheckoutState): Promise<void> {
@@ -164,16 +248,23 @@ export class GatewayService {
       this.logger.error({ businessId: actor.businessId, sessionId: session.session_id }, 'gateway reported a paid checkout without a payment reference, amount or matching currency; not recorded');
       return;
     }
-    const recorded = await this.payments.recordFromGateway(actor, session.invoice_id, state.amount, {
-      method: 'card',
-      gateway: session.provider,
-      gatewayReference: state.paymentReference,
-    });
+    // The excess refund is reserved with the payment, in its transaction: if this process dies
+    // before sending it, the reconciliation sweep finds it pending and sends it, once.
+    let excessRefund: Refund | null = null;
+    const recorded = await this.payments.recordFromGateway(
+      actor,
+      session.invoice_id,
+      state.amount,
+      { method: 'card', gateway: session.provider, gatewayReference: state.paymentReference },
+      async (trx, payment) => {
+        if (payment.excess > 0) excessRefund = await this.refunds.reserveExcess(trx, actor, payment.payment.id, payment.excess);
+      },
+    );
     await CheckoutSession.of(actor, this.db.current).findById(session.id).patch({ status: 'complete' });
-    if (recorded.excess > 0 && !recorded.duplicate) {
+    if (excessRefund) {
       const context = { businessId: actor.businessId, invoiceId: session.invoice_id, paymentId: recorded.payment.id, excessMinor: recorded.excess };
       this.logger.warn(context, 'the gateway took more than was due (an overpayment, or a paid or void invoice); refunding the excess');
-      await this.refunds.refundExcess(actor, recorded.payment.id, recorded.excess).catch((err: unknown) => this.logger.error({ ...context, err }, 'the excess could not be refunded; refund it from the API or the gateway'));
+      await this.refunds.sendReserved(actor, excessRefund).catch((err: unknown) => this.logger.error({ ...context, err }, 'the excess was not refunded yet; it stays pending and the reconciliation sweep settles it'));
     }
   }
 
@@ -186,12 +277,22 @@ export class GatewayService {
     }
   }
 
+  /** One refund's new state (it succeeded, or failed at the bank), for whichever business mode the payment is in. */
+  private async recordRefundUpdate(businessId: number, paymentReference: string, refund: GatewayRefund): Promise<void> {
+    for (const livemode of [true, false]) {
+      if (await this.refunds.recordRefundUpdate(systemActor('payment gateway', { businessId, livemode }), 'stripe', paymentReference, refund)) return;
+    }
+  }
+
   /** A delayed payment method failed: `payment.failed` with the invoice and the reason. */
   private async fail(actor: Actor, session: CheckoutSession, state: CheckoutState): Promise<void> {
     await this.db.transaction(async (trx) => {
+      // Stripe sends an event again until it is acknowledged (and sometimes twice): a checkout fails once.
+      const locked = await CheckoutSession.of(actor, trx).findById(session.id).forUpdate();
+      if (!locked || locked.status === 'failed' || locked.status === 'complete') return;
       const invoice = await Invoice.of(actor, trx).findById(session.invoice_id);
       if (!invoice) return;
-      await CheckoutSession.of(actor, trx).findById(session.id).patch({ status: 'expired' });
+      await CheckoutSession.of(actor, trx).findById(session.id).patch({ status: 'failed' });
       await this.payments.recordFailure(trx, actor, invoice, state.failureReason ?? 'The payment failed');
     });
   }

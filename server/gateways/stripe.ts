@@ -1,10 +1,13 @@
 /** The Stripe gateway, through the official SDK, with one business's own credentials. */
 import Stripe from 'stripe';
+import { fromStripeUnits, toStripeUnits } from '../money/stripe-units';
 import {
   CheckoutRequest,
   CheckoutState,
   GatewayCredentialsInput,
   GatewayNotification,
+  GatewayRefund,
+  GatewayRefused,
   GatewaySignatureInvalid,
   GatewayUnavailable,
   OpenedCheckout,
@@ -26,7 +29,7 @@ export function stripeClientOptions(apiUrl: string | undefined): ConstructorPara
   };
 }
 
-const CHECKOUT_EVENTS = ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'checkout.session.async_payment_failed'];
+const CHECKOUT_EVENTS = ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'checkout.session.async_payment_failed', 'checkout.session.expired'];
 
 /** Stripe's own refund reasons; any other reason travels in the refund's metadata. */
 const STRIPE_REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;
@@ -42,14 +45,20 @@ export class StripeGateway implements PaymentGateway {
     this.stripe = new Stripe(credentials.secretKey, stripeClientOptions(apiUrl));
   }
 
+  accepts(amount: number, currency: string): boolean {
+    return toStripeUnits(amount, currency) !== null;
+  }
+
   async openCheckout(request: CheckoutRequest): Promise<OpenedCheckout> {
+    const unitAmount = toStripeUnits(request.amount, request.currency);
+    if (unitAmount === null) throw new GatewayRefused(`Stripe cannot charge exactly ${request.amount} minor units of ${request.currency}`);
     const session = await this.call(() =>
       this.stripe.checkout.sessions.create({
         mode: 'payment',
         line_items: [
           {
             quantity: 1,
-            price_data: { currency: request.currency.toLowerCase(), unit_amount: request.amount, product_data: { name: request.description } },
+            price_data: { currency: request.currency.toLowerCase(), unit_amount: unitAmount, product_data: { name: request.description } },
           },
         ],
         success_url: request.successUrl,
@@ -60,7 +69,7 @@ export class StripeGateway implements PaymentGateway {
       }),
     );
     if (!session.url) throw new GatewayUnavailable('Stripe returned a checkout session without a URL');
-    return { sessionId: session.id, url: session.url };
+    return { sessionId: session.id, url: session.url, expiresAt: new Date(session.expires_at * 1000), livemode: session.livemode };
   }
 
   async readCheckout(sessionId: string): Promise<CheckoutState> {
@@ -69,26 +78,34 @@ export class StripeGateway implements PaymentGateway {
 
   async expireCheckout(sessionId: string): Promise<void> {
     await this.call(() => this.stripe.checkout.sessions.expire(sessionId)).catch((err: unknown) => {
-      // Already completed or expired: nothing is left open.
-      if (!(err instanceof GatewayUnavailable)) throw err;
+      // Refused: it is already complete or expired, so nothing is left open. Anything else (Stripe unreachable) is the caller's to log.
+      if (!(err instanceof GatewayRefused)) throw err;
     });
   }
 
-  async refund(request: RefundRequest): Promise<{ refundReference: string }> {
+  async refund(request: RefundRequest): Promise<GatewayRefund> {
     const stripeReason = STRIPE_REFUND_REASONS.find((reason): reason is StripeRefundReason => reason === request.reason);
     const refund = await this.call(() =>
       this.stripe.refunds.create(
         {
           payment_intent: request.paymentReference,
-          amount: request.amount,
+          amount: refundUnits(request),
           ...(stripeReason ? { reason: stripeReason } : {}),
-          ...(request.reason && !stripeReason ? { metadata: { reason: request.reason.slice(0, 500) } } : {}),
+          // The key travels with the refund, so a refund whose answer was lost can be found again.
+          metadata: { [REFUND_KEY_METADATA]: request.idempotencyKey, ...(request.reason && !stripeReason ? { reason: request.reason.slice(0, 500) } : {}) },
         },
         { idempotencyKey: request.idempotencyKey },
       ),
     );
-    if (refund.status === 'failed' || refund.status === 'canceled') throw new GatewayUnavailable(`Stripe: the refund ${refund.status}`);
-    return { refundReference: refund.id };
+    return refundOf(refund);
+  }
+
+  async findRefund(paymentReference: string, idempotencyKey: string, refundReference: string | null): Promise<GatewayRefund | null> {
+    if (refundReference) return refundOf(await this.call(() => this.stripe.refunds.retrieve(refundReference)));
+    // Auto-pagination reads every page: a PaymentIntent's refunds are few.
+    const refunds = await this.call(() => this.stripe.refunds.list({ payment_intent: paymentReference, limit: 100 }).autoPagingToArray({ limit: 10_000 }));
+    const made = refunds.find((refund) => refund.metadata?.[REFUND_KEY_METADATA] === idempotencyKey);
+    return made ? refundOf(made) : null;
   }
 
   readNotification(rawBody: Buffer, signatureHeader: string | undefined): GatewayNotification | null {
@@ -103,35 +120,85 @@ export class StripeGateway implements PaymentGateway {
       const paymentReference = typeof charge.payment_intent === 'string' ? charge.payment_intent : (charge.payment_intent?.id ?? null);
       if (!paymentReference) return null;
       const latest = charge.refunds?.data?.[0]?.id ?? null;
-      return { kind: 'refunded', refunded: { paymentReference, amountRefunded: charge.amount_refunded, currency: charge.currency.toUpperCase(), refundReference: latest } };
+      const currency = charge.currency.toUpperCase();
+      const amountRefunded = fromStripeUnits(charge.amount_refunded, currency);
+      if (amountRefunded === null) return null;
+      return { livemode: event.livemode && charge.livemode, kind: 'refunded', refunded: { paymentReference, amountRefunded, currency, refundReference: latest } };
+    }
+    if (event.type === 'charge.refund.updated') {
+      const refund = event.data.object;
+      const paymentReference = typeof refund.payment_intent === 'string' ? refund.payment_intent : (refund.payment_intent?.id ?? null);
+      return paymentReference ? { livemode: event.livemode, kind: 'refund_updated', paymentReference, refund: refundOf(refund) } : null;
     }
     if (!CHECKOUT_EVENTS.includes(event.type)) return null;
     const session = event.data.object as Stripe.Checkout.Session;
-    return { kind: 'checkout', checkout: this.stateOf(session, event.type === 'checkout.session.async_payment_failed' ? 'failed' : 'event') };
+    const checkout = this.stateOf(session, event.type === 'checkout.session.async_payment_failed' ? 'failed' : 'event');
+    return { livemode: event.livemode && checkout.livemode, kind: 'checkout', checkout };
   }
 
   private stateOf(session: Stripe.Checkout.Session, how: 'read' | 'event' | 'failed'): CheckoutState {
     const invoiceId = Number(session.metadata?.invoice_id ?? session.client_reference_id);
     const paymentReference = typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? null);
     const paid = session.payment_status === 'paid' || session.payment_status === 'no_payment_required';
+    const currency = session.currency ? session.currency.toUpperCase() : null;
+    // A session is `complete` once the client paid, `paid` once the money is taken (later, for a delayed method).
+    const outcome = how === 'failed' ? 'failed' : paid ? 'paid' : session.status === 'complete' ? 'pending' : session.status === 'expired' ? 'expired' : 'open';
     return {
       sessionId: session.id,
       invoiceId: Number.isSafeInteger(invoiceId) && invoiceId > 0 ? invoiceId : null,
-      outcome: how === 'failed' ? 'failed' : paid ? 'paid' : 'pending',
+      outcome,
+      livemode: session.livemode,
       paymentReference,
-      amount: session.amount_total ?? null,
-      currency: session.currency ? session.currency.toUpperCase() : null,
+      amount: session.amount_total === null || currency === null ? null : fromStripeUnits(session.amount_total, currency),
+      currency,
       ...(how === 'failed' ? { failureReason: 'The delayed payment failed' } : {}),
     };
   }
 
-  /** SDK errors (refused request, bad key, network) become GatewayUnavailable with Stripe's message. */
+  /**
+   * SDK errors become GatewayUnavailable with Stripe's message; a clear refusal (a 4xx card,
+   * invalid-request, authentication or permission error) is GatewayRefused. A network error, a
+   * timeout, Stripe's 5xx, a rate limit, a conflict or an idempotency error leave the outcome unknown.
+   */
   private async call<T>(request: () => Promise<T>): Promise<T> {
     try {
       return await request();
     } catch (err) {
-      if (err instanceof Stripe.errors.StripeError) throw new GatewayUnavailable(`Stripe: ${err.type}: ${err.message}`);
-      throw err;
+      if (!(err instanceof Stripe.errors.StripeError)) throw err;
+      const message = `Stripe: ${err.type}: ${err.message}`;
+      throw isRefusal(err) ? new GatewayRefused(message) : new GatewayUnavailable(message);
     }
   }
+}
+
+/** A refund's amount in Stripe's units; one Stripe cannot make exactly (ISK øre, 0.005 KWD) is refused before any call. */
+function refundUnits(request: RefundRequest): number {
+  const units = toStripeUnits(request.amount, request.currency);
+  if (units === null) throw new GatewayRefused(`Stripe cannot refund exactly ${request.amount} minor units of ${request.currency}`);
+  return units;
+}
+
+/** Our refund's idempotency key, kept in the Stripe refund's metadata. */
+const REFUND_KEY_METADATA = 'invoicing_refund_key';
+
+function isRefusal(err: Stripe.errors.StripeError): boolean {
+  if (err instanceof Stripe.errors.StripeCardError || err instanceof Stripe.errors.StripeAuthenticationError || err instanceof Stripe.errors.StripePermissionError) return true;
+  return err instanceof Stripe.errors.StripeInvalidRequestError && [400, 402, 404].includes(err.statusCode ?? 0);
+}
+
+/**
+ * A Stripe refund as the gateway interface reports it. `pending` and `requires_action` count as
+ * made: Stripe has taken the refund on and reports a later failure (`charge.refund.updated`).
+ */
+function refundOf(refund: Stripe.Refund): GatewayRefund {
+  const failed = refund.status === 'failed' || refund.status === 'canceled';
+  const amount = fromStripeUnits(refund.amount, refund.currency.toUpperCase());
+  if (amount === null) throw new GatewayUnavailable(`Stripe reported refund ${refund.id} in an amount of ${refund.currency.toUpperCase()} that has no exact ISO amount`);
+  return {
+    refundReference: refund.id,
+    amount,
+    outcome: failed ? 'failed' : 'succeeded',
+    failureReason: failed ? `Stripe: the refund ${refund.status}${refund.failure_reason ? ` (${refund.failure_reason})` : ''}` : null,
+    idempotencyKey: refund.metadata?.[REFUND_KEY_METADATA] ?? null,
+  };
 }

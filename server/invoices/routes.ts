@@ -148,7 +148,7 @@ export const invoiceRoutes = [
     path: '/invoices/{id}/void',
     operationId: 'voidInvoice',
     summary: 'Void an invoice (extension)',
-    description: 'Cancels a draft, sent or viewed invoice that has taken no money; a paid, partly paid or void one is a 422 `invalid_state`.',
+    description: 'Cancels a draft, sent or viewed invoice that has taken no money; a paid, partly paid or void one is a 422 `invalid_state`. Its open checkout at the payment gateway is expired once the void is saved, so it can no longer be paid.',
     tag: 'Invoices',
     scopes: ['invoices:write'],
     record: 'Invoice',

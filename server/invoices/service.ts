@@ -47,6 +47,13 @@ export class InvoiceService {
     private readonly links: InvoiceLinks,
   ) {}
 
+  private readonly voidListeners: ((actor: Actor, invoiceId: number) => Promise<void>)[] = [];
+
+  /** Runs `listener` after each void commits (the gateway expires the invoice's open checkout); it handles its own errors. */
+  whenVoided(listener: (actor: Actor, invoiceId: number) => Promise<void>): void {
+    this.voidListeners.push(listener);
+  }
+
   async list(actor: Actor, params: InvoiceListParams): Promise<Page<InvoiceView>> {
     const query = Invoice.of(actor, this.db.current);
     if (params.status) query.where('invoices.status', params.status);
@@ -185,6 +192,8 @@ export class InvoiceService {
       if (row.amount_paid > 0) throw new InvalidState(`A ${row.status} invoice has payments and cannot be voided; refund them first`);
       const number = row.number ?? (await drawInvoiceNumber(trx, actor));
       await row.$query(trx).patch({ status: 'void', number, voided_at: new Date().toISOString() });
+      // After the commit, never inside it: the listeners call the payment gateway.
+      for (const listener of this.voidListeners) this.db.afterCommit(() => listener(actor, id));
       return invoiceDetail(actor, row, trx, this.links);
     });
   }

@@ -312,7 +312,12 @@ const schemas: Record<string, Schema> = {
       voided_at: nullable(dateTime),
       created_at: dateTime,
       updated_at: dateTime,
-      payment_url: { type: ['string', 'null'], format: 'uri', description: 'The hosted page where the client pays (as Stripe\'s `hosted_invoice_url`); null on drafts' },
+      payment_url: {
+        type: ['string', 'null'],
+        format: 'uri',
+        description:
+          'The hosted page where the client pays (as Stripe\'s `hosted_invoice_url`); null on drafts. In live mode it offers Pay only for an amount the business\'s gateway can charge exactly (Stripe: ISK in whole krona, three-decimal currencies ending in 0), and says so otherwise',
+      },
     },
     required: [
       'id', 'number', 'client_id', 'status', 'currency', 'issue_date', 'due_date', 'items', 'subtotal', 'total',
@@ -801,7 +806,7 @@ const webhooks: Record<string, PathItem> = {
   'invoice.viewed': webhook('invoice.viewed', 'The client first opened the payment page', 'InvoiceEvent'),
   'invoice.paid': webhook('invoice.paid', 'The invoice was fully paid', 'InvoiceEvent'),
   'payment.received': webhook('payment.received', 'A payment was recorded', 'PaymentReceivedEvent'),
-  'payment.failed': webhook('payment.failed', 'A delayed payment at the gateway failed (an addition to the specification)', 'PaymentFailedEvent'),
+  'payment.failed': webhook('payment.failed', 'A delayed payment at the gateway failed: once per checkout, however often the gateway reports it (an addition to the specification)', 'PaymentFailedEvent'),
   'payment.refunded': webhook('payment.refunded', 'Money was returned on a payment, in part or in full (an addition to the specification)', 'PaymentRefundedEvent'),
   'contract.signed': webhook('contract.signed', 'Both parties have signed a contract', 'ContractSignedEvent'),
 };

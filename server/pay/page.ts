@@ -20,8 +20,17 @@ const PAY_NOTES: Record<'test' | 'gateway', string> = {
   gateway: 'You will pay on the payment provider\'s secure page.',
 };
 
-/** What the page offers for paying: a button (a simulated payment in test mode, the gateway's checkout in live mode), or a notice. */
-export type PayAction = { kind: 'test' | 'gateway'; formToken: string } | { kind: 'not_set_up' };
+const NOTICES: Record<'not_set_up' | 'amount_not_accepted', string> = {
+  not_set_up: 'Online payment is not set up for this invoice.',
+  // The gateway cannot charge it exactly (a KWD amount not ending in 0, ISK with øre): it is never rounded.
+  amount_not_accepted: 'Online payment is not available for this amount.',
+};
+
+/**
+ * What the page offers for paying: a button (a simulated payment in test mode, the gateway's
+ * checkout in live mode), or a notice: no gateway, or one that cannot charge this amount exactly.
+ */
+export type PayAction = { kind: 'test' | 'gateway'; formToken: string } | { kind: 'not_set_up' | 'amount_not_accepted' };
 
 export interface PaymentPageView {
   invoice: InvoiceDetail;
@@ -35,9 +44,7 @@ export interface PaymentPageView {
 }
 
 function payControls(invoice: InvoiceDetail, businessName: string, action: PayAction, money: (major: number) => string): SafeHtml {
-  if (action.kind === 'not_set_up') {
-    return html`<p class="notice">Online payment is not set up for this invoice. Please contact ${businessName} to pay it.</p>`;
-  }
+  if (!('formToken' in action)) return html`<p class="notice">${NOTICES[action.kind]} Please contact ${businessName} to pay it.</p>`;
   return html`<form method="post">
 <input type="hidden" name="form_token" value="${action.formToken}">
 <button type="submit">Pay ${money(invoice.amount_due)}</button>

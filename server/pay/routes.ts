@@ -10,6 +10,7 @@ import { GatewayService } from '../gateways/service';
 import { addressRateLimit, RateLimitOptions } from '../http/rate-limit';
 import { InvoiceDocuments } from '../invoices/documents';
 import { InvoiceService } from '../invoices/service';
+import { toMinor } from '../money/amount';
 import { PAYABLE_STATUSES } from '../invoices/model';
 import { FormGuard, hostedPageHeaders, parseForm } from '../pages/hygiene';
 import { refusedFormPage } from '../pages/layout';
@@ -54,11 +55,8 @@ export function paymentPageRoutes(deps: {
     if (!opened) return void res.status(404).type('html').send(notFoundPage());
     const { invoice } = opened;
     const formToken = forms.token(PAY, token);
-    const action: PayAction = !invoice.livemode
-      ? { kind: 'test', formToken }
-      : (await gateways.isSetUp(opened.businessId))
-        ? { kind: 'gateway', formToken }
-        : { kind: 'not_set_up' };
+    const offer = invoice.livemode ? await gateways.checkoutOffer(opened.businessId, toMinor(invoice.amount_due, invoice.currency), invoice.currency) : null;
+    const action: PayAction = !offer ? { kind: 'test', formToken } : offer === 'ready' ? { kind: 'gateway', formToken } : { kind: offer };
     const confirming = checkout !== null && invoice.livemode && PAYABLE_STATUSES.includes(invoice.status);
     const pdfUrl = `/pay/${encodeURIComponent(token)}/pdf`;
     res.type('html').send(paymentPage({ invoice, businessName: opened.businessName, action, confirming, pdfUrl }));

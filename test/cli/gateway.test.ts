@@ -34,6 +34,20 @@ describe('invoicing business gateway', () => {
     expect(await ctx.app.server.services.gateways.isSetUp(other.businessId)).toBe(false);
   });
 
+  test.each(['sk_test_cliGatewayKeyAbCd9876', 'rk_test_cliGatewayKeyAbCd9876'])('when the secret key is a test-mode key (%s), then it exits 1 saying a live key is needed and nothing is stored', async (testKey) => {
+    // Arrange
+    const other = await ctx.app.tenant({ mode: 'live' });
+
+    // Act
+    const res = await cli('business', 'gateway', 'set', String(other.businessId), '--secret-key', testKey, '--webhook-secret', WEBHOOK_SECRET);
+
+    // Assert
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/secret key must be a live key \(sk_live_… or rk_live_…\): test mode never calls a gateway/);
+    expect(res.stderr).not.toContain(testKey);
+    expect(await ctx.app.server.services.gateways.isSetUp(other.businessId)).toBe(false);
+  });
+
   test('when removed, then the business has no gateway', async () => {
     const other = await ctx.app.tenant({ mode: 'live' });
     await cli('business', 'gateway', 'set', String(other.businessId), '--secret-key', SECRET_KEY, '--webhook-secret', WEBHOOK_SECRET);

@@ -62,4 +62,21 @@ describe('paying a live invoice in a browser', () => {
     stripe.holdEvents = false;
     await page.close();
   });
+
+  test('when Stripe cannot charge the amount exactly (12.345 KWD), then the page shows no Pay button but says online payment is not available for this amount', async () => {
+    // Arrange
+    const invoice = await aDraft(gateway.live, { currency: 'KWD', items: [{ description: 'Consulting', quantity: 1, unit_price: 12.345 }] });
+    const url = await paymentUrlOf(invoice.id);
+    const page = await ctx.browser.newPage();
+
+    // Act
+    await page.goto(url);
+    await screenshot(page, 'pay-live-amount-not-accepted');
+    await screenshotOnPhone(ctx.browser, url, 'pay-live-amount-not-accepted');
+
+    // Assert
+    expect(await page.getByText('Online payment is not available for this amount.').isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: /^Pay/ }).count()).toBe(0);
+    await page.close();
+  });
 });

@@ -1,5 +1,6 @@
 /** Live payments through a business's Stripe account, with the official SDK against a strict Stripe double. */
 import { aDraft, eventsOf } from '../support/app';
+import { eventually } from '../support/eventually';
 import { useStripeGateway } from '../support/stripe-double';
 
 const gateway = useStripeGateway();
@@ -217,14 +218,204 @@ describe('the gateway confirms', () => {
   });
 
   test('when money arrives for an invoice voided meanwhile, then the payment is recorded and the invoice stays void', async () => {
+    // Arrange: the client paid just before the void, and Stripe's event comes after it
+    stripe.holdEvents = true;
     const invoice = await aDraft(gateway.live);
     const { sessionId } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
     await gateway.live.api.post(`/invoices/${invoice.id}/void`);
 
-    await stripe.complete(sessionId);
+    await stripe.deliver(sessionId, 'checkout.session.completed');
 
     const read = await invoiceOf(invoice.id);
     expect(read).toMatchObject({ status: 'void', amount_paid: 0 });
     expect(read.payments).toEqual([expect.objectContaining({ amount: 150, gateway: 'stripe' })]);
+  });
+});
+
+const sessionRow = async (sessionId: string) => gateway.app.db.knex('checkout_sessions').where({ session_id: sessionId }).first();
+const sessionsAtStripeFor = (invoiceId: number) => [...stripe.sessions.values()].filter((s) => s.client_reference_id === String(invoiceId));
+const oneLine = (currency: string, unitPrice: number) => ({ currency, items: [{ description: 'Consulting', quantity: 1, unit_price: unitPrice }] });
+
+describe('amounts go to Stripe in Stripe\'s units for the currency', () => {
+  test('when a 15 000 ISK invoice is paid, then Stripe is asked for 1500000 (ISK is two-decimal at Stripe) and 15 000 ISK is recorded paid', async () => {
+    // Arrange
+    const invoice = await aDraft(gateway.live, oneLine('ISK', 15000));
+
+    // Act
+    const { sessionId, page } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
+
+    // Assert
+    expect(page.html).toMatch(/<button type="submit">Pay [^<]*15,000[^<]*<\/button>/);
+    expect(stripe.session(sessionId)).toMatchObject({ amount_total: 1500000, currency: 'isk' });
+    const read = await invoiceOf(invoice.id);
+    expect(read).toMatchObject({ status: 'paid', amount_paid: 15000, amount_due: 0 });
+    expect(read.payments).toEqual([expect.objectContaining({ amount: 15000, currency: 'ISK' })]);
+  });
+
+  test('when an MGA invoice is paid, then Stripe is asked for whole ariary (MGA is zero-decimal at Stripe) and the amount is recorded paid', async () => {
+    const invoice = await aDraft(gateway.live, oneLine('MGA', 5000));
+
+    const { sessionId } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
+
+    expect(stripe.session(sessionId)).toMatchObject({ amount_total: 5000, currency: 'mga' });
+    expect(await invoiceOf(invoice.id)).toMatchObject({ status: 'paid', amount_paid: 5000 });
+  });
+
+  test('when a KWD amount does not end in 0 (12.345 KWD), then the page offers no Pay button and says online payment is not available for this amount, and a posted Pay opens nothing', async () => {
+    // Arrange
+    const invoice = await aDraft(gateway.live, oneLine('KWD', 12.345));
+
+    // Act
+    const page = await openPage(invoice.id);
+    // A Pay posted all the same (a page opened before, a crafted form): with a valid form token.
+    const pageToken = new URL(page.path).pathname.split('/').pop()!;
+    const answer = await fetch(page.path, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ form_token: gateway.app.server.services.pageForms.token('pay', pageToken) }).toString(),
+    });
+
+    // Assert
+    expect(page.html).not.toContain('<button type="submit">');
+    expect(page.html).toContain('Online payment is not available for this amount');
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe(new URL(page.path).pathname);
+    expect(sessionsAtStripeFor(invoice.id)).toHaveLength(0);
+  });
+
+  test('when a KWD amount ends in 0 (12.340 KWD), then it is payable: Stripe is asked for 12340 and 12.34 KWD is recorded paid', async () => {
+    const invoice = await aDraft(gateway.live, oneLine('KWD', 12.34));
+
+    const { sessionId, page } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
+
+    expect(page.html).toContain('<button type="submit">');
+    expect(stripe.session(sessionId)).toMatchObject({ amount_total: 12340, currency: 'kwd' });
+    expect(await invoiceOf(invoice.id)).toMatchObject({ status: 'paid', amount_paid: 12.34 });
+  });
+});
+
+describe('a Checkout Session is reused only while Stripe still accepts it', () => {
+  afterEach(() => {
+    stripe.sessionLifetimeSeconds = 24 * 3600;
+  });
+
+  test('when the open session expired at Stripe and its event was lost, then Pay opens a new session', async () => {
+    // Arrange
+    stripe.holdEvents = true;
+    const invoice = await aDraft(gateway.live);
+    const first = await startCheckout(invoice.id);
+    await stripe.expire(first.sessionId);
+
+    // Act
+    const second = await startCheckout(invoice.id);
+
+    // Assert
+    expect(second.sessionId).not.toBe('');
+    expect(second.sessionId).not.toBe(first.sessionId);
+    expect(stripe.session(second.sessionId).status).toBe('open');
+    expect((await sessionRow(first.sessionId)).status).toBe('expired');
+  });
+
+  test('when the open session has less than an hour left before it expires, then Pay replaces it and expires it at Stripe', async () => {
+    // Arrange: Stripe gives this session 30 minutes
+    stripe.sessionLifetimeSeconds = 30 * 60;
+    const invoice = await aDraft(gateway.live);
+    const first = await startCheckout(invoice.id);
+    stripe.sessionLifetimeSeconds = 24 * 3600;
+
+    // Act
+    const second = await startCheckout(invoice.id);
+
+    // Assert
+    expect(second.sessionId).not.toBe(first.sessionId);
+    expect(stripe.session(first.sessionId).status).toBe('expired');
+    expect(await sessionRow(second.sessionId)).toMatchObject({ status: 'open' });
+  });
+
+  test('when Stripe sends checkout.session.expired, then the session is marked expired and the next Pay opens a new one', async () => {
+    // Arrange
+    const invoice = await aDraft(gateway.live);
+    const first = await startCheckout(invoice.id);
+
+    // Act
+    const status = await stripe.expire(first.sessionId);
+    const after = await sessionRow(first.sessionId);
+    const second = await startCheckout(invoice.id);
+
+    // Assert
+    expect(status).toBe(200);
+    expect(after.status).toBe('expired');
+    expect(second.sessionId).not.toBe(first.sessionId);
+  });
+
+  test('when the invoice is voided, then its open session is expired at Stripe and can no longer be paid', async () => {
+    // Arrange
+    const invoice = await aDraft(gateway.live);
+    const { sessionId } = await startCheckout(invoice.id);
+
+    // Act
+    const voided = await gateway.live.api.post(`/invoices/${invoice.id}/void`);
+
+    // Assert
+    expect(voided.status).toBe(200);
+    await eventually(() => stripe.session(sessionId).status === 'expired');
+    await eventually(async () => (await sessionRow(sessionId)).status === 'expired');
+    await expect(stripe.complete(sessionId)).rejects.toThrow(/expired/);
+  });
+});
+
+describe('test-mode money never settles a live invoice', () => {
+  test('when a checkout.session.completed with livemode false arrives for a live invoice\'s session, then it is acknowledged (2xx) and nothing is recorded', async () => {
+    // Arrange
+    stripe.holdEvents = true;
+    const invoice = await aDraft(gateway.live);
+    const { sessionId } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
+
+    // Act
+    const status = await stripe.deliver(sessionId, 'checkout.session.completed', { livemode: false });
+
+    // Assert
+    expect(status).toBe(200);
+    const read = await invoiceOf(invoice.id);
+    expect(read).toMatchObject({ status: 'viewed', amount_paid: 0, payments: [] });
+    expect(await typesFor(invoice.id)).toEqual(['invoice.created']);
+  });
+
+  test('when the client returns from a session Stripe reports as test-mode, then nothing is recorded', async () => {
+    stripe.holdEvents = true;
+    const invoice = await aDraft(gateway.live);
+    const { sessionId, page } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
+    stripe.session(sessionId).livemode = false;
+
+    const html = await (await fetch(`${page.path}?checkout_session=${sessionId}`)).text();
+
+    expect(html).not.toContain('Paid — thank you');
+    expect((await invoiceOf(invoice.id)).payments).toHaveLength(0);
+  });
+});
+
+describe('one gateway event is one event', () => {
+  test('when Stripe delivers the same async_payment_failed three times, then payment.failed fires once', async () => {
+    // Arrange
+    stripe.asyncPayments = true;
+    stripe.holdEvents = true;
+    const invoice = await aDraft(gateway.live);
+    const { sessionId } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
+
+    // Act
+    const statuses = [await stripe.settleAsync(sessionId, 'failed'), ...(await Promise.all([stripe.settleAsync(sessionId, 'failed'), stripe.settleAsync(sessionId, 'failed')]))];
+
+    // Assert
+    expect(statuses).toEqual([200, 200, 200]);
+    const failed = (await eventsOf(gateway.app, gateway.live.businessId)).filter((e) => e.type === 'payment.failed' && e.data.invoice.id === invoice.id);
+    expect(failed).toHaveLength(1);
   });
 });
