@@ -74,7 +74,7 @@ export async function withContext<T>(work: (ctx: CliContext) => Promise<T>): Pro
   const config = cliConfig();
   const db = await openDatabase(config);
   try {
-    await prepareSchema(db);
+    await prepareSchema(db, config);
     const services = createServices(db, config);
     // A warning, not a refusal: the commands that do not need the secrets (listing, revoking,
     // the delivery log) still help an operator find out what happened.

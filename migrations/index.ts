@@ -29,6 +29,7 @@ import * as addCheckoutExpiry from './20261125100000_add_expires_at_to_checkout_
 import * as addRefundReconciliation from './20261125110000_add_reconciliation_to_refunds';
 import * as addOAuthTokenScopes from './20261125130000_add_scopes_to_oauth_tokens';
 import * as createOwnerSessions from './20261125130100_create_owner_sessions';
+import * as bindSealedSecrets from './20261125140000_bind_sealed_secrets_to_rows';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -64,4 +65,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261125110000_add_reconciliation_to_refunds', ...addRefundReconciliation },
   { name: '20261125130000_add_scopes_to_oauth_tokens', ...addOAuthTokenScopes },
   { name: '20261125130100_create_owner_sessions', ...createOwnerSessions },
+  { name: '20261125140000_bind_sealed_secrets_to_rows', ...bindSealedSecrets },
 ];

@@ -8,7 +8,7 @@ import { answerClientErrors } from './http/client-error';
 import { Config, ConfigError } from './config';
 import { Database } from './db/database';
 import { loggableDbError } from './db/errors';
-import { STORED_SECRETS_UNOPENABLE } from './keys/app-key';
+import { loadAppKey, STORED_SECRETS_UNOPENABLE } from './keys/app-key';
 import { startScheduler } from './scheduler';
 import { createServices, Services } from './services';
 import { Clock, systemClock } from './clock';
@@ -36,8 +36,8 @@ function withSafeErrors(logger: Logger): Logger {
  * The embedded database migrates itself so a first run needs nothing else; a MySQL server with
  * pending migrations is left alone and refused, since its schema is the operator's to change.
  */
-export async function prepareSchema(db: Database): Promise<void> {
-  if (db.dialect === 'sqlite') return db.migrate();
+export async function prepareSchema(db: Database, config: Pick<Config, 'appSecretKey' | 'databaseUrl'>): Promise<void> {
+  if (db.dialect === 'sqlite') return db.migrate({ appKey: () => loadAppKey(config) });
   const pending = await db.pendingMigrations();
   if (pending.length) throw new Error(`The database has ${pending.length} pending migration(s): run \`invoicing migrate\` first`);
 }
@@ -79,7 +79,7 @@ export async function startServer(
   let services: Services;
   let redis: Redis | undefined;
   try {
-    await prepareSchema(db);
+    await prepareSchema(db, config);
     services = createServices(db, config, clock, logger);
     // Refused rather than served: every delivery would fail, and secrets set meanwhile would be
     // sealed under the wrong key, leaving the database with secrets under two keys.

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { loadAppKey } from '../../server/keys/app-key';
 import { cliConfig, openDatabase, redactUrls } from '../context';
 import { examples, output } from '../output';
 
@@ -12,7 +13,7 @@ export function migrateCommand(): Command {
       const db = await openDatabase(config);
       try {
         const pending = await db.pendingMigrations();
-        await db.migrate();
+        await db.migrate({ appKey: () => loadAppKey(config) });
         output(opts.json, { applied: pending }, () =>
           pending.length
             ? [...pending.map((name) => `applied ${name}`), `${redactUrls(config.databaseUrl)} is up to date`]

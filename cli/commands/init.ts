@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { ALL_SCOPES } from '../../server/auth/scopes';
 import { newBusinessSchema } from '../../server/businesses/service';
+import { loadAppKey } from '../../server/keys/app-key';
 import { createServices } from '../../server/services';
 import { validateInput } from '../../server/validation';
 import { cliConfig, openDatabase, redactUrls } from '../context';
@@ -64,7 +65,7 @@ async function init(raw: InitOptions): Promise<void> {
   const db = await openDatabase(config);
   try {
     const applied = await db.pendingMigrations();
-    await db.migrate();
+    await db.migrate({ appKey: () => loadAppKey(config) });
     const services = createServices(db, config);
 
     // On a terminal the questions follow the order of a form; without one, ask() answers '' and nothing optional is asked.

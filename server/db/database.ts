@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Knex } from 'knex';
 import { createKnex, Dialect, dialectOf, KnexOptions } from './connection';
-import { migrateLatest, pendingMigrations } from './migrate';
+import { MigrationContext, migrateLatest, pendingMigrations } from './migrate';
 
 interface OpenTransaction {
   trx: Knex.Transaction;
@@ -66,8 +66,9 @@ export class Database {
     await this.knex.raw('select 1');
   }
 
-  migrate(): Promise<void> {
-    return migrateLatest(this.knex);
+  /** `context` gives the migrations that re-seal secrets the application key. */
+  migrate(context?: MigrationContext): Promise<void> {
+    return migrateLatest(this.knex, context);
   }
 
   /** The names of the migrations not yet applied. */

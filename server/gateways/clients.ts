@@ -1,23 +1,47 @@
 /** A business's gateway client, built from its sealed credentials: the one place that opens them. */
 import { Database } from '../db/database';
-import { NotFound } from '../errors';
-import { SecretBox } from '../keys/secret-box';
+import { GatewayError, NotFound } from '../errors';
+import { SealedPlace, SecretBox, SecretBoxError } from '../keys/secret-box';
 import { PaymentGateway } from './gateway';
 import { GatewayCredentials } from './model';
 import { StripeGateway } from './stripe';
 
+/** Where a gateway secret is sealed: its column of its business's row, and nowhere else. */
+function placeOf(row: Pick<GatewayCredentials, 'id' | 'business_id'>, column: 'secret_key_sealed' | 'webhook_secret_sealed'): SealedPlace {
+  return { table: 'payment_gateways', column, id: row.id, businessId: row.business_id };
+}
+
 export class GatewayClients {
   constructor(
     private readonly db: Database,
-    readonly secrets: SecretBox,
+    private readonly secrets: SecretBox,
     private readonly options: { stripeApiUrl?: string },
   ) {}
 
-  /** Throws NotFound when the business has no gateway. */
+  /**
+   * Throws NotFound when the business has no gateway, and GatewayError when its credentials do not
+   * open (altered, copied from another row, or sealed under another application key): set them again.
+   */
   async of(businessId: number): Promise<PaymentGateway> {
     const row = await GatewayCredentials.query(this.db.current).findOne({ business_id: businessId });
     if (!row) throw new NotFound('Payment gateway');
-    const credentials = { secretKey: this.secrets.open(row.secret_key_sealed), webhookSecret: this.secrets.open(row.webhook_secret_sealed) };
-    return new StripeGateway(credentials, this.options.stripeApiUrl);
+    try {
+      const credentials = {
+        secretKey: this.secrets.open(row.secret_key_sealed, placeOf(row, 'secret_key_sealed')),
+        webhookSecret: this.secrets.open(row.webhook_secret_sealed, placeOf(row, 'webhook_secret_sealed')),
+      };
+      return new StripeGateway(credentials, this.options.stripeApiUrl);
+    } catch (err) {
+      if (!(err instanceof SecretBoxError)) throw err;
+      throw new GatewayError('The stored payment gateway credentials of this business cannot be opened: set them again (invoicing business gateway set)');
+    }
+  }
+
+  /** Both secrets sealed for their columns of the gateway row `row` (which must already have its id). */
+  seal(row: Pick<GatewayCredentials, 'id' | 'business_id'>, credentials: { secretKey: string; webhookSecret: string }): Pick<GatewayCredentials, 'secret_key_sealed' | 'webhook_secret_sealed'> {
+    return {
+      secret_key_sealed: this.secrets.seal(credentials.secretKey, placeOf(row, 'secret_key_sealed')),
+      webhook_secret_sealed: this.secrets.seal(credentials.webhookSecret, placeOf(row, 'webhook_secret_sealed')),
+    };
   }
 }

@@ -69,17 +69,13 @@ export class GatewayService {
   /** Sets (or replaces) a business's gateway credentials, sealed at rest. */
   async set(businessId: number, input: GatewayCredentialsInput & { provider: string }): Promise<GatewayView> {
     const valid = validateInput(credentialsSchema, input);
-    const row = {
-      business_id: businessId,
-      provider: valid.provider,
-      secret_key_sealed: this.clients.secrets.seal(valid.secretKey),
-      webhook_secret_sealed: this.clients.secrets.seal(valid.webhookSecret),
-      secret_key_last4: valid.secretKey.slice(-4),
-      webhook_secret_last4: valid.webhookSecret.slice(-4),
-    };
+    const fields = { provider: valid.provider, secret_key_last4: valid.secretKey.slice(-4), webhook_secret_last4: valid.webhookSecret.slice(-4) };
     return this.db.transaction(async (trx) => {
       const existing = await GatewayCredentials.query(trx).findOne({ business_id: businessId }).forUpdate();
-      const saved = existing ? await GatewayCredentials.query(trx).patchAndFetchById(existing.id, row) : await GatewayCredentials.query(trx).insert(row);
+      // The secrets are bound to the row's id: a new row is inserted with placeholders that open as
+      // nothing, and sealed in this transaction once it has its id.
+      const id = existing?.id ?? (await GatewayCredentials.query(trx).insert({ business_id: businessId, ...fields, secret_key_sealed: '', webhook_secret_sealed: '' })).id;
+      const saved = await GatewayCredentials.query(trx).patchAndFetchById(id, { ...fields, ...this.clients.seal({ id, business_id: businessId }, valid) });
       return toGatewayView(saved);
     });
   }

@@ -11,9 +11,14 @@ import { WebhookDelivery } from '../webhooks/model';
 import { Clock, systemClock } from '../clock';
 import { validateInput } from '../validation';
 import { ApiKey } from './model';
-import { SEALED_PREFIX, SecretBox, SecretBoxError } from './secret-box';
+import { SealedPlace, SEALED_PREFIX, SecretBox, SecretBoxError } from './secret-box';
 import { displayParts, generateKey, hashKey, looksLikeKey, Mode, randomBase62, sameHash } from './token';
 import { resolvedAddressProblem, webhookUrlProblem } from './webhook-url';
+
+/** Where a key's webhook secret is sealed: it opens in that row of that business only. */
+function placeOf(key: Pick<ApiKey, 'id' | 'business_id'>): SealedPlace {
+  return { table: 'api_keys', column: 'webhook_secret', id: key.id, businessId: key.business_id };
+}
 
 /** Why the pending deliveries of a key stopped when its URL was removed (the delivery log shows it). */
 const WEBHOOK_URL_REMOVED = 'the key\'s webhook URL was removed; replay once the key has a URL again';
@@ -201,7 +206,7 @@ export class KeyService {
       const needsSecret = valid.webhookUrl && key.webhook_secret === null && !valid.webhookSecret;
       const generated = valid.generateWebhookSecret || needsSecret ? generateWebhookSecret() : undefined;
       const secret = valid.webhookSecret ?? generated;
-      if (secret) patch.webhook_secret = this.options.secretBox.seal(secret);
+      if (secret) patch.webhook_secret = this.options.secretBox.seal(secret, placeOf(key));
       const updated = await ApiKey.query(trx).patchAndFetchById(id, patch);
       if (valid.webhookUrl) {
         await WebhookDelivery.acrossTenants(acrossTenants('key webhook change'), trx).where({ api_key_id: id, status: 'pending' }).patch({ url: valid.webhookUrl });
@@ -250,7 +255,7 @@ export class KeyService {
         livemode: key.livemode,
         scopes: JSON.parse(key.scopes) as Scope[],
         webhookUrl: key.webhook_url,
-        webhookSecret: this.openWebhookSecret(key.webhook_secret),
+        webhookSecret: this.openWebhookSecret(key.webhook_secret, key),
       });
       return { created: fresh, old: ended };
     });
@@ -260,8 +265,8 @@ export class KeyService {
 
   /** The secret that signs deliveries to the key's webhook URL (kept after revocation, for pending deliveries). */
   async webhookSecret(keyId: number): Promise<string | null> {
-    const row = await ApiKey.query(this.db.current).findById(keyId).select('webhook_secret');
-    return this.openWebhookSecret(row?.webhook_secret ?? null);
+    const row = await ApiKey.query(this.db.current).findById(keyId).select('id', 'business_id', 'webhook_secret');
+    return row ? this.openWebhookSecret(row.webhook_secret, row) : null;
   }
 
   /**
@@ -273,7 +278,7 @@ export class KeyService {
     const row = await ApiKey.query(this.db.current).where('webhook_secret', 'like', `${SEALED_PREFIX}%`).orderBy('id', 'desc').first();
     if (!row) return true;
     try {
-      this.openWebhookSecret(row.webhook_secret);
+      this.openWebhookSecret(row.webhook_secret, row);
       return true;
     } catch (err) {
       if (err instanceof SecretBoxError) return false;
@@ -281,9 +286,12 @@ export class KeyService {
     }
   }
 
-  /** Throws SecretBoxError for a value not sealed under this application key (never falls back to clear text). */
-  openWebhookSecret(sealed: string | null): string | null {
-    return sealed === null ? null : this.options.secretBox.open(sealed);
+  /**
+   * Throws SecretBoxError for a value not sealed under this application key for this key's row and
+   * business (never falls back to clear text).
+   */
+  openWebhookSecret(sealed: string | null, key: Pick<ApiKey, 'id' | 'business_id'>): string | null {
+    return sealed === null ? null : this.options.secretBox.open(sealed, placeOf(key));
   }
 
   /** The credential a bearer token proves, or null for an unknown, malformed, revoked or expired key. */
@@ -321,17 +329,22 @@ export class KeyService {
     fields: { businessId: number; livemode: boolean; scopes: Scope[]; webhookUrl: string | null; webhookSecret: string | null },
   ): Promise<CreatedKey> {
     const key = generateKey(fields.livemode ? 'live' : 'test');
-    const row = await ApiKey.query(trx).insertAndFetch({
+    const inserted = await ApiKey.query(trx).insertAndFetch({
       business_id: fields.businessId,
       livemode: fields.livemode,
       key_hash: hashKey(key),
       ...displayParts(key),
       scopes: JSON.stringify(fields.scopes),
       webhook_url: fields.webhookUrl,
-      webhook_secret: fields.webhookSecret === null ? null : this.options.secretBox.seal(fields.webhookSecret),
+      webhook_secret: null,
       revoked_at: null,
       expires_at: null,
     });
+    // Sealed once the row has its id, in the caller's transaction: no one sees the key without its secret.
+    const row =
+      fields.webhookSecret === null
+        ? inserted
+        : await ApiKey.query(trx).patchAndFetchById(inserted.id, { webhook_secret: this.options.secretBox.seal(fields.webhookSecret, placeOf(inserted)) });
     return { ...toKeyView(row, this.clock.now()), key, webhook_secret: fields.webhookSecret };
   }
 }

@@ -59,7 +59,7 @@ function isLoopbackName(host: string): boolean {
  */
 export function privateHostProblem(url: URL): string | null {
   const host = judgedHost(url);
-  if (isLoopbackName(host)) return `${host} is a loopback name`;
+  if (isLoopbackName(host)) return `${host} is a loopback name, always a private address`;
   if (isIP(host) && isPrivateAddress(host)) return `${host} is a private address`;
   return null;
 }

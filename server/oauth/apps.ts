@@ -3,7 +3,7 @@ import Joi from 'joi';
 import { acrossTenants } from '../auth/actor';
 import { Database } from '../db/database';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
-import { SecretBox } from '../keys/secret-box';
+import { SealedPlace, SecretBox } from '../keys/secret-box';
 import { hashKey, randomBase62 } from '../keys/token';
 import { resolvedAddressProblem, webhookUrlProblem } from '../keys/webhook-url';
 import { validateInput } from '../validation';
@@ -69,6 +69,11 @@ export const toAppView = (row: OAuthApp): AppView => ({
   created_at: row.created_at,
 });
 
+/** Where an app's webhook secret is sealed: in its own row, which belongs to no business. */
+function placeOf(appId: number): SealedPlace {
+  return { table: 'oauth_apps', column: 'webhook_secret_sealed', id: appId, businessId: null };
+}
+
 export class AppService {
   constructor(
     private readonly db: Database,
@@ -84,14 +89,21 @@ export class AppService {
     }
     const clientSecret = valid.public ? null : `oas_${randomBase62(40)}`;
     const webhookSecret = valid.webhookUrl ? (valid.webhookSecret ?? `whsec_${randomBase62(32)}`) : null;
-    const row = await OAuthApp.query(this.db.current).insert({
-      name: valid.name,
-      client_id: `app_${randomBase62(24)}`,
-      client_secret_hash: clientSecret ? hashKey(clientSecret) : null,
-      redirect_uris: JSON.stringify(valid.redirectUris),
-      webhook_url: valid.webhookUrl ?? null,
-      webhook_secret_sealed: webhookSecret ? this.webhookSecrets.seal(webhookSecret) : null,
-      revoked_at: null,
+    const row = await this.db.transaction(async (trx) => {
+      const inserted = await OAuthApp.query(trx).insert({
+        name: valid.name,
+        client_id: `app_${randomBase62(24)}`,
+        client_secret_hash: clientSecret ? hashKey(clientSecret) : null,
+        redirect_uris: JSON.stringify(valid.redirectUris),
+        webhook_url: valid.webhookUrl ?? null,
+        webhook_secret_sealed: null,
+        revoked_at: null,
+      });
+      // Sealed once the row has its id, in the same transaction: no one sees the app without its secret.
+      if (!webhookSecret) return inserted;
+      const sealed = this.webhookSecrets.seal(webhookSecret, placeOf(inserted.id));
+      await OAuthApp.query(trx).findById(inserted.id).patch({ webhook_secret_sealed: sealed });
+      return Object.assign(inserted, { webhook_secret_sealed: sealed });
     });
     return { ...toAppView(row), client_secret: clientSecret, webhook_secret: webhookSecret };
   }
@@ -117,12 +129,12 @@ export class AppService {
       .where({ app_id: id, business_id: tenancy.businessId, livemode: tenancy.livemode })
       .whereNull('revoked_at')
       .first();
-    return grant ? this.openWebhookSecret(row.webhook_secret_sealed) : null;
+    return grant ? this.openWebhookSecret(row.webhook_secret_sealed, id) : null;
   }
 
   /** Opens an app's sealed webhook secret read elsewhere (the outbox reads it with the event's receivers). */
-  openWebhookSecret(sealed: string): string {
-    return this.webhookSecrets.open(sealed);
+  openWebhookSecret(sealed: string, appId: number): string {
+    return this.webhookSecrets.open(sealed, placeOf(appId));
   }
 
   /** Ends the app: no new authorization, and every grant (so every token) of it is revoked. */

@@ -395,7 +395,12 @@ export class WebhookWorker implements DirectDispatch {
   /** A secret read with the event, in the transaction that created the delivery. */
   private openSecret(delivery: WebhookDelivery, sealed: string | null): Secret {
     try {
-      const secret = sealed === null ? null : delivery.app_id !== null ? this.apps.openWebhookSecret(sealed) : this.keys.openWebhookSecret(sealed);
+      const secret =
+        sealed === null
+          ? null
+          : delivery.app_id !== null
+            ? this.apps.openWebhookSecret(sealed, delivery.app_id)
+            : this.keys.openWebhookSecret(sealed, { id: delivery.api_key_id!, business_id: delivery.business_id });
       return secret ? { secret } : { error: NO_SECRET };
     } catch (err) {
       return unopenable(err);

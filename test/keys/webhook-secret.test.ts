@@ -32,10 +32,10 @@ describe('webhook secrets at rest', () => {
     const stored = await storedSecret(created.id);
 
     expect(created.webhook_secret).toBe(SECRET);
-    expect(stored).toMatch(/^v1\./);
+    expect(stored).toMatch(/^v2\./);
     expect(stored).not.toContain(SECRET);
     expect(stored).not.toContain('0123456789abcdef');
-    expect(new SecretBox(Buffer.from(TEST_APP_SECRET_KEY, 'base64'), 'webhook_secret').open(stored)).toBe(SECRET);
+    expect(new SecretBox(Buffer.from(TEST_APP_SECRET_KEY, 'base64'), 'webhook_secret').open(stored, { table: 'api_keys', column: 'webhook_secret', id: created.id, businessId })).toBe(SECRET);
     expect(await app.server.services.keys.webhookSecret(created.id)).toBe(SECRET);
   });
 
@@ -79,9 +79,9 @@ describe('webhook secrets at rest', () => {
     const clear = await createKey(SECRET);
     await app.db.knex('api_keys').where({ id: clear.id }).update({ webhook_secret: SECRET });
     const foreign = await createKey(SECRET);
-    await app.db.knex('api_keys').where({ id: foreign.id }).update({ webhook_secret: new SecretBox(randomBytes(32)).seal(SECRET) });
+    await app.db.knex('api_keys').where({ id: foreign.id }).update({ webhook_secret: new SecretBox(randomBytes(32)).seal(SECRET, { table: 'api_keys', column: 'webhook_secret', id: foreign.id, businessId }) });
 
-    await expect(app.server.services.keys.webhookSecret(clear.id)).rejects.toThrow(/not in the v1/);
+    await expect(app.server.services.keys.webhookSecret(clear.id)).rejects.toThrow(/not in the v2/);
     await expect(app.server.services.keys.webhookSecret(foreign.id)).rejects.toThrow(/another application key/);
     await expect(app.server.services.keys.rotate(foreign.id)).rejects.toThrow(/another application key/);
     expect((await app.server.services.keys.get(foreign.id)).revoked_at).toBeNull();
@@ -162,5 +162,89 @@ describe('loadAppKey', () => {
 
     expect(() => loadAppKey(embedded(), legacyDir())).toThrow(/does not hold a 32-byte/);
     expect(fs.readFileSync(path.join(dir, 'db', 'app-secret.key'), 'utf8')).toBe('short\n');
+  });
+});
+
+/** Swaps the values of `columns` between rows `a` and `b` of `table`, as a database writer could. */
+async function swap(table: string, columns: string[], a: number, b: number): Promise<void> {
+  const [rowA, rowB] = await Promise.all([app.db.knex(table).where({ id: a }).first(), app.db.knex(table).where({ id: b }).first()]);
+  const pick = (row: Record<string, unknown>) => Object.fromEntries(columns.map((column) => [column, row[column]]));
+  await app.db.knex(table).where({ id: a }).update(pick(rowB));
+  await app.db.knex(table).where({ id: b }).update(pick(rowA));
+}
+
+describe('sealed secrets are bound to their row and business', () => {
+  test('when two keys swap their sealed webhook secrets, then neither opens, with a clear error', async () => {
+    // Arrange
+    const other = (await app.server.services.businesses.create({ name: 'Other Co', currency: 'USD', country: 'US' })).id;
+    const mine = await createKey(SECRET);
+    const theirs = await app.server.services.keys.create({ businessId: other, mode: 'test', scopes: ['invoices:read'], webhookUrl: 'http://127.0.0.1:9/hook', webhookSecret: 'whsec_theirs_0123456789' });
+    const sameBusiness = await createKey('whsec_sibling_0123456789');
+
+    // Act
+    await swap('api_keys', ['webhook_secret'], mine.id, theirs.id);
+
+    // Assert
+    await expect(app.server.services.keys.webhookSecret(mine.id)).rejects.toThrow(/api_keys.webhook_secret of row \d+: it was altered, copied from another row/);
+    await expect(app.server.services.keys.webhookSecret(theirs.id)).rejects.toThrow(/copied from another row/);
+    await swap('api_keys', ['webhook_secret'], mine.id, theirs.id);
+    await swap('api_keys', ['webhook_secret'], mine.id, sameBusiness.id);
+    await expect(app.server.services.keys.webhookSecret(mine.id)).rejects.toThrow(/copied from another row/);
+    await expect(app.server.services.keys.webhookSecret(sameBusiness.id)).rejects.toThrow(/copied from another row/);
+  });
+
+  test('when two OAuth apps swap their sealed webhook secrets, then neither opens', async () => {
+    // Arrange
+    const one = await app.server.services.oauthApps.create({ name: 'One', redirectUris: ['https://one.example/cb'], webhookUrl: 'http://127.0.0.1:9/one' });
+    const two = await app.server.services.oauthApps.create({ name: 'Two', redirectUris: ['https://two.example/cb'], webhookUrl: 'http://127.0.0.1:9/two' });
+    const openStored = async (id: number) => app.server.services.oauthApps.openWebhookSecret((await app.db.knex('oauth_apps').where({ id }).first()).webhook_secret_sealed, id);
+    expect(await openStored(one.id)).toBe(one.webhook_secret);
+
+    // Act
+    await swap('oauth_apps', ['webhook_secret_sealed'], one.id, two.id);
+
+    // Assert
+    await expect(openStored(one.id)).rejects.toThrow(/oauth_apps.webhook_secret_sealed of row \d+: it was altered, copied from another row/);
+    await expect(openStored(two.id)).rejects.toThrow(/copied from another row/);
+  });
+
+  test('when two businesses swap their sealed gateway credentials, then a Stripe notification to either is a 502 gateway_error naming the fix, never a 500', async () => {
+    // Arrange
+    const credentials = (n: number) => ({ provider: 'stripe', secretKey: `sk_live_bindingTest${n}AbCdEf`, webhookSecret: `whsec_bindingTest${n}AbCdEf` });
+    const first = (await app.server.services.businesses.create({ name: 'Gate One', currency: 'USD', country: 'US' })).id;
+    const second = (await app.server.services.businesses.create({ name: 'Gate Two', currency: 'USD', country: 'US' })).id;
+    await app.server.services.gateways.set(first, credentials(1));
+    await app.server.services.gateways.set(second, credentials(2));
+    const rowOf = async (businessId: number) => (await app.db.knex('payment_gateways').where({ business_id: businessId }).first()).id as number;
+    const notify = (businessId: number) =>
+      fetch(`${app.url}/gateway/stripe/${businessId}/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' }, body: '{}' });
+    const before = await notify(first);
+
+    // Act
+    await swap('payment_gateways', ['secret_key_sealed', 'webhook_secret_sealed'], await rowOf(first), await rowOf(second));
+    const answers = [await notify(first), await notify(second)];
+
+    // Assert
+    expect(before.status).toBe(400);
+    for (const answer of answers) {
+      expect(answer.status).toBe(502);
+      const body = await answer.json();
+      expect(body).toEqual({ error: 'gateway_error', message: expect.stringContaining('invoicing business gateway set') });
+      expect(JSON.stringify(body)).not.toMatch(/aes|sealed|v2\./i);
+    }
+  });
+
+  test('when a gateway row swaps its own secret key and webhook secret, then they do not open either', async () => {
+    // Arrange
+    const business = (await app.server.services.businesses.create({ name: 'Gate Three', currency: 'USD', country: 'US' })).id;
+    await app.server.services.gateways.set(business, { provider: 'stripe', secretKey: 'sk_live_bindingTest3AbCdEf', webhookSecret: 'whsec_bindingTest3AbCdEf' });
+    const row = await app.db.knex('payment_gateways').where({ business_id: business }).first();
+
+    // Act
+    await app.db.knex('payment_gateways').where({ id: row.id }).update({ secret_key_sealed: row.webhook_secret_sealed, webhook_secret_sealed: row.secret_key_sealed });
+    const answer = await fetch(`${app.url}/gateway/stripe/${business}/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' }, body: '{}' });
+
+    // Assert
+    expect(answer.status).toBe(502);
   });
 });

@@ -321,7 +321,7 @@ describe('deliveries refused by the address check', () => {
     const strict = await startApp({ webhookAllowPrivate: false }, { logger });
     try {
       const t = await strict.tenant();
-      const sealed = new SecretBox(Buffer.from(TEST_APP_SECRET_KEY, 'base64')).seal(SECRET);
+      const sealed = new SecretBox(Buffer.from(TEST_APP_SECRET_KEY, 'base64')).seal(SECRET, { table: 'api_keys', column: 'webhook_secret', id: t.keyId, businessId: t.businessId });
       await strict.db.knex('api_keys').where({ id: t.keyId }).update({ webhook_url: 'http://127.0.0.1:9/hooks', webhook_secret: sealed });
 
       // Act
