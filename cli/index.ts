@@ -10,6 +10,7 @@ import { ownersCommand } from './commands/owners';
 import { migrateCommand } from './commands/database';
 import { keysCommand } from './commands/keys';
 import { paymentsCommand } from './commands/payments';
+import { refundsCommand } from './commands/refunds';
 import { serveCommand } from './commands/serve';
 import { webhooksCommand } from './commands/webhooks';
 import { wooCommand } from './commands/woo';
@@ -32,7 +33,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride()
     .addHelpText('after', environmentHelp);
-  for (const command of [initCommand(), migrateCommand(), serveCommand(), businessCommand(), keysCommand(), contractsCommand(), oauthCommand(), ownersCommand(), paymentsCommand(), webhooksCommand(), triggerCommand(), wooCommand()]) {
+  for (const command of [initCommand(), migrateCommand(), serveCommand(), businessCommand(), keysCommand(), contractsCommand(), oauthCommand(), ownersCommand(), paymentsCommand(), refundsCommand(), webhooksCommand(), triggerCommand(), wooCommand()]) {
     // Added commands do not inherit exitOverride: every level throws, and run() picks the exit code.
     command.exitOverride().commands.forEach((sub: Command) => sub.exitOverride());
     program.addCommand(command);

@@ -100,6 +100,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   const refunds = new RefundService(db, outbox, gatewayClients, logger, links, clock);
   const gateways = new GatewayService(db, payments, refunds, gatewayClients, logger, links, clock);
   invoices.whenVoided((actor, invoiceId) => gateways.expireCheckouts(actor, invoiceId));
+  const owners = new OwnerService(db, businesses);
   return {
     emails,
     businesses,
@@ -116,11 +117,11 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     events: new EventService(db, outbox, clock),
     webhooks: new WebhookService(db, outbox, clock),
     pageForms: new FormGuard(new FormTokens(appKey), config.baseUrl),
-    owners: new OwnerService(db, businesses),
+    owners,
     oauthApps: new AppService(db, new SecretBox(appKey, 'webhook_secret'), { webhookAllowPrivate: config.webhookAllowPrivate }),
     oauthGrants: new GrantService(db),
     oauthTokens,
-    ownerSessions: new OwnerSessions(new FormTokens(appKey), config.baseUrl.startsWith('https:')),
+    ownerSessions: new OwnerSessions(owners, config.baseUrl.startsWith('https:')),
     credentials: new Credentials(keys, oauthTokens),
     gateways,
   };

@@ -59,7 +59,7 @@ export function ownersCommand(): Command {
 
   owners
     .command('reset-password <id>')
-    .description('Set a new password for an owner')
+    .description('Set a new password for an owner; it signs the owner out of every consent-page session')
     .option('--password-stdin', 'read the password from standard input')
     .option('--json', 'machine-readable output')
     .addHelpText('after', examples('invoicing owners reset-password 4', "printf '%s' \"$NEW_PASSWORD\" | invoicing owners reset-password 4 --password-stdin"))

@@ -21,7 +21,7 @@ export function parseAmount(value: string): number {
 }
 
 /** Major units with the currency's decimals: `4 USD` shows as `4.00 USD`. */
-function money(amount: number, currency: string): string {
+export function money(amount: number, currency: string): string {
   return `${amount.toFixed(currencyExponent(currency) ?? 2)} ${currency}`;
 }
 

@@ -11,11 +11,12 @@ import { refusedFormPage } from '../pages/layout';
 import { OwnerService } from '../owners/service';
 import { AUTHORIZE_PARAMETERS, AuthorizationRequest, checkAuthorization, redirectWith } from './authorization';
 import { authorizeErrorPage, consentPage, signInPage } from './pages';
-import { OwnerSessions, SignInThrottle } from './sign-in';
+import { OwnerSession, OwnerSessions, SignInThrottle } from './sign-in';
 import { OAuthTokens } from './tokens';
 
 const SIGN_IN = 'oauth sign-in';
 const CONSENT = 'oauth consent';
+const SIGN_OUT = 'oauth sign-out';
 
 export interface AuthorizeDeps {
   db: Database;
@@ -49,33 +50,47 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router {
     return null;
   }
 
-  async function showConsent(res: Response, request: AuthorizationRequest, ownerId: number, params: Record<string, string>): Promise<void> {
-    const owner = await deps.owners.get(ownerId);
+  async function showConsent(res: Response, request: AuthorizationRequest, session: OwnerSession, params: Record<string, string>): Promise<void> {
+    const owner = await deps.owners.get(session.ownerId);
     const business = await deps.businesses.get(owner.business_id);
-    const formToken = deps.forms.token(CONSENT, `${ownerId}:${request.app.clientId}`);
-    res.type('html').send(consentPage({ appName: request.app.name, businessName: business.name, livemode: request.livemode, scopes: request.scopes, params, formToken }));
+    res.type('html').send(
+      consentPage({
+        appName: request.app.name,
+        businessName: business.name,
+        ownerEmail: owner.email,
+        livemode: request.livemode,
+        scopes: request.scopes,
+        params,
+        formToken: deps.forms.token(CONSENT, consentBinding(session, request)),
+        signOutToken: deps.forms.token(SIGN_OUT, session.token),
+      }),
+    );
   }
+
+  /** The sign-in form's token, bound to the browser's pre-sign-in cookie and the app: another site has neither the cookie nor a token for it. */
+  const signInToken = (binding: string, request: AuthorizationRequest) => deps.forms.token(SIGN_IN, `${binding}:${request.app.clientId}`);
 
   r.get('/oauth/authorize', async (req, res) => {
     const params = parametersOf(req.query);
     const request = await check(res, params);
     if (!request) return;
-    const ownerId = deps.sessions.ownerOf(req);
-    if (ownerId !== null) return showConsent(res, request, ownerId, params);
-    res.type('html').send(signInPage(request.app.name, params, deps.forms.token(SIGN_IN, request.app.clientId)));
+    const session = await deps.sessions.current(req);
+    if (session) return showConsent(res, request, session, params);
+    res.type('html').send(signInPage(request.app.name, params, signInToken(deps.sessions.signInBinding(req, res), request)));
   });
 
   r.post('/oauth/authorize/sign-in', parseForm, async (req: Request, res: Response) => {
     const params = parametersOf(req.body);
     const request = await check(res, params);
     if (!request) return;
-    if (!deps.forms.accepts(req, SIGN_IN, request.app.clientId)) return void res.status(403).type('html').send(refusedFormPage());
+    const binding = deps.sessions.signInBindingOf(req);
+    if (!binding || !deps.forms.accepts(req, SIGN_IN, `${binding}:${request.app.clientId}`)) return void res.status(403).type('html').send(refusedFormPage());
     const fields = req.body as Record<string, unknown>;
     const email = typeof fields.email === 'string' ? fields.email.trim() : '';
     const password = typeof fields.password === 'string' ? fields.password : '';
     const ip = req.ip ?? 'unknown';
     const again = (status: number, problem: string) =>
-      res.status(status).type('html').send(signInPage(request.app.name, params, deps.forms.token(SIGN_IN, request.app.clientId), problem));
+      res.status(status).type('html').send(signInPage(request.app.name, params, signInToken(binding, request), problem));
     if (deps.throttle.blocked(email, ip)) return void again(429, 'Too many failed sign-ins. Wait a quarter of an hour and try again.');
     const owner = email && password ? await deps.owners.signIn(email, password) : null;
     if (!owner) {
@@ -83,24 +98,24 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router {
       return void again(401, 'The e-mail or the password is wrong.');
     }
     deps.throttle.succeeded(email);
-    deps.sessions.start(res, owner.id);
-    res.redirect(303, `/oauth/authorize?${new URLSearchParams(params).toString()}`);
+    await deps.sessions.start(res, owner.id);
+    res.redirect(303, authorizeAgain(params));
   });
 
   r.post('/oauth/authorize/decision', parseForm, async (req: Request, res: Response) => {
     const params = parametersOf(req.body);
     const request = await check(res, params);
     if (!request) return;
-    const ownerId = deps.sessions.ownerOf(req);
-    if (ownerId === null) return void res.redirect(303, `/oauth/authorize?${new URLSearchParams(params).toString()}`);
-    if (!deps.forms.accepts(req, CONSENT, `${ownerId}:${request.app.clientId}`)) return void res.status(403).type('html').send(refusedFormPage());
+    const session = await deps.sessions.current(req);
+    if (!session) return void res.redirect(303, authorizeAgain(params));
+    if (!deps.forms.accepts(req, CONSENT, consentBinding(session, request))) return void res.status(403).type('html').send(refusedFormPage());
     if ((req.body as Record<string, unknown>).decision !== 'allow') {
       return void res.redirect(303, redirectWith(request.redirectUri, { error: 'access_denied', error_description: 'The owner denied the request', state: request.state }));
     }
-    const owner = await deps.owners.get(ownerId);
+    const owner = await deps.owners.get(session.ownerId);
     const code = await deps.tokens.issueCode({
       appId: request.app.id,
-      ownerId,
+      ownerId: session.ownerId,
       businessId: owner.business_id,
       livemode: request.livemode,
       scopes: request.scopes,
@@ -109,5 +124,27 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router {
     });
     res.redirect(303, redirectWith(request.redirectUri, { code, state: request.state }));
   });
+
+  /** Ends the session whatever the authorize request, then shows that request again: its sign-in page. */
+  r.post('/oauth/authorize/sign-out', parseForm, async (req: Request, res: Response) => {
+    setHostedPageHeaders(res);
+    const params = parametersOf(req.body);
+    const session = await deps.sessions.current(req);
+    if (session) {
+      if (!deps.forms.accepts(req, SIGN_OUT, session.token)) return void res.status(403).type('html').send(refusedFormPage());
+      await deps.sessions.end(res, session);
+    }
+    res.redirect(303, authorizeAgain(params));
+  });
   return r;
+}
+
+/** The consent form's token is bound to the session and the app. */
+function consentBinding(session: OwnerSession, request: AuthorizationRequest): string {
+  return `${session.token}:${request.app.clientId}`;
+}
+
+/** Back to the authorize page with the request's own parameters (a path of ours: never another site). */
+function authorizeAgain(params: Record<string, string>): string {
+  return `/oauth/authorize?${new URLSearchParams(params).toString()}`;
 }

@@ -40,7 +40,16 @@ ${carried(params, formToken)}
   );
 }
 
-export function consentPage(input: { appName: string; businessName: string; livemode: boolean; scopes: Scope[]; params: Record<string, string>; formToken: string }): string {
+export function consentPage(input: {
+  appName: string;
+  businessName: string;
+  ownerEmail: string;
+  livemode: boolean;
+  scopes: Scope[];
+  params: Record<string, string>;
+  formToken: string;
+  signOutToken: string;
+}): string {
   return page(
     `Allow ${input.appName}?`,
     html`<h1>Allow ${input.appName}?</h1>
@@ -55,7 +64,12 @@ ${carried(input.params, input.formToken)}
 ${carried(input.params, input.formToken)}
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </form>
-<p class="hint">You can end this access at any time: invoicing oauth grants revoke.</p>`,
+<p class="hint">You can end this access at any time: invoicing oauth grants revoke.</p>
+<form method="post" action="/oauth/authorize/sign-out">
+${carried(input.params, input.signOutToken)}
+<p class="hint">Signed in as ${input.ownerEmail}</p>
+<button type="submit" class="secondary">Sign out</button>
+</form>`,
   );
 }
 

@@ -1,34 +1,87 @@
 /**
- * The owner's session on the authorize pages (a signed cookie: HttpOnly, SameSite=Lax, Secure
- * behind https) and the throttle on failed sign-ins, per account and per address.
+ * The owner's session on the authorize pages and what guards signing in: the session cookie holds
+ * a random token of a server-side session (owners/service.ts), so signing out and a password reset
+ * end it; the pre-sign-in cookie holds a random value that the sign-in form's token is bound to, so
+ * another site cannot sign the browser in to the attacker's account (login CSRF) even where the
+ * browser sends no `Sec-Fetch-Site`. Both are HttpOnly, Secure behind https; the session is
+ * SameSite=Lax (the app's redirect to the consent page is a cross-site navigation that must carry
+ * it), the pre-sign-in cookie SameSite=Strict and `__Host-` behind https.
  */
-import { Request, Response } from 'express';
+import { randomBytes } from 'node:crypto';
+import { CookieOptions, Request, Response } from 'express';
 import { LRUCache } from 'lru-cache';
-import { FormTokens } from '../pages/form-token';
+import { OwnerService, SESSION_SECONDS } from '../owners/service';
 
-const COOKIE = 'owner_session';
-const SESSION_PURPOSE = 'owner session';
+const SESSION_COOKIE = 'owner_session';
+const SESSION_TOKEN = /^[0-9A-Za-z]{43}$/;
+const SIGN_IN_VALUE = /^[A-Za-z0-9_-]{43}$/;
+/** As long as the sign-in form's token stays valid (a day, pages/form-token.ts). */
+const SIGN_IN_COOKIE_SECONDS = 24 * 3600;
+
+/** The value of cookie `name` in the request, or undefined. */
+function cookieOf(req: Request, name: string): string | undefined {
+  return (req.get('cookie') ?? '')
+    .split(';')
+    .map((part) => part.trim())
+    .find((part) => part.startsWith(`${name}=`))
+    ?.slice(name.length + 1);
+}
+
+export interface OwnerSession {
+  ownerId: number;
+  /** The session's secret token: what its forms' tokens are bound to. */
+  token: string;
+}
 
 export class OwnerSessions {
-  constructor(
-    private readonly tokens: FormTokens,
-    private readonly secure: boolean,
-  ) {}
+  private readonly signInCookie: string;
 
-  start(res: Response, ownerId: number): void {
-    const value = `${ownerId}.${this.tokens.issue(SESSION_PURPOSE, String(ownerId))}`;
-    res.cookie(COOKIE, value, { httpOnly: true, sameSite: 'lax', secure: this.secure, path: '/oauth', maxAge: 12 * 3600 * 1000 });
+  constructor(
+    private readonly owners: OwnerService,
+    private readonly secure: boolean,
+  ) {
+    this.signInCookie = secure ? '__Host-owner_sign_in' : 'owner_sign_in';
   }
 
-  /** The signed-in owner's id, or null. */
-  ownerOf(req: Request): number | null {
-    const raw = (req.get('cookie') ?? '')
-      .split(';')
-      .map((part) => part.trim())
-      .find((part) => part.startsWith(`${COOKIE}=`))
-      ?.slice(COOKIE.length + 1);
-    const match = raw ? /^([1-9][0-9]{0,15})\.(.+)$/.exec(decodeURIComponent(raw)) : null;
-    return match && this.tokens.verify(SESSION_PURPOSE, match[1], match[2]) ? Number(match[1]) : null;
+  private sessionCookieOptions(): CookieOptions {
+    return { httpOnly: true, sameSite: 'lax', secure: this.secure, path: '/oauth' };
+  }
+
+  async start(res: Response, ownerId: number): Promise<void> {
+    const token = await this.owners.startSession(ownerId);
+    res.cookie(SESSION_COOKIE, token, { ...this.sessionCookieOptions(), maxAge: SESSION_SECONDS * 1000 });
+  }
+
+  /** The signed-in owner and the session's token, or null. */
+  async current(req: Request): Promise<OwnerSession | null> {
+    const token = cookieOf(req, SESSION_COOKIE);
+    if (!token || !SESSION_TOKEN.test(token)) return null;
+    const ownerId = await this.owners.sessionOwner(token);
+    return ownerId === null ? null : { ownerId, token };
+  }
+
+  /** Ends the session on the server and drops its cookie. */
+  async end(res: Response, session: OwnerSession): Promise<void> {
+    await this.owners.endSession(session.token);
+    res.clearCookie(SESSION_COOKIE, this.sessionCookieOptions());
+  }
+
+  /**
+   * The browser's pre-sign-in value, set now if it has none (kept if it has, so two sign-in tabs
+   * both work). Only a page of ours can read it into a form token; another site cannot.
+   */
+  signInBinding(req: Request, res: Response): string {
+    const existing = this.signInBindingOf(req);
+    if (existing) return existing;
+    const value = randomBytes(32).toString('base64url');
+    res.cookie(this.signInCookie, value, { httpOnly: true, sameSite: 'strict', secure: this.secure, path: '/', maxAge: SIGN_IN_COOKIE_SECONDS * 1000 });
+    return value;
+  }
+
+  /** The pre-sign-in value the browser sent, or null: a sign-in post without it is refused. */
+  signInBindingOf(req: Request): string | null {
+    const value = cookieOf(req, this.signInCookie);
+    return value && SIGN_IN_VALUE.test(value) ? value : null;
   }
 }
 

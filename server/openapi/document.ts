@@ -392,10 +392,17 @@ const schemas: Record<string, Schema> = {
   Refund: object({
     id: schemaRef('Id'),
     payment_id: schemaRef('Id'),
+    invoice_id: schemaRef('Id'),
     amount: { ...money, exclusiveMinimum: 0 },
     currency: schemaRef('Currency'),
     reason: { type: ['string', 'null'], maxLength: 500 },
-    status: { type: 'string', enum: [...REFUND_STATUSES], description: '`succeeded` in every response; `pending` only while a gateway is asked' },
+    status: {
+      type: 'string',
+      enum: [...REFUND_STATUSES],
+      description:
+        '`pending` while its outcome at the gateway is not known (asked, or the answer was lost: a retry, the gateway\'s events or the reconciliation sweep settle it); `succeeded` when made; `failed` when refused, or failed later at the bank (the amount then counts as paid again)',
+    },
+    failure_reason: { type: ['string', 'null'], maxLength: 500, description: 'Why a `failed` refund returned nothing; null otherwise' },
     gateway_reference: { type: ['string', 'null'], description: 'The gateway\'s refund id (Stripe `re_…`); null for a recorded refund' },
     metadata: schemaRef('Metadata'),
     livemode: { type: 'boolean' },
@@ -529,6 +536,15 @@ const schemas: Record<string, Schema> = {
     },
     unevaluatedProperties: false,
   },
+  PaymentRefundFailedEvent: {
+    type: 'object',
+    allOf: [schemaRef('EventEnvelope')],
+    properties: {
+      type: { type: 'string', const: 'payment.refund_failed' },
+      data: object({ payment: schemaRef('Payment'), invoice: schemaRef('InvoiceDetail'), refund: schemaRef('Refund') }),
+    },
+    unevaluatedProperties: false,
+  },
   PaymentRefundedEvent: {
     type: 'object',
     allOf: [schemaRef('EventEnvelope')],
@@ -550,7 +566,7 @@ const schemas: Record<string, Schema> = {
 
   Event: {
     description: 'An event as its webhook deliveries carry it',
-    oneOf: [schemaRef('InvoiceEvent'), schemaRef('PaymentReceivedEvent'), schemaRef('PaymentFailedEvent'), schemaRef('PaymentRefundedEvent'), schemaRef('ContractSignedEvent')],
+    oneOf: [schemaRef('InvoiceEvent'), schemaRef('PaymentReceivedEvent'), schemaRef('PaymentFailedEvent'), schemaRef('PaymentRefundedEvent'), schemaRef('PaymentRefundFailedEvent'), schemaRef('ContractSignedEvent')],
   },
 
   ApiIndex: object({
@@ -573,6 +589,7 @@ const schemas: Record<string, Schema> = {
 schemas.ClientList = listOf('Client');
 schemas.InvoiceList = listOf('Invoice');
 schemas.PaymentList = listOf('Payment');
+schemas.RefundList = listOf('Refund');
 schemas.WebhookDeliveryList = listOf('WebhookDelivery');
 schemas.EventList = listOf('Event');
 schemas.ExpenseList = listOf('Expense');
@@ -584,6 +601,7 @@ schemas.InvoiceEnvelope = wrapped('invoice', 'InvoiceDetail');
 schemas.ExpenseEnvelope = wrapped('expense', 'Expense');
 schemas.ContractEnvelope = wrapped('contract', 'Contract');
 schemas.PaymentEnvelope = wrapped('payment', 'Payment');
+schemas.RefundEnvelope = wrapped('refund', 'Refund');
 schemas.BusinessEnvelope = wrapped('business', 'Business');
 schemas.WebhookDeliveryEnvelope = wrapped('delivery', 'WebhookDelivery');
 
@@ -633,7 +651,11 @@ const responses: Record<string, Response> = {
   ),
   ServerError: errorResponse('Server-side failure (`server_error`); the message names the request id, never a stack trace', ['server_error'], 'maybeAuthenticated'),
   ServiceUnavailable: errorResponse('The database cannot be reached, or (a PDF) too many PDFs are being made, then with Retry-After (`service_unavailable`): nothing was written; retry later', ['service_unavailable'], 'maybeAuthenticated'),
-  GatewayError: errorResponse('The payment gateway refused the request or could not be reached (`gateway_error`, with its message); nothing was changed', ['gateway_error'], 'authenticated'),
+  GatewayError: errorResponse(
+    'The payment gateway refused the request or could not be reached (`gateway_error`, with its message); nothing was changed. For a refund whose outcome at the gateway is unknown (a timeout, a lost answer), the refund stays `pending` instead and the message says so: retry with the same Idempotency-Key',
+    ['gateway_error'],
+    'authenticated',
+  ),
   EmailFailed: errorResponse('The SMTP server refused the e-mail or could not be reached (`email_failed`); nothing was changed', ['email_failed'], 'authenticated'),
 };
 
@@ -808,6 +830,11 @@ const webhooks: Record<string, PathItem> = {
   'payment.received': webhook('payment.received', 'A payment was recorded', 'PaymentReceivedEvent'),
   'payment.failed': webhook('payment.failed', 'A delayed payment at the gateway failed: once per checkout, however often the gateway reports it (an addition to the specification)', 'PaymentFailedEvent'),
   'payment.refunded': webhook('payment.refunded', 'Money was returned on a payment, in part or in full (an addition to the specification)', 'PaymentRefundedEvent'),
+  'payment.refund_failed': webhook(
+    'payment.refund_failed',
+    'A refund failed after it was made (at the bank, reported by the gateway): its amount counts as paid again on the payment and the invoice (an addition to the specification)',
+    'PaymentRefundFailedEvent',
+  ),
   'contract.signed': webhook('contract.signed', 'Both parties have signed a contract', 'ContractSignedEvent'),
 };
 

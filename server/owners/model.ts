@@ -9,3 +9,13 @@ export class BusinessOwner extends BaseModel {
   email_normalized!: string;
   password_hash!: string;
 }
+
+/** An owner's sign-in on the consent pages, known by its token's SHA-256: ended by signing out or a password reset. */
+export class OwnerSession extends BaseModel {
+  static override tableName = 'owner_sessions';
+  static override timestampColumns = [...BaseModel.timestampColumns, 'expires_at'];
+
+  owner_id!: number;
+  token_hash!: string;
+  expires_at!: string;
+}

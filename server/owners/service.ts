@@ -4,9 +4,11 @@ import { BusinessService } from '../businesses/service';
 import { normalizedEmail } from '../clients/service';
 import { Database } from '../db/database';
 import { isUniqueViolation } from '../db/errors';
+import { toDbTime } from '../db/time';
 import { NotFound, ValidationFailed } from '../errors';
 import { validateInput } from '../validation';
-import { BusinessOwner } from './model';
+import { hashKey, randomBase62 } from '../keys/token';
+import { BusinessOwner, OwnerSession } from './model';
 import { hashPassword, verifyPassword } from './password';
 
 export interface OwnerView {
@@ -17,6 +19,9 @@ export interface OwnerView {
 }
 
 export const MIN_PASSWORD_LENGTH = 12;
+
+/** How long a sign-in lasts: the server-side session and its cookie both end after this. */
+export const SESSION_SECONDS = 12 * 3600;
 
 const password = Joi.string()
   .min(MIN_PASSWORD_LENGTH)
@@ -70,10 +75,38 @@ export class OwnerService {
 
   async resetPassword(id: number, newPassword: string): Promise<OwnerView> {
     const valid = validateInput(Joi.object<{ password: string }>({ password }), { password: newPassword });
-    const row = await BusinessOwner.query(this.db.current).findById(id);
-    if (!row) throw new NotFound('Owner');
-    await BusinessOwner.query(this.db.current).findById(id).patch({ password_hash: await hashPassword(valid.password) });
-    return toOwnerView(row);
+    const passwordHash = await hashPassword(valid.password);
+    return this.db.transaction(async (trx) => {
+      const row = await BusinessOwner.query(trx).findById(id).forUpdate();
+      if (!row) throw new NotFound('Owner');
+      await BusinessOwner.query(trx).findById(id).patch({ password_hash: passwordHash });
+      // Whoever signed in with the old password is signed out.
+      await OwnerSession.query(trx).where({ owner_id: id }).delete();
+      return toOwnerView(row);
+    });
+  }
+
+  /** A new session of this owner: the token for its cookie (only its hash is kept), valid SESSION_SECONDS. */
+  async startSession(ownerId: number): Promise<string> {
+    const token = randomBase62(43);
+    const now = Date.now();
+    await this.db.transaction(async (trx) => {
+      // The owner's ended sessions go as a new one starts, so they do not pile up.
+      await OwnerSession.query(trx).where({ owner_id: ownerId }).where('expires_at', '<=', toDbTime(new Date(now))).delete();
+      await OwnerSession.query(trx).insert({ owner_id: ownerId, token_hash: hashKey(token), expires_at: new Date(now + SESSION_SECONDS * 1000).toISOString() });
+    });
+    return token;
+  }
+
+  /** The owner whose unexpired session this token is, or null. */
+  async sessionOwner(token: string): Promise<number | null> {
+    const session = await OwnerSession.query(this.db.current).findOne({ token_hash: hashKey(token) }).where('expires_at', '>', toDbTime(new Date()));
+    return session?.owner_id ?? null;
+  }
+
+  /** Signs a session out. */
+  async endSession(token: string): Promise<void> {
+    await OwnerSession.query(this.db.current).where({ token_hash: hashKey(token) }).delete();
   }
 
   /** The owner these credentials sign in, or null; the same work whether or not the e-mail exists. */

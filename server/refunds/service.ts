@@ -14,12 +14,13 @@ import { Knex } from 'knex';
 import { Logger } from 'pino';
 import { acrossTenants, Actor, systemActor } from '../auth/actor';
 import { Clock, systemClock } from '../clock';
+import { Business } from '../businesses/model';
 import { Database } from '../db/database';
 import { GatewayError, InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Outbox } from '../events/outbox';
 import { GatewayRefund, GatewayRefused } from '../gateways/gateway';
 import { GatewayClients } from '../gateways/clients';
-import { Page, paginate } from '../http/pagination';
+import { ListParams, MAX_PER_PAGE, Page, paginate } from '../http/pagination';
 import { invoiceDetail } from '../invoices/detail';
 import { InvoiceLinks } from '../invoices/links';
 import { Invoice } from '../invoices/model';
@@ -93,6 +94,18 @@ export class RefundService {
     if (params.invoice_id) query.where('refunds.invoice_id', params.invoice_id);
     if (params.status) query.where('refunds.status', params.status);
     return paginate(query, Refund.tableName, params, toRefundView);
+  }
+
+  /**
+   * The owner's CLI (`invoicing refunds list`): a business's refunds, in one mode or both, oldest
+   * first, through the same tenant-scoped list as the API (its filters; 100 per mode at most).
+   */
+  async listForOwner(businessId: number, filters: Omit<RefundListParams, keyof ListParams> & { mode?: 'live' | 'test' }): Promise<{ data: RefundView[]; more: boolean }> {
+    if (!(await Business.query(this.db.current).findById(businessId))) throw new NotFound('Business');
+    const { mode, ...where } = filters;
+    const modes = mode ? [mode === 'live'] : [true, false];
+    const pages = await Promise.all(modes.map((livemode) => this.list(systemActor('cli', { businessId, livemode }), { ...where, page: 1, per_page: MAX_PER_PAGE })));
+    return { data: pages.flatMap((page) => page.data), more: pages.some((page) => page.meta.last_page > 1) };
   }
 
   async get(actor: Actor, id: number): Promise<RefundView> {

@@ -4,6 +4,7 @@
  * contract's "Gateway money rules".
  */
 import Stripe from 'stripe';
+import { toDbTime } from '../../server/db/time';
 import { stripeClientOptions } from '../../server/gateways/stripe';
 import { useStripeGateway } from '../support/stripe-double';
 import { aPaidByCard as paid, anOverpaidCheckout as overpaid, paymentEvents, sweepLater as sweep } from '../support/stripe-payments';
@@ -119,6 +120,29 @@ describe('a Stripe refund whose outcome is unknown', () => {
     expect(refunds).toEqual([expect.objectContaining({ amount: 3000 })]);
     expect(refunds[0].metadata.invoicing_refund_key).toMatch(/^refund-\d+-\d+$/);
     expect(await readPayment(payment.id)).toMatchObject({ amount_refunded: 30 });
+  });
+});
+
+describe('the reconciliation sweep with several processes', () => {
+  test('when two sweeps run at once, then each pending refund is worked by one of them: read back and sent once', async () => {
+    // Arrange: three refunds left pending with nothing made at Stripe
+    const paid = [await aPaidByCard(), await aPaidByCard(), await aPaidByCard()];
+    stripe.failWith = { status: 503, type: 'api_error', message: 'Stripe is down' };
+    for (const { payment } of paid) expect((await gateway.live.api.post(`/payments/${payment.id}/refund`, { amount: 10 })).status).toBe(502);
+    stripe.failWith = null;
+    const sentBefore = stripe.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds').length;
+    await gateway.app.db.knex('refunds').where({ status: 'pending' }).update({ next_attempt_at: toDbTime(new Date(Date.now() - 1000)) });
+
+    // Act
+    const worked = await Promise.all([gateway.app.server.services.refunds.reconcileDue(), gateway.app.server.services.refunds.reconcileDue()]);
+
+    // Assert
+    expect(worked[0] + worked[1]).toBe(3);
+    expect(stripe.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds').length - sentBefore).toBe(3);
+    for (const { payment, paymentIntent } of paid) {
+      expect(stripe.paymentIntents.get(paymentIntent)!.refunds).toHaveLength(1);
+      expect(await refundsOfPayment(payment.id)).toEqual([expect.objectContaining({ status: 'succeeded', amount: 10 })]);
+    }
   });
 });
 

@@ -7,7 +7,7 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import type * as OAuth from 'oauth4webapi';
 import { aClient, startApp, Tenant, TestApp } from '../support/app';
-import { screenshot, screenshotOnPhone, useBrowser } from '../support/browser';
+import { PHONE, screenshot, screenshotOnPhone, useBrowser } from '../support/browser';
 import { signBody } from '../../server/webhooks/signing';
 import { eventually } from '../support/eventually';
 import { Api } from '../support/http';
@@ -142,6 +142,34 @@ describe('a platform connects a business through the browser', () => {
     expect(returned.searchParams.get('error')).toBe('access_denied');
     expect(returned.searchParams.get('state')).toBe(state);
     expect(returned.searchParams.get('code')).toBeNull();
+  });
+});
+
+describe('signing out', () => {
+  test('when the signed-in owner presses Sign out on the consent page, then the sign-in page is shown and coming back to the consent asks to sign in again', async () => {
+    // Arrange: signed in, on the consent page
+    const url = new URL(server().authorization_endpoint!);
+    url.search = new URLSearchParams({ response_type: 'code', client_id: platform.client_id, redirect_uri: redirectUri, scope: 'clients:read invoices:read', state: 'st', mode: 'test' }).toString();
+    const page = await ctx.browser.newPage();
+    await page.goto(url.toString());
+    await page.getByLabel('Email').fill(ownerEmail);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const signOut = page.getByRole('button', { name: 'Sign out' });
+    await signOut.waitFor();
+    await screenshot(page, 'oauth-consent-sign-out');
+    await page.setViewportSize(PHONE);
+    await screenshot(page, 'oauth-consent-sign-out-phone');
+
+    // Act
+    await signOut.click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.goto(url.toString());
+
+    // Assert
+    expect(await page.getByRole('button', { name: 'Sign in' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Allow' }).count()).toBe(0);
+    await page.close();
   });
 });
 

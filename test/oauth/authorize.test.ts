@@ -59,18 +59,37 @@ describe('GET /oauth/authorize', () => {
   });
 });
 
-describe('signing in', () => {
-  async function signIn(email: string, password: string): Promise<Response> {
-    const page = await (await authorize(base())).text();
-    const formToken = /name="form_token" value="([^"]+)"/.exec(page)![1];
-    return fetch(`${ctx.app.url}/oauth/authorize/sign-in`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ ...base(), form_token: formToken, email, password }).toString(),
-    });
-  }
+/** The sign-in page as a browser gets it: its form token and the pre-sign-in cookie it set. */
+async function signInPage(): Promise<{ formToken: string; cookie: string }> {
+  const res = await authorize(base());
+  const formToken = /name="form_token" value="([^"]+)"/.exec(await res.text())![1];
+  return { formToken, cookie: res.headers.get('set-cookie')?.split(';')[0] ?? '' };
+}
 
+function postForm(path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${ctx.app.url}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(fields).toString(),
+  });
+}
+
+async function signIn(email: string, password: string): Promise<Response> {
+  const { formToken, cookie } = await signInPage();
+  return postForm('/oauth/authorize/sign-in', { ...base(), form_token: formToken, email, password }, { cookie });
+}
+
+const sessionCookieOf = (res: Response) => res.headers.get('set-cookie')!.split(';')[0];
+
+/** The page `GET /oauth/authorize` shows with this cookie. */
+async function pageWith(cookie: string): Promise<string> {
+  return (await fetch(`${ctx.app.url}/oauth/authorize?${new URLSearchParams(base()).toString()}`, { headers: { cookie } })).text();
+}
+
+const isConsent = (html: string) => html.includes('>Allow<');
+
+describe('signing in', () => {
   test('when the password is right, then a session cookie (HttpOnly, SameSite=Lax) is set and the consent follows', async () => {
     await ctx.app.server.services.owners.create({ businessId: ctx.t.businessId, email: 'right@acme.example', password: 'the right password' });
 
@@ -82,7 +101,7 @@ describe('signing in', () => {
 
   test('when the owner is signed in, then the consent page names the app, the business, the mode and every scope asked', async () => {
     await ctx.app.server.services.owners.create({ businessId: ctx.t.businessId, email: 'consent@acme.example', password: 'the right password' });
-    const cookie = (await signIn('consent@acme.example', 'the right password')).headers.get('set-cookie')!.split(';')[0];
+    const cookie = sessionCookieOf(await signIn('consent@acme.example', 'the right password'));
 
     const res = await fetch(`${ctx.app.url}/oauth/authorize?${new URLSearchParams({ ...base(), scope: 'clients:read invoices:write expenses:read', mode: 'test' }).toString()}`, {
       headers: { cookie },
@@ -104,5 +123,93 @@ describe('signing in', () => {
     expect(failures).toEqual([401, 401, 401, 401, 401]);
     expect(sixth.status).toBe(429);
     expect(sixth.headers.get('set-cookie')).toBeNull();
+  });
+
+  test.each([
+    ['no cookie', (): Promise<Record<string, string>> => Promise.resolve({})],
+    ['the victim\'s own pre-sign-in cookie', async (): Promise<Record<string, string>> => ({ cookie: (await signInPage()).cookie })],
+  ])('when another site posts a sign-in with the attacker\'s form token and %s, no Sec-Fetch-Site and no Origin, then it is refused and no session starts', async (_case, victimHeaders) => {
+    // Arrange: the attacker's own account and a form token fetched with the attacker's cookie
+    const email = `attacker.${Date.now()}@evil.example`;
+    await ctx.app.server.services.owners.create({ businessId: ctx.t.businessId, email, password: 'the attacker password' });
+    const attacker = await signInPage();
+    const headers = await victimHeaders();
+
+    // Act: the victim's browser posts the attacker's form (an old browser: no fetch metadata)
+    const res = await postForm('/oauth/authorize/sign-in', { ...base(), form_token: attacker.formToken, email, password: 'the attacker password' }, headers);
+
+    // Assert
+    expect(res.status).toBe(403);
+    expect(res.headers.get('set-cookie') ?? '').not.toContain('owner_session=');
+  });
+
+  test('when the sign-in page is shown, then its pre-sign-in cookie is HttpOnly and SameSite=Strict with a random value', async () => {
+    const first = await authorize(base());
+    const second = await authorize(base());
+
+    expect(first.headers.get('set-cookie')).toMatch(/^owner_sign_in=[A-Za-z0-9_-]{43}; Max-Age=\d+; Path=\/; Expires=.+; HttpOnly; SameSite=Strict$/);
+    expect(first.headers.get('set-cookie')!.split(';')[0]).not.toBe(second.headers.get('set-cookie')!.split(';')[0]);
+  });
+
+  test('when the owner signs in, then the cookie\'s Max-Age is the server-side session\'s lifetime', async () => {
+    const owner = await ctx.app.server.services.owners.create({ businessId: ctx.t.businessId, email: 'lifetime@acme.example', password: 'the right password' });
+
+    const res = await signIn('lifetime@acme.example', 'the right password');
+
+    const maxAge = Number(/Max-Age=(\d+)/.exec(res.headers.get('set-cookie')!)![1]);
+    const session = await ctx.app.db.knex('owner_sessions').where({ owner_id: owner.id }).first();
+    const stored = (Date.parse(`${String(session.expires_at).replace(' ', 'T')}Z`) - Date.parse(`${String(session.created_at).replace(' ', 'T')}Z`)) / 1000;
+    expect(maxAge).toBe(12 * 3600);
+    // created_at is stamped a moment after expires_at is reckoned.
+    expect(Math.abs(stored - maxAge)).toBeLessThan(5);
+  });
+});
+
+describe('signing out', () => {
+  async function signedIn(email: string): Promise<{ cookie: string; ownerId: number }> {
+    const owner = await ctx.app.server.services.owners.create({ businessId: ctx.t.businessId, email, password: 'the right password' });
+    return { cookie: sessionCookieOf(await signIn(email, 'the right password')), ownerId: owner.id };
+  }
+
+  const signOutToken = (html: string) => /action="\/oauth\/authorize\/sign-out">[\s\S]*?name="form_token" value="([^"]+)"/.exec(html)![1];
+
+  test('when the owner presses Sign out, then the session ends on the server: the same cookie shows the sign-in page again', async () => {
+    // Arrange
+    const { cookie } = await signedIn('out@acme.example');
+    const consent = await pageWith(cookie);
+
+    // Act
+    const res = await postForm('/oauth/authorize/sign-out', { ...base(), form_token: signOutToken(consent) }, { cookie });
+
+    // Assert
+    expect(consent).toContain('>Sign out<');
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`/oauth/authorize?${new URLSearchParams(base()).toString()}`);
+    expect(res.headers.get('set-cookie')).toMatch(/^owner_session=; .*Expires=Thu, 01 Jan 1970/);
+    expect(isConsent(await pageWith(cookie))).toBe(false);
+  });
+
+  test('when a sign-out is posted without the page\'s form token, then it is refused and the session goes on', async () => {
+    const { cookie } = await signedIn('not-out@acme.example');
+
+    const res = await postForm('/oauth/authorize/sign-out', { ...base(), form_token: 'x' }, { cookie });
+
+    expect(res.status).toBe(403);
+    expect(isConsent(await pageWith(cookie))).toBe(true);
+  });
+
+  test('when the owner\'s password is reset, then every session of the owner ends and other owners\' go on', async () => {
+    // Arrange
+    const { cookie: first, ownerId } = await signedIn('reset@acme.example');
+    const second = sessionCookieOf(await signIn('reset@acme.example', 'the right password'));
+    const { cookie: other } = await signedIn('bystander@acme.example');
+
+    // Act
+    await ctx.app.server.services.owners.resetPassword(ownerId, 'a brand new password');
+
+    // Assert
+    expect(isConsent(await pageWith(first))).toBe(false);
+    expect(isConsent(await pageWith(second))).toBe(false);
+    expect(isConsent(await pageWith(other))).toBe(true);
   });
 });

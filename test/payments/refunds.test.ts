@@ -1,7 +1,9 @@
 /** `POST /payments/{id}/refund` for payments recorded here (test-mode and received elsewhere): the contract's "Refunds". */
+import { systemActor } from '../../server/auth/actor';
 import { aDraft, eventsOf, useApp } from '../support/app';
 
-const ctx = useApp();
+// One key makes every request of this file: more than the default 120 a minute.
+const ctx = useApp({ rateLimitPerMinute: 1000 });
 
 async function aPaid(body: Record<string, unknown> = {}, t = ctx.t): Promise<{ invoice: any; payment: any }> {
   const draft = await aDraft(t);
@@ -134,5 +136,104 @@ describe('a refund whose stored response was lost', () => {
     expect(retry.body.refund.id).toBe(first.body.refund.id);
     expect((await ctx.t.api.get(`/payments/${payment.id}`)).body.payment.amount_refunded).toBe(30);
     expect((await eventsOf(ctx.app, ctx.t.businessId)).filter((e) => e.type === 'payment.refunded' && e.data.payment.id === payment.id)).toHaveLength(1);
+  });
+});
+
+describe('GET /refunds and GET /refunds/{id}', () => {
+  test('when a payment was refunded twice, then both refunds are listed oldest first, filtered by payment, invoice and status, and each reads back', async () => {
+    // Arrange
+    const { invoice, payment } = await aPaid();
+    const other = await aPaid();
+    const first = (await ctx.t.api.post(`/payments/${payment.id}/refund`, { amount: 10, reason: 'Damaged' })).body.refund;
+    const second = (await ctx.t.api.post(`/payments/${payment.id}/refund`, { amount: 20 })).body.refund;
+    await ctx.t.api.post(`/payments/${other.payment.id}/refund`, { amount: 5 });
+
+    // Act
+    const byPayment = await ctx.t.api.get(`/refunds?payment_id=${payment.id}`);
+    const byInvoice = await ctx.t.api.get(`/refunds?invoice_id=${invoice.id}&status=succeeded`);
+    const noneFailed = await ctx.t.api.get(`/refunds?payment_id=${payment.id}&status=failed`);
+    const one = await ctx.t.api.get(`/refunds/${first.id}`);
+
+    // Assert
+    expect(byPayment.status).toBe(200);
+    expect(byPayment.body.data.map((r: any) => r.id)).toEqual([first.id, second.id]);
+    expect(byInvoice.body.data.map((r: any) => r.id)).toEqual([first.id, second.id]);
+    expect(noneFailed.body.data).toEqual([]);
+    expect(one.status).toBe(200);
+    expect(one.body.refund).toEqual({ ...first, failure_reason: null });
+    expect(one.body.refund).toMatchObject({ payment_id: payment.id, invoice_id: invoice.id, amount: 10, reason: 'Damaged', status: 'succeeded', failure_reason: null });
+  });
+
+  test('when refunds fill more than one page, then the after cursor walks them without repeating one', async () => {
+    const { payment } = await aPaid();
+    for (const amount of [1, 2, 3]) await ctx.t.api.post(`/payments/${payment.id}/refund`, { amount });
+
+    const page1 = await ctx.t.api.get(`/refunds?payment_id=${payment.id}&per_page=2`);
+    const page2 = await ctx.t.api.get(`/refunds?payment_id=${payment.id}&per_page=2&after=${page1.body.meta.next_after}`);
+
+    expect(page1.body.data.map((r: any) => r.amount)).toEqual([1, 2]);
+    expect(page1.body.meta).toMatchObject({ total: 3, next_after: page1.body.data[1].id });
+    expect(page2.body.data.map((r: any) => r.amount)).toEqual([3]);
+  });
+
+  test.each([
+    ['payments:read', 200],
+    ['invoices:read', 200],
+    ['expenses:read', 403],
+  ] as const)('when the key holds only %s, then reading refunds answers %s', async (scope, status) => {
+    const reader = await ctx.app.tenant({ businessId: ctx.t.businessId, scopes: [scope] });
+    const { payment } = await aPaid();
+    const refund = (await ctx.t.api.post(`/payments/${payment.id}/refund`, { amount: 1 })).body.refund;
+
+    expect((await reader.api.get('/refunds')).status).toBe(status);
+    expect((await reader.api.get(`/refunds/${refund.id}`)).status).toBe(status);
+  });
+
+  test('when another business or the other mode asks for a refund, then it is a 404 and their lists leave it out', async () => {
+    const { payment } = await aPaid();
+    const refund = (await ctx.t.api.post(`/payments/${payment.id}/refund`, { amount: 1 })).body.refund;
+    const stranger = await ctx.app.tenant();
+    const live = await ctx.app.tenant({ businessId: ctx.t.businessId, mode: 'live' });
+
+    expect((await stranger.api.get(`/refunds/${refund.id}`)).status).toBe(404);
+    expect((await live.api.get(`/refunds/${refund.id}`)).status).toBe(404);
+    expect((await stranger.api.get('/refunds')).body.data).toEqual([]);
+    expect((await live.api.get(`/refunds?payment_id=${payment.id}`)).body.data).toEqual([]);
+  });
+
+  test.each([
+    ['an unknown status', 'status=refunded'],
+    ['a payment id that is not a number', 'payment_id=abc'],
+    ['an invoice id of zero', 'invoice_id=0'],
+  ])('when the list is asked with %s, then it is a 400', async (_case, query) => {
+    const res = await ctx.t.api.get(`/refunds?${query}`);
+
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('a test-mode refund that fails at the bank (trigger payment.refund_failed)', () => {
+  test('when the bank fails a refund, then its amount counts as paid again, the invoice is paid again and payment.refund_failed fires', async () => {
+    // Arrange
+    const { invoice, payment } = await aPaid();
+    const refund = (await ctx.t.api.post(`/payments/${payment.id}/refund`, { amount: 40 })).body.refund;
+    const actor = systemActor('cli', { businessId: ctx.t.businessId, livemode: false });
+
+    // Act
+    const result = await ctx.app.server.services.refunds.simulateBankFailure(actor, refund.id);
+
+    // Assert
+    expect(result.refund).toMatchObject({ id: refund.id, status: 'failed', failure_reason: expect.stringContaining('bank') });
+    expect((await ctx.t.api.get(`/payments/${payment.id}`)).body.payment).toMatchObject({ amount_refunded: 0, status: 'succeeded' });
+    expect((await ctx.t.api.get(`/invoices/${invoice.id}`)).body.invoice).toMatchObject({ amount_paid: 150, status: 'paid' });
+    const failed = (await eventsOf(ctx.app, ctx.t.businessId)).filter((e) => e.type === 'payment.refund_failed' && e.data.refund.id === refund.id);
+    expect(failed).toHaveLength(1);
+    expect(failed[0].data).toMatchObject({ payment: { id: payment.id }, invoice: { id: invoice.id, status: 'paid' } });
+  });
+
+  test('when a live refund is asked to fail through the simulation, then it is refused', async () => {
+    const live = systemActor('cli', { businessId: ctx.t.businessId, livemode: true });
+
+    await expect(ctx.app.server.services.refunds.simulateBankFailure(live, 1)).rejects.toMatchObject({ status: 403 });
   });
 });
