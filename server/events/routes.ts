@@ -14,6 +14,6 @@ export const eventRoutes = [
     scopes: [...READ_SCOPES],
     query: listEventsQuery,
     response: { status: 200, description: 'A page of events', schema: 'EventList' },
-    handle: ({ cred, query }, s) => s.events.listOrWait(cred, query),
+    handle: ({ cred, query, gone }, s) => s.events.listOrWait(cred, query, gone),
   }),
 ];

@@ -51,9 +51,9 @@ export class EventService {
    * the business and mode commits (seen by its watch: at once in this process, within an interval
    * from another). `webhooks listen` reads the log this way, from the last event id it saw, so a
    * reconnect leaves no gap. A credential with MAX_WAITS_PER_CREDENTIAL polls waiting already is
-   * answered at once.
+   * answered at once; a poll whose client has `gone` stops waiting, freeing its place.
    */
-  async listOrWait(cred: Credential, params: EventListParams): Promise<Page<EventPayload>> {
+  async listOrWait(cred: Credential, params: EventListParams, gone?: AbortSignal): Promise<Page<EventPayload>> {
     const poll = params.wait ? await this.watch.join(cred) : null;
     if (!poll) return this.list(cred, params);
     try {
@@ -62,8 +62,9 @@ export class EventService {
         const seen = poll.version;
         const page = await this.list(cred, params);
         const left = deadline - Date.now();
-        if (page.data.length || left <= 0) return page;
-        await poll.changed(seen, left);
+        if (page.data.length || left <= 0 || gone?.aborted) return page;
+        await poll.changed(seen, left, gone);
+        if (gone?.aborted) return page;
       }
     } finally {
       poll.leave();

@@ -19,8 +19,8 @@ export const EVENT_WATCH_INTERVAL_MS = 250;
 export interface WaitingPoll {
   /** The changes its business and mode's watch has seen: taken before each read of the log. */
   readonly version: number;
-  /** Resolves once the watch sees a change after `version` (at once if it has), or after `ms`. */
-  changed(version: number, ms: number): Promise<void>;
+  /** Resolves once the watch sees a change after `version` (at once if it has), after `ms`, or when `gone` aborts. */
+  changed(version: number, ms: number, gone?: AbortSignal): Promise<void>;
   /** The poll answered: frees its place. */
   leave(): void;
 }
@@ -58,7 +58,7 @@ export class EventWatch implements EventWaiters {
       get version() {
         return watch.version;
       },
-      changed: (version, ms) => waitForChange(watch, version, ms),
+      changed: (version, ms, gone) => waitForChange(watch, version, ms, gone),
       leave: () => {
         if (left) return;
         left = true;
@@ -136,15 +136,17 @@ function wake(watch: TenantWatch): void {
   [...watch.wakers].forEach((wakeOne) => wakeOne());
 }
 
-function waitForChange(watch: TenantWatch, version: number, ms: number): Promise<void> {
-  if (watch.version !== version) return Promise.resolve();
+function waitForChange(watch: TenantWatch, version: number, ms: number, gone?: AbortSignal): Promise<void> {
+  if (watch.version !== version || gone?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
       watch.wakers.delete(done);
+      gone?.removeEventListener('abort', done);
       resolve();
     };
     const timer = setTimeout(done, ms);
     watch.wakers.add(done);
+    gone?.addEventListener('abort', done, { once: true });
   });
 }

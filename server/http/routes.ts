@@ -31,6 +31,8 @@ export interface RouteInput<B, Q> {
   query: Q;
   /** Where the request came from, for audit records (a countersignature). */
   requester: { ip: string | null; userAgent: string | null };
+  /** Aborted when the client goes away before its answer: a handler that only waits (a long poll) stops then. */
+  gone: AbortSignal;
   /**
    * The credential's Idempotency-Key for this request (POST), when sent: work that calls out
    * (`callsOut`) keys its own records by it, so a retry resumes what a dead process began.
@@ -109,6 +111,14 @@ function pathBelow(prefixes: readonly string[], path: string): string {
   return prefix ? path.slice(prefix.length) : path;
 }
 
+function abortedOnClose(res: Response): AbortSignal {
+  const gone = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  return gone.signal;
+}
+
 /**
  * Registers every route on `router` under each of `prefixes`, as one layer per route: a nested
  * router per prefix made the router trim and restore the URL on every request, a tenth of a cached
@@ -138,6 +148,10 @@ export function mountRoutes(
         // Read only by the routes that record it: req.ip parses X-Forwarded-For on every access.
         get requester() {
           return { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null };
+        },
+        // Made only for the routes that read it.
+        get gone() {
+          return abortedOnClose(res);
         },
       };
       const key = spec.method === 'post' ? idempotencyKeyOf(req.get('Idempotency-Key')) : undefined;

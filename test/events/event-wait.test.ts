@@ -27,23 +27,29 @@ function countEventReads(app: TestApp): { readonly n: number; reset(): void; sto
   };
 }
 
-/** Starts `count` waiting polls of `t` from its newest event; resolves with their answers. */
-async function startWaiting(t: Tenant, count: number, waitSeconds: number) {
-  const newest = ((await t.api.get('/events')).body.data.at(-1)?.id as number | undefined) ?? 0;
-  const polls = Array.from({ length: count }, () => t.api.get(`/events?after=${newest}&wait=${waitSeconds}`));
-  return { newest, polls };
+async function newestEventId(t: Tenant): Promise<number> {
+  return ((await t.api.get('/events')).body.data.at(-1)?.id as number | undefined) ?? 0;
 }
+
+/** Starts `count` polls of `t` waiting for an event after `newest`. */
+function startWaiting(t: Tenant, newest: number, count: number, waitSeconds: number) {
+  return Array.from({ length: count }, () => t.api.get(`/events?after=${newest}&wait=${waitSeconds}`));
+}
+
+/** Each waiting poll reads the log once (a page and its count) before it waits; a business's watch reads once as it begins. */
+const readsBeforeWaiting = (polls: number) => 2 * polls + 1;
 
 describe('waiting for events', () => {
   test('when a key already has 5 waiting polls, then a 6th answers at once with what there is, and another key of the business still waits', async () => {
     // Arrange: five waiting polls of one key, each past its first read
     const t = await ctx.app.tenant();
     const other = await ctx.app.tenant({ businessId: t.businessId });
+    const newest = await newestEventId(t);
     const reads = countEventReads(ctx.app);
-    const { newest, polls } = await startWaiting(t, MAX_WAITS_PER_CREDENTIAL, 25);
+    const polls = startWaiting(t, newest, MAX_WAITS_PER_CREDENTIAL, 25);
     const answered: number[] = [];
     polls.forEach((poll, i) => void poll.then(() => answered.push(i)));
-    await eventually(() => reads.n >= 2 * MAX_WAITS_PER_CREDENTIAL, 10_000);
+    await eventually(() => reads.n >= readsBeforeWaiting(MAX_WAITS_PER_CREDENTIAL), 10_000);
     reads.stop();
 
     // Act
@@ -67,13 +73,37 @@ describe('waiting for events', () => {
     }
   });
 
+  test('when the clients of waiting polls go away, then their places are freed and the key can wait again', async () => {
+    // Arrange: a key's five waiting polls, each past its first read
+    const t = await ctx.app.tenant();
+    const reads = countEventReads(ctx.app);
+    const gone = new AbortController();
+    const polls = Array.from({ length: MAX_WAITS_PER_CREDENTIAL }, () =>
+      fetch(`${ctx.app.url}/api/v1/partner/events?wait=25`, { headers: { authorization: `Bearer ${t.key}` }, signal: gone.signal }).catch(() => undefined),
+    );
+    await eventually(() => reads.n >= readsBeforeWaiting(MAX_WAITS_PER_CREDENTIAL), 10_000);
+    reads.stop();
+
+    // Act
+    gone.abort();
+    await Promise.all(polls);
+
+    // Assert: a new poll of the key waits (it is not answered at once as a sixth would be)
+    await eventually(async () => {
+      const started = Date.now();
+      await t.api.get('/events?wait=2');
+      return Date.now() - started >= 1500;
+    }, 10_000);
+  });
+
   test('when many polls of one business wait, then the database is read once per interval for all of them, not once per poll', async () => {
     // Arrange: two keys, five waiting polls each, all past their first read
     const keys = [await ctx.app.tenant()];
     keys.push(await ctx.app.tenant({ businessId: keys[0].businessId }));
+    const newest = await newestEventId(keys[0]);
     const reads = countEventReads(ctx.app);
-    const waiting = await Promise.all(keys.map((t) => startWaiting(t, MAX_WAITS_PER_CREDENTIAL, 20)));
-    await eventually(() => reads.n >= 2 * 2 * MAX_WAITS_PER_CREDENTIAL, 10_000);
+    const polls = keys.flatMap((t) => startWaiting(t, newest, MAX_WAITS_PER_CREDENTIAL, 20));
+    await eventually(() => reads.n >= readsBeforeWaiting(polls.length), 10_000);
 
     // Act: watch the reads while they wait
     reads.reset();
@@ -86,7 +116,7 @@ describe('waiting for events', () => {
     // Assert: a look per interval (one more for a look under way at either end), none per poll
     expect(counted).toBeLessThanOrEqual(Math.ceil(elapsed / EVENT_WATCH_INTERVAL_MS) + 2);
     await aDraft(keys[0]);
-    const answers = await Promise.all(waiting.flatMap(({ polls }) => polls));
+    const answers = await Promise.all(polls);
     expect(answers.map((res) => res.body.data.length)).toEqual(answers.map(() => 1));
   });
 
@@ -95,7 +125,7 @@ describe('waiting for events', () => {
     const t = await ctx.app.tenant();
     const second = await startApp({}, { keepDatabase: { url: ctx.app.databaseUrl, drop: () => Promise.resolve() } });
     try {
-      const { polls } = await startWaiting(t, 1, 25);
+      const polls = startWaiting(t, await newestEventId(t), 1, 25);
       await new Promise((resolve) => setTimeout(resolve, 500));
 
       // Act
