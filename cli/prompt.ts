@@ -19,6 +19,13 @@ export function isInteractive(): boolean {
   return Boolean(process.stdin.isTTY && process.stdout.isTTY);
 }
 
+/** Everything on standard input, for secrets given there rather than as arguments (`--secrets-stdin`). */
+export async function readStandardInput(): Promise<string> {
+  let input = '';
+  for await (const chunk of process.stdin) input += String(chunk);
+  return input;
+}
+
 async function inquirer() {
   // inquirer is an ES module; a dynamic import loads it from this CommonJS build.
   return (await import('inquirer')).default;

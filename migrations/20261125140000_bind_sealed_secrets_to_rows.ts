@@ -28,7 +28,7 @@ const SEALED_COLUMNS: SealedColumn[] = [
 /** Rewrites every value of `from`'s version in each sealed column with `reseal`; a row changed meanwhile is left to its writer. */
 async function resealAll(knex: Knex, from: string, reseal: (box: SecretBox, sealed: string, place: SealedPlace) => string): Promise<void> {
   for (const { table, column, purpose, businessColumn } of SEALED_COLUMNS) {
-    const rows: Record<string, string | number | null>[] = await knex(table)
+    const rows = await knex<Record<string, string | number | null>>(table)
       .select(['id', column, ...(businessColumn ? [businessColumn] : [])])
       .where(column, 'like', `${from}%`);
     if (!rows.length) continue;

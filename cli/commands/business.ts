@@ -5,7 +5,7 @@ import { withContext } from '../context';
 import { UsageError } from '../errors';
 import { positiveId } from '../options';
 import { examples, output, table } from '../output';
-import { ensureOptions } from '../prompt';
+import { ensureOptions, readStandardInput } from '../prompt';
 
 interface CreateOptions {
   name?: string;
@@ -132,6 +132,22 @@ export function businessCommand(): Command {
   return business;
 }
 
+/**
+ * `--secrets-stdin`: the secret key and the webhook secret, one per line (CRLF and surrounding spaces
+ * dropped). Exactly two lines, so a stray third one is not silently ignored.
+ */
+async function secretsFromStdin(raw: { secretKey?: string; webhookSecret?: string }): Promise<{ secretKey: string; webhookSecret: string }> {
+  if (raw.secretKey !== undefined || raw.webhookSecret !== undefined) {
+    throw new UsageError('--secrets-stdin cannot be combined with --secret-key or --webhook-secret');
+  }
+  const lines = (await readStandardInput())
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  if (lines.length !== 2) throw new UsageError(`--secrets-stdin expects two lines: the secret key, then the webhook secret (got ${lines.length})`);
+  return { secretKey: lines[0], webhookSecret: lines[1] };
+}
+
 /** `business gateway set|show|remove`: the business's own payment gateway credentials, sealed at rest. */
 function gatewayCommand(): Command {
   const gateway = new Command('gateway').description('The payment gateway that takes live payments on the payment page');
@@ -142,15 +158,19 @@ function gatewayCommand(): Command {
     .option('--provider <provider>', 'the gateway (stripe)', 'stripe')
     .option('--secret-key <key>', 'the business\'s live Stripe secret or restricted key (sk_live_… or rk_live_…); test keys are refused: test mode never calls a gateway')
     .option('--webhook-secret <secret>', 'the signing secret of the Stripe endpoint POST {BASE_URL}/gateway/stripe/<business-id>/webhook (whsec_…)')
+    .option('--secrets-stdin', 'read the secret key and the webhook secret from standard input, one per line, instead of the options above (kept out of ps and shell history); on a terminal without any of them, both are asked, masked')
     .option('--json', 'machine-readable output: { business_id, provider, secret_key_last4, webhook_secret_last4, updated_at }')
     .addHelpText(
       'after',
-      examples('invoicing business gateway set 3 --provider stripe --secret-key sk_live_… --webhook-secret whsec_…') +
+      examples(
+        'invoicing business gateway set 3 --provider stripe --secret-key sk_live_… --webhook-secret whsec_…',
+        'printf \'%s\\n%s\\n\' "$STRIPE_SECRET_KEY" "$STRIPE_WEBHOOK_SECRET" | invoicing business gateway set 3 --secrets-stdin',
+      ) +
         '\nIn Stripe, add a webhook endpoint {BASE_URL}/gateway/stripe/<business-id>/webhook for checkout.session.completed,\ncheckout.session.async_payment_succeeded, checkout.session.async_payment_failed and checkout.session.expired.',
     )
-    .action(async (rawId: string, raw: { provider: string; secretKey?: string; webhookSecret?: string; json?: boolean }) => {
+    .action(async (rawId: string, raw: { provider: string; secretKey?: string; webhookSecret?: string; secretsStdin?: boolean; json?: boolean }) => {
       const id = positiveId(rawId, 'business id');
-      const opts = await ensureOptions(raw, [
+      const opts = raw.secretsStdin ? { ...raw, ...(await secretsFromStdin(raw)) } : await ensureOptions(raw, [
         { key: 'secretKey', flag: '--secret-key', message: 'Stripe secret key (sk_live_…)', secret: true },
         { key: 'webhookSecret', flag: '--webhook-secret', message: 'Stripe webhook signing secret (whsec_…)', secret: true },
       ]);
