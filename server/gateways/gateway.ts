@@ -130,3 +130,9 @@ export class GatewayUnavailable extends Error {}
 
 /** The gateway clearly refused the request (a 4xx card or invalid-request error): nothing was made. */
 export class GatewayRefused extends GatewayUnavailable {}
+
+/**
+ * The gateway will never charge this amount (below its minimum, above its maximum, or not exact
+ * in its units): the client is told so, not asked to try again later.
+ */
+export class GatewayAmountRefused extends GatewayRefused {}

@@ -5,6 +5,7 @@ import {
   CheckoutRequest,
   CheckoutState,
   GatewayCredentialsInput,
+  GatewayAmountRefused,
   GatewayNotification,
   GatewayRefund,
   GatewayRefused,
@@ -51,7 +52,7 @@ export class StripeGateway implements PaymentGateway {
 
   async openCheckout(request: CheckoutRequest): Promise<OpenedCheckout> {
     const unitAmount = toStripeUnits(request.amount, request.currency);
-    if (unitAmount === null) throw new GatewayRefused(`Stripe cannot charge exactly ${request.amount} minor units of ${request.currency}`);
+    if (unitAmount === null) throw new GatewayAmountRefused(`Stripe cannot charge exactly ${request.amount} minor units of ${request.currency}`);
     const session = await this.call(() =>
       this.stripe.checkout.sessions.create({
         mode: 'payment',
@@ -166,6 +167,8 @@ export class StripeGateway implements PaymentGateway {
     } catch (err) {
       if (!(err instanceof Stripe.errors.StripeError)) throw err;
       const message = `Stripe: ${err.type}: ${err.message}`;
+      // Stripe's minimum depends on the account's settlement currency, so it is learnt from its answer, not checked ahead.
+      if (err.code === 'amount_too_small' || err.code === 'amount_too_large') throw new GatewayAmountRefused(message);
       throw isRefusal(err) ? new GatewayRefused(message) : new GatewayUnavailable(message);
     }
   }

@@ -100,6 +100,14 @@ export function checkoutRedirectPage(url: string): string {
   );
 }
 
+/** The gateway will never charge this amount (below its minimum, above its maximum): nothing was charged, and trying again will not help. */
+export function amountNotAcceptedPage(): string {
+  return page(
+    'Online payment is not available for this amount',
+    html`<h1>Online payment is not available for this amount</h1><p>Nothing was charged. Please contact the sender of this invoice to pay it another way.</p>`,
+  );
+}
+
 /** The gateway refused or could not be reached: nothing was charged. */
 export function gatewayUnavailablePage(): string {
   return page(

@@ -5,7 +5,7 @@
  */
 import { Request, Router } from 'express';
 import { InvalidState, NotFound, PdfBusy } from '../errors';
-import { GatewayUnavailable } from '../gateways/gateway';
+import { GatewayAmountRefused, GatewayUnavailable } from '../gateways/gateway';
 import { GatewayService } from '../gateways/service';
 import { addressRateLimit, RateLimitOptions } from '../http/rate-limit';
 import { InvoiceDocuments } from '../invoices/documents';
@@ -15,7 +15,7 @@ import { PAYABLE_STATUSES } from '../invoices/model';
 import { FormGuard, hostedPageHeaders, parseForm } from '../pages/hygiene';
 import { refusedFormPage } from '../pages/layout';
 import { PaymentService } from '../payments/service';
-import { checkoutRedirectPage, gatewayUnavailablePage, notFoundPage, PayAction, paymentPage, tryAgainLaterPage } from './page';
+import { amountNotAcceptedPage, checkoutRedirectPage, gatewayUnavailablePage, notFoundPage, PayAction, paymentPage, tryAgainLaterPage } from './page';
 
 const PAY = 'pay';
 
@@ -91,6 +91,10 @@ export function paymentPageRoutes(deps: {
       const checkout = await gateways.startCheckout(link.actor, link.invoiceId, token);
       if (checkout) return void res.type('html').send(checkoutRedirectPage(checkout.url));
     } catch (err) {
+      if (err instanceof GatewayAmountRefused) {
+        req.log?.warn({ err, businessId: link.actor.businessId, invoiceId: link.invoiceId }, 'the payment gateway will not charge this amount');
+        return void res.status(422).type('html').send(amountNotAcceptedPage());
+      }
       if (err instanceof GatewayUnavailable) {
         req.log?.error({ err, businessId: link.actor.businessId, invoiceId: link.invoiceId }, 'the payment gateway refused or could not open a checkout');
         return void res.status(502).type('html').send(gatewayUnavailablePage());

@@ -299,6 +299,25 @@ describe('amounts go to Stripe in Stripe\'s units for the currency', () => {
   });
 });
 
+describe('amounts Stripe will never charge', () => {
+  test.each([
+    ['below its minimum (0.30 USD)', { items: [{ description: 'Balance', quantity: 1, unit_price: 0.3 }] }],
+    ['above its maximum (1 000 000 USD)', { items: [{ description: 'Plant', quantity: 1, unit_price: 1000000 }] }],
+  ])('when the amount is %s, then Pay answers a page saying online payment is not available for this amount (not a 502 asking to try again)', async (_case, overrides) => {
+    // Arrange
+    const invoice = await aDraft(gateway.live, overrides);
+
+    // Act
+    const { answer, html } = await startCheckout(invoice.id);
+
+    // Assert
+    expect(answer.status).toBe(422);
+    expect(html).toContain('Online payment is not available for this amount');
+    expect(html).not.toContain('try again in a few minutes');
+    expect(sessionsAtStripeFor(invoice.id)).toHaveLength(0);
+  });
+});
+
 describe('a Checkout Session is reused only while Stripe still accepts it', () => {
   afterEach(() => {
     stripe.sessionLifetimeSeconds = 24 * 3600;

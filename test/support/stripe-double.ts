@@ -104,10 +104,15 @@ class StripeRefusal extends Error {
     readonly type: string,
     message: string,
     readonly param?: string,
+    readonly code?: string,
   ) {
     super(message);
   }
 }
+
+/** Stripe's smallest charge in a few currencies (its units): below it, `amount_too_small`. Stripe's largest is eight digits. */
+const MINIMUM_CHARGE: Record<string, number> = { usd: 50, eur: 50, gbp: 30, jpy: 50 };
+const MAXIMUM_CHARGE = 99_999_999;
 
 const randomId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
@@ -374,7 +379,7 @@ export class StripeDouble {
     } catch (err) {
       if (!(err instanceof StripeRefusal)) throw err;
       res.writeHead(err.status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { type: err.type, message: err.message, ...(err.param ? { param: err.param } : {}) } }));
+      res.end(JSON.stringify({ error: { type: err.type, message: err.message, ...(err.param ? { param: err.param } : {}), ...(err.code ? { code: err.code } : {}) } }));
     }
   }
 
@@ -477,6 +482,12 @@ export class StripeDouble {
     const quantity = Number(params.get('line_items[0][quantity]') ?? '0');
     if (!Number.isInteger(quantity) || quantity < 1) throw new StripeRefusal(400, 'invalid_request_error', 'Invalid quantity', 'line_items[0][quantity]');
     refuseInexactAmount(Number(unitAmount) * quantity, currency, 'line_items[0][price_data][unit_amount]');
+    if (Number(unitAmount) * quantity < (MINIMUM_CHARGE[currency] ?? 0)) {
+      throw new StripeRefusal(400, 'invalid_request_error', `The Checkout Session's total amount due must add up to at least ${MINIMUM_CHARGE[currency]} ${currency}`, undefined, 'amount_too_small');
+    }
+    if (Number(unitAmount) * quantity > MAXIMUM_CHARGE) {
+      throw new StripeRefusal(400, 'invalid_request_error', 'The Checkout Session\'s total amount due must be no more than 99999999', undefined, 'amount_too_large');
+    }
     if (!params.get('line_items[0][price_data][product_data][name]')) throw new StripeRefusal(400, 'invalid_request_error', 'Missing product name', 'line_items[0][price_data][product_data][name]');
     if (params.has('line_items[1][quantity]')) throw new StripeRefusal(400, 'invalid_request_error', 'one line item expected here');
 
