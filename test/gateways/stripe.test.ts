@@ -420,6 +420,28 @@ describe('test-mode money never settles a live invoice', () => {
   });
 });
 
+describe('test-mode credentials stored before they were refused', () => {
+  test('when Stripe opens a test-mode session for a live invoice, then it is expired at once and the client gets the unavailable page, never a payable checkout', async () => {
+    // Arrange: another live business whose stored key is a test key at Stripe
+    const other = await gateway.app.tenant({ mode: 'live' });
+    const account = { secretKey: 'sk_live_storedBeforeTheRule0001', webhookSecret: 'whsec_storedBeforeTheRule0001' };
+    await gateway.app.server.services.gateways.set(other.businessId, { provider: 'stripe', ...account });
+    stripe.account({ ...account, webhookUrl: `${gateway.app.url}/gateway/stripe/${other.businessId}/webhook`, testMode: true });
+    const invoice = await aDraft(other);
+    const url = (await other.api.post(`/invoices/${invoice.id}/initiate-payment`)).body.payment_url as string;
+    const formToken = /name="form_token" value="([^"]+)"/.exec(await (await fetch(url)).text())?.[1] ?? '';
+
+    // Act
+    const answer = await fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ form_token: formToken }).toString() });
+
+    // Assert
+    expect(answer.status).toBe(502);
+    expect(await answer.text()).toContain('Nothing was charged');
+    expect(sessionsAtStripeFor(invoice.id).map((session) => [session.livemode, session.status])).toEqual([[false, 'expired']]);
+    expect(await gateway.app.db.knex('checkout_sessions').where({ invoice_id: invoice.id })).toHaveLength(0);
+  });
+});
+
 describe('one gateway event is one event', () => {
   test('when Stripe delivers the same async_payment_failed three times, then payment.failed fires once', async () => {
     // Arrange

@@ -30,6 +30,8 @@ export interface DoubleAccount {
   secretKey: string;
   webhookSecret: string;
   webhookUrl: string;
+  /** A test-mode key whatever it looks like: the product cannot store an `sk_test_` key any more, but one stored before can be there. */
+  testMode?: boolean;
 }
 
 export interface DoubleSession {
@@ -497,7 +499,7 @@ export class StripeDouble {
       if (match) metadata[match[1]] = value;
     }
     // Stripe's mode is the key's: a test key's sessions and events carry livemode false.
-    const livemode = /^(sk|rk)_live_/.test(key);
+    const livemode = /^(sk|rk)_live_/.test(key) && !this.accounts.get(key)?.testMode;
     const id = randomId(livemode ? 'cs_live' : 'cs_test').replace(/^cs_(live|test)_/, `cs_$1_`);
     const session: DoubleSession = {
       id,
