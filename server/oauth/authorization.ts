@@ -10,6 +10,8 @@ import { OAuthApp } from './model';
 export interface AuthorizationRequest {
   app: { id: number; name: string; clientId: string; public: boolean };
   redirectUri: string;
+  /** The redirect URI the request named, null when it named none (the app's only one is used): the code exchange must repeat it (RFC 6749 §4.1.3). */
+  namedRedirectUri: string | null;
   scopes: Scope[];
   state: string | null;
   codeChallenge: string | null;
@@ -60,6 +62,7 @@ export async function checkAuthorization(db: Database, query: Record<string, unk
     request: {
       app: { id: app.id, name: app.name, clientId: app.client_id, public: isPublic },
       redirectUri,
+      namedRedirectUri: asked ?? null,
       scopes: [...new Set(rawScopes)] as Scope[],
       state,
       codeChallenge,

@@ -119,7 +119,7 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router {
       businessId: owner.business_id,
       livemode: request.livemode,
       scopes: request.scopes,
-      redirectUri: request.redirectUri,
+      redirectUri: request.namedRedirectUri,
       codeChallenge: request.codeChallenge,
     });
     res.redirect(303, redirectWith(request.redirectUri, { code, state: request.state }));

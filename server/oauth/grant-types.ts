@@ -31,6 +31,19 @@ async function presentedBy(tokens: OAuthTokens, kind: 'code' | 'refresh', value:
   return found;
 }
 
+/**
+ * RFC 6749 §4.1.3: the redirect URI the authorization request named must be repeated, identical
+ * (another, even a registered one, is invalid_grant, §5.2); one that named none needs none, and one
+ * given anyway must be the app's.
+ */
+function verifyRedirectUri(request: OAuth2Server.Request, named: string | null, client: OAuth2Server.Client): void {
+  const given = (request.body as Record<string, unknown>).redirect_uri;
+  if (named !== null && (typeof given !== 'string' || !given)) throw new InvalidRequestError('Missing parameter: `redirect_uri`');
+  if (given === undefined) return;
+  const expected = named === null ? [client.redirectUris].flat() : [named];
+  if (!expected.includes(given as string)) throw new InvalidGrantError('Invalid grant: `redirect_uri` differs from the authorization request\'s');
+}
+
 /** RFC 7636 §4.6: the verifier's S256 against the stored challenge, in constant time; a code issued without a challenge takes no verifier. */
 function verifyPkce(request: OAuth2Server.Request, challenge: string | null): void {
   const verifier = (request.body as Record<string, unknown>).code_verifier;
@@ -49,8 +62,7 @@ export function grantTypes(tokens: OAuthTokens): Record<'authorization_code' | '
   class AuthorizationCodeGrant extends AbstractGrantType {
     async handle(request: OAuth2Server.Request, client: OAuth2Server.Client): Promise<OAuth2Server.Token> {
       const code = await presentedBy(tokens, 'code', parameter(request, 'code'), client);
-      // RFC 6749 §4.1.3 and §5.2: another redirect URI than the authorization request's is invalid_grant.
-      if (parameter(request, 'redirect_uri') !== code.token.redirect_uri) throw new InvalidGrantError('Invalid grant: `redirect_uri` differs from the authorization request\'s');
+      verifyRedirectUri(request, code.token.redirect_uri, client);
       verifyPkce(request, code.token.code_challenge);
       const scopes = code.token.scopeList();
       return issued(await tokens.redeem(code, { access: scopes, refresh: scopes }), client, 'authorization code');

@@ -45,7 +45,8 @@ export interface Approval {
   businessId: number;
   livemode: boolean;
   scopes: Scope[];
-  redirectUri: string;
+  /** The redirect URI the authorization request named; null when it named none. */
+  redirectUri: string | null;
   codeChallenge: string | null;
 }
 

@@ -3,7 +3,7 @@ import { useApp } from '../support/app';
 
 const ctx = useApp();
 const REDIRECT = 'https://platform.example/callback';
-let app: { client_id: string };
+let app: { client_id: string; client_secret: string | null };
 let publicApp: { client_id: string };
 
 beforeAll(async () => {
@@ -211,5 +211,35 @@ describe('signing out', () => {
     expect(isConsent(await pageWith(first))).toBe(false);
     expect(isConsent(await pageWith(second))).toBe(false);
     expect(isConsent(await pageWith(other))).toBe(true);
+  });
+});
+
+describe('the code of an authorize request', () => {
+  /** Signs in, allows `params`' request on the consent page, and exchanges the code with `exchange`'s fields. */
+  async function allowAndExchange(email: string, params: Record<string, string>, exchange: Record<string, string>): Promise<{ status: number; body: { error?: string; access_token?: string } }> {
+    await ctx.app.server.services.owners.create({ businessId: ctx.t.businessId, email, password: 'the right password' });
+    const cookie = sessionCookieOf(await signIn(email, 'the right password'));
+    const consent = await (await fetch(`${ctx.app.url}/oauth/authorize?${new URLSearchParams(params).toString()}`, { headers: { cookie } })).text();
+    const formToken = /action="\/oauth\/authorize\/decision">\s*<input type="hidden" name="form_token" value="([^"]+)"/.exec(consent)![1];
+    const allowed = await postForm('/oauth/authorize/decision', { ...params, form_token: formToken, decision: 'allow' }, { cookie });
+    const code = new URL(allowed.headers.get('location')!).searchParams.get('code')!;
+    const res = await postForm('/oauth/token', { grant_type: 'authorization_code', code, client_id: app.client_id, client_secret: app.client_secret!, ...exchange });
+    return { status: res.status, body: (await res.json()) as { error?: string; access_token?: string } };
+  }
+
+  test('when the authorize request named no redirect_uri (the app has one), then the exchange needs none (RFC 6749 §4.1.3)', async () => {
+    const { redirect_uri: _named, ...params } = base();
+
+    const res = await allowAndExchange('no-redirect@acme.example', params, {});
+
+    expect(res.status).toBe(200);
+    expect(res.body.access_token).toMatch(/^oat_live_/);
+  });
+
+  test('when the authorize request named its redirect_uri, then an exchange without it is invalid_request', async () => {
+    const res = await allowAndExchange('named-redirect@acme.example', base(), {});
+
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_request');
   });
 });

@@ -258,6 +258,26 @@ describe('the refresh-token grant and revocation', () => {
     expect(plain.body.scope).toBe('clients:read');
   });
 
+  test('when another app presents a refresh token, then it is invalid_grant and the token still works for its own app', async () => {
+    // Arrange
+    const other = await ctx.app.server.services.oauthApps.create({ name: 'Other platform', redirectUris: [REDIRECT] });
+    const v = verifier();
+    const first = (await exchange(await aCode(v), v)).body;
+
+    // Act
+    const foreign = await fetch(`${ctx.app.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: other.client_id, client_secret: other.client_secret! }).toString(),
+    });
+    const own = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
+
+    // Assert
+    expect(foreign.status).toBe(400);
+    expect(((await foreign.json()) as { error: string }).error).toBe('invalid_grant');
+    expect(own.status).toBe(200);
+  });
+
   test('when a request is retried with a refreshed token under the same Idempotency-Key, then it is the grant\'s key: the response is replayed', async () => {
     // Arrange
     const v = verifier();
