@@ -115,6 +115,8 @@ export interface PaymentGateway {
    * null when the gateway has none: it was never made.
    */
   findRefund(paymentReference: string, idempotencyKey: string, refundReference: string | null): Promise<GatewayRefund | null>;
+  /** Every refund of one of the gateway's payments, made here or in its own dashboard, read back. */
+  listRefunds(paymentReference: string): Promise<GatewayRefund[]>;
   /**
    * Verifies a notification against the webhook secret (throws `GatewaySignatureInvalid`) and
    * returns what it reports, or null for an event the product does not act on.

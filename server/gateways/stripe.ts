@@ -103,10 +103,13 @@ export class StripeGateway implements PaymentGateway {
 
   async findRefund(paymentReference: string, idempotencyKey: string, refundReference: string | null): Promise<GatewayRefund | null> {
     if (refundReference) return refundOf(await this.call(() => this.stripe.refunds.retrieve(refundReference)));
+    return (await this.listRefunds(paymentReference)).find((refund) => refund.idempotencyKey === idempotencyKey) ?? null;
+  }
+
+  async listRefunds(paymentReference: string): Promise<GatewayRefund[]> {
     // Auto-pagination reads every page: a PaymentIntent's refunds are few.
     const refunds = await this.call(() => this.stripe.refunds.list({ payment_intent: paymentReference, limit: 100 }).autoPagingToArray({ limit: 10_000 }));
-    const made = refunds.find((refund) => refund.metadata?.[REFUND_KEY_METADATA] === idempotencyKey);
-    return made ? refundOf(made) : null;
+    return refunds.map(refundOf);
   }
 
   readNotification(rawBody: Buffer, signatureHeader: string | undefined): GatewayNotification | null {

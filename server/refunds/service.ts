@@ -55,6 +55,7 @@ const RECONCILE_LEASE_SECONDS = 120;
 
 const RECONCILIATION = acrossTenants('refund reconciliation');
 const EXCESS_REASON = 'Overpayment: more than was due on the invoice';
+const DASHBOARD_REASON = 'Refunded at the payment gateway';
 
 /** What a refund changes, decided under the row locks. */
 interface Planned {
@@ -65,9 +66,9 @@ interface Planned {
 
 /**
  * How a pending refund is taken further: `first` sends a refund just reserved; `resume` reads back
- * one that may have been sent and sends it only if the gateway has none; `read` only reads back.
+ * one that may have been sent, and sends it (under its same key) only if the gateway has none.
  */
-type Step = 'first' | 'resume' | 'read';
+type Step = 'first' | 'resume';
 
 /** The same key on every attempt of one refund: the gateway makes it once. */
 const gatewayKeyOf = (refund: Refund) => `refund-${refund.business_id}-${refund.id}`;
@@ -144,46 +145,50 @@ export class RefundService {
   }
 
   /** Sends a refund reserved by `reserveExcess`, after its transaction committed. */
-  sendReserved(actor: Actor, refund: Refund): Promise<RefundResult | null> {
+  sendReserved(actor: Actor, refund: Refund): Promise<RefundResult> {
     return this.advance(actor, refund, 'first');
   }
 
   /**
-   * A gateway reports that `amountRefunded` (in all) has been returned on one of its payments. Our
-   * own refunds of it still pending are read back first (the total counts them once made); what is
-   * left unrecorded (a refund made in the gateway's dashboard) is recorded now. Repeated or
-   * out-of-order notifications change nothing, as the total only grows.
+   * A gateway reports that `amountRefunded` (in all) has been returned on one of its payments
+   * (Stripe's `charge.refunded`, which names no refund). The payment's refunds are read back from
+   * the gateway and each applied as `recordRefundUpdate` does: our pending ones are settled, and
+   * one made in the gateway's dashboard is recorded once, with its id. If they cannot be read, what
+   * the total shows beyond our own refunds (pending reservations included, so nothing is counted
+   * twice) is recorded without an id. Repeated or late notifications change nothing. False when
+   * the payment is not one of this actor's.
    */
-  async recordGatewayRefund(actor: Actor, gateway: string, paymentReference: string, amountRefunded: number, refundReference: string | null): Promise<RefundResult | null> {
+  async recordGatewayRefund(actor: Actor, gateway: string, paymentReference: string, amountRefunded: number, refundReference: string | null): Promise<boolean> {
     const found = await Payment.of(actor, this.db.current).findOne({ gateway, unique_reference: paymentReference });
-    if (!found) return null;
-    for (const pending of await Refund.of(actor, this.db.current).where({ payment_id: found.id, status: 'pending' })) {
-      await this.advance(actor, pending, 'read').catch(() => undefined); // logged; it stays pending, counted in amount_refunded
+    if (!found) return false;
+    let reported: GatewayRefund[];
+    try {
+      reported = await (await this.gateways.of(actor.businessId)).listRefunds(paymentReference);
+    } catch (err) {
+      this.logger.warn({ err, businessId: actor.businessId, paymentId: found.id }, 'the gateway\'s refunds could not be read back; recording what its refunded total shows');
+      await this.db.transaction(async (trx) => {
+        const { invoice, payment } = await this.lockBoth(trx, actor, found);
+        const unrecorded = Math.min(amountRefunded, payment.amount) - payment.amount_refunded;
+        if (unrecorded <= 0) return;
+        const refund = await this.insert(trx, actor, payment, { minor: unrecorded, reason: DASHBOARD_REASON, metadata: {} }, { status: 'succeeded', reference: refundReference });
+        await this.settle(trx, actor, invoice, payment, refund);
+      });
+      return true;
     }
-    return this.db.transaction(async (trx) => {
-      const { invoice, payment } = await this.lockBoth(trx, actor, found);
-      const unrecorded = Math.min(amountRefunded, payment.amount) - payment.amount_refunded;
-      if (unrecorded <= 0) return null;
-      const refund = await this.insert(trx, actor, payment, { minor: unrecorded, reason: 'Refunded at the payment gateway', metadata: {} }, { status: 'succeeded', reference: refundReference });
-      return this.settle(trx, actor, invoice, payment, refund);
-    });
+    // The gateway lists the newest first; they are booked in the order they were made.
+    for (const one of reported.reverse()) await this.applyReported(actor, found, one);
+    return true;
   }
 
   /**
    * A gateway reports one refund's state (Stripe's `charge.refund.updated`): a pending refund of
-   * ours is settled or released by it, and a made one that the bank failed counts as paid again.
-   * False when the payment is not one of this actor's.
+   * ours is settled or released by it, a made one that the bank failed counts as paid again, and
+   * one made in the gateway's dashboard is recorded. False when the payment is not this actor's.
    */
   async recordRefundUpdate(actor: Actor, gateway: string, paymentReference: string, reported: GatewayRefund): Promise<boolean> {
     const found = await Payment.of(actor, this.db.current).findOne({ gateway, unique_reference: paymentReference });
     if (!found) return false;
-    await this.db.transaction(async (trx) => {
-      const { invoice, payment } = await this.lockBoth(trx, actor, found);
-      const refund = await this.ours(trx, actor, payment, reported);
-      if (!refund) return; // made in the gateway's dashboard: its charge.refunded records it
-      if (refund.status === 'pending') await this.conclude(trx, actor, invoice, payment, refund, reported);
-      else if (refund.status === 'succeeded' && reported.outcome === 'failed') await this.failAfterSuccess(trx, actor, invoice, payment, refund, reported.failureReason);
-    });
+    await this.applyReported(actor, found, reported);
     return true;
   }
 
@@ -248,9 +253,7 @@ export class RefundService {
       return { pending: await this.reserve(trx, actor, payment, planned, requestKey), step: 'first' as const };
     });
     if (reserved.done) return reserved.done;
-    const result = await this.advance(actor, reserved.pending, reserved.step);
-    if (!result) throw outcomeUnknown(reserved.pending);
-    return result;
+    return this.advance(actor, reserved.pending, reserved.step);
   }
 
   /** A pending refund and its reservation in the payment's `amount_refunded`, under the locks. */
@@ -262,10 +265,10 @@ export class RefundService {
 
   /**
    * Takes a pending refund further at its gateway (see Step), outside any transaction. Returns the
-   * result once booked, null when a `read` found nothing; throws GatewayError when the gateway
-   * refused (the reservation is released) or its outcome stays unknown (it stays pending).
+   * result once booked; throws GatewayError when the gateway refused (the reservation is released)
+   * or its outcome stays unknown (it stays pending).
    */
-  private async advance(actor: Actor, refund: Refund, step: Step): Promise<RefundResult | null> {
+  private async advance(actor: Actor, refund: Refund, step: Step): Promise<RefundResult> {
     const log = { businessId: actor.businessId, refundId: refund.id, paymentId: refund.payment_id };
     const payment = await Payment.of(actor, this.db.current).findById(refund.payment_id);
     if (!payment) throw new NotFound('Payment');
@@ -273,8 +276,7 @@ export class RefundService {
     let reported: GatewayRefund | null = null;
     try {
       const gateway = await this.gateways.of(actor.businessId);
-      if (step !== 'first') reported = await gateway.findRefund(payment.gateway_reference ?? '', key, refund.gateway_reference);
-      if (!reported && step === 'read') return null;
+      if (step === 'resume') reported = await gateway.findRefund(payment.gateway_reference ?? '', key, refund.gateway_reference);
       reported ??= await gateway.refund({ paymentReference: payment.gateway_reference ?? '', amount: refund.amount, currency: refund.currency, reason: refund.reason, idempotencyKey: key });
     } catch (err) {
       // Nothing was made: the gateway said no, or (before anything was sent) there is no gateway.
@@ -324,12 +326,38 @@ export class RefundService {
     return this.settle(trx, actor, invoice, payment, refund, { reserved: true });
   }
 
-  /** The refund of ours a gateway reports on (by its id, or by the idempotency key it was made under), locked. */
+  /** One refund as its gateway reports it, applied to the payment's refunds under the locks (see recordRefundUpdate). */
+  private async applyReported(actor: Actor, found: Payment, reported: GatewayRefund): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      const { invoice, payment } = await this.lockBoth(trx, actor, found);
+      const refund = await this.ours(trx, actor, payment, reported);
+      if (refund?.status === 'pending') await this.conclude(trx, actor, invoice, payment, refund, reported);
+      else if (refund?.status === 'succeeded' && reported.outcome === 'failed') await this.failAfterSuccess(trx, actor, invoice, payment, refund, reported.failureReason);
+      else if (!refund && !reported.idempotencyKey && reported.outcome === 'succeeded') {
+        // Made in the gateway's own dashboard: recorded once, with the gateway's id.
+        const left = payment.amount - payment.amount_refunded;
+        if (left <= 0) return;
+        const made = await this.insert(trx, actor, payment, { minor: Math.min(reported.amount, left), reason: DASHBOARD_REASON, metadata: {} }, { status: 'succeeded', reference: reported.refundReference });
+        await this.settle(trx, actor, invoice, payment, made);
+      }
+    });
+  }
+
+  /**
+   * The refund of ours a gateway reports on, locked: by the gateway's id, by the idempotency key it
+   * was made under, or (one recorded from a refunded total, when the gateway's refunds could not be
+   * read) the first succeeded one of that amount without an id, which now gets it.
+   */
   private async ours(trx: Knex.Transaction, actor: Actor, payment: Payment, reported: GatewayRefund): Promise<Refund | undefined> {
     const byReference = await Refund.of(actor, trx).findOne({ payment_id: payment.id, unique_reference: reported.refundReference }).forUpdate();
-    if (byReference || !reported.idempotencyKey) return byReference;
-    const pending = await Refund.of(actor, trx).where({ payment_id: payment.id, status: 'pending' }).forUpdate();
-    return pending.find((refund) => gatewayKeyOf(refund) === reported.idempotencyKey);
+    if (byReference) return byReference;
+    if (reported.idempotencyKey) {
+      const pending = await Refund.of(actor, trx).where({ payment_id: payment.id, status: 'pending' }).forUpdate();
+      return pending.find((refund) => gatewayKeyOf(refund) === reported.idempotencyKey);
+    }
+    const unnamed = await Refund.of(actor, trx).where({ payment_id: payment.id, status: 'succeeded', amount: reported.amount }).whereNull('unique_reference').orderBy('id').first().forUpdate();
+    await unnamed?.$query(trx).patch({ gateway_reference: reported.refundReference, unique_reference: reported.refundReference });
+    return unnamed;
   }
 
   /**

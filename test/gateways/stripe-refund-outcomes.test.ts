@@ -123,6 +123,27 @@ describe('a Stripe refund whose outcome is unknown', () => {
   });
 });
 
+describe('a refund made in Stripe\'s dashboard', () => {
+  test('when Stripe cannot be read back as charge.refunded arrives, then the refund is recorded from the total, once, and a later report of it gives it its id', async () => {
+    // Arrange
+    const { payment, paymentIntent } = await aPaidByCard();
+    stripe.failWith = { status: 503, type: 'api_error', message: 'Stripe is down' };
+
+    // Act
+    await stripe.refundInDashboard(paymentIntent, 2000);
+    await stripe.deliverChargeRefunded(stripe.paymentIntents.get(paymentIntent)!);
+    stripe.failWith = null;
+    const before = await refundsOfPayment(payment.id);
+    await stripe.deliverRefundUpdated(stripe.paymentIntents.get(paymentIntent)!.refunds[0].id);
+
+    // Assert
+    expect(before).toEqual([expect.objectContaining({ amount: 20, status: 'succeeded', gateway_reference: null })]);
+    expect(await refundsOfPayment(payment.id)).toEqual([expect.objectContaining({ id: before[0].id, gateway_reference: stripe.paymentIntents.get(paymentIntent)!.refunds[0].id })]);
+    expect(await readPayment(payment.id)).toMatchObject({ amount_refunded: 20 });
+    expect(await refundsOf(payment.id)).toHaveLength(1);
+  });
+});
+
 describe('the reconciliation sweep with several processes', () => {
   test('when two sweeps run at once, then each pending refund is worked by one of them: read back and sent once', async () => {
     // Arrange: three refunds left pending with nothing made at Stripe
@@ -210,5 +231,22 @@ describe('a Stripe refund that fails at the bank', () => {
     const events = await refundsOf(payment.id, 'payment.refund_failed');
     expect(events).toHaveLength(1);
     expect(events[0].data).toMatchObject({ refund: { id: refund.id, status: 'failed' }, invoice: { status: 'paid' }, payment: { amount_refunded: 0 } });
+  });
+
+  test('when a refund made in Stripe\'s dashboard fails at the bank, then it too counts as paid again', async () => {
+    // Arrange: the owner refunds 30.00 at Stripe; charge.refunded (without its refunds, as Stripe sends it) records it
+    const { invoice, payment, paymentIntent } = await aPaidByCard();
+    await stripe.refundInDashboard(paymentIntent, 3000);
+    const [recorded] = await refundsOfPayment(payment.id);
+
+    // Act
+    await stripe.failRefundAtBank(stripe.paymentIntents.get(paymentIntent)!.refunds[0].id);
+
+    // Assert
+    expect(recorded).toMatchObject({ amount: 30, status: 'succeeded', gateway_reference: stripe.paymentIntents.get(paymentIntent)!.refunds[0].id });
+    expect(await refundsOfPayment(payment.id)).toEqual([expect.objectContaining({ id: recorded.id, status: 'failed' })]);
+    expect(await readPayment(payment.id)).toMatchObject({ amount_refunded: 0 });
+    expect(await readInvoice(invoice.id)).toMatchObject({ status: 'paid', amount_paid: 150 });
+    expect(await refundsOf(payment.id, 'payment.refund_failed')).toHaveLength(1);
   });
 });

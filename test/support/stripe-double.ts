@@ -247,7 +247,10 @@ export class StripeDouble {
     return this.deliverChargeRefunded(intent);
   }
 
-  /** Posts `charge.refunded` for the PaymentIntent's charge, as it stands. */
+  /**
+   * Posts `charge.refunded` for the PaymentIntent's charge, as it stands. As in Stripe's API since
+   * 2022-11-15, the charge carries no `refunds` list: which refund it was is read back.
+   */
   async deliverChargeRefunded(intent: DoublePaymentIntent): Promise<number> {
     const account = this.accounts.get(intent.account)!;
     const charge = {
@@ -260,7 +263,6 @@ export class StripeDouble {
       paid: true,
       payment_intent: intent.id,
       refunded: intent.amount_refunded === intent.amount,
-      refunds: { object: 'list', data: [...intent.refunds].reverse().map((r) => this.refundView(intent, r)), has_more: false },
     };
     const payload = JSON.stringify({
       id: randomId('evt'),
