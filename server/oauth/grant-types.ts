@@ -3,7 +3,8 @@
  * a code before checking its PKCE verifier and redirect URI (so a stolen code presented with a
  * wrong verifier burned it, and the rightful app's exchange then revoked the grant), and a refresh
  * token before checking the scope asked. Here everything is checked first; a failed check leaves the
- * code or token usable by its holder, and only a code or token already used revokes the grant.
+ * code or token usable by its holder, and only a code or token already used, presented with
+ * everything else right, revokes the grant.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import OAuth2Server, { AbstractGrantType, InvalidGrantError, InvalidRequestError, InvalidScopeError } from '@node-oauth/oauth2-server';
@@ -24,11 +25,18 @@ async function presentedBy(tokens: OAuthTokens, kind: 'code' | 'refresh', value:
   const what = kind === 'code' ? 'authorization code' : 'refresh token';
   if (!found || String(found.grant.app_id) !== client.id) throw new InvalidGrantError(`Invalid grant: ${what} is invalid`);
   if (Date.parse(found.token.expires_at) <= Date.now()) throw new InvalidGrantError(`Invalid grant: ${what} has expired`);
-  if (found.token.used_at) {
-    await tokens.revokeGrant(found.grant);
-    throw new InvalidGrantError(`Invalid grant: ${what} was already used; the grant is revoked`);
-  }
   return found;
+}
+
+/**
+ * A code or refresh token presented again by a client that passed every other check revokes its
+ * grant (RFC 6749 §4.1.2, §10.4): one of the two uses was not the app's. A code's reuse counts only
+ * with its PKCE verifier, so a code leaked after its exchange (a log, a history) cannot end the grant.
+ */
+async function refuseReuse(tokens: OAuthTokens, presented: Presented, what: string): Promise<void> {
+  if (!presented.token.used_at) return;
+  await tokens.revokeGrant(presented.grant);
+  throw new InvalidGrantError(`Invalid grant: ${what} was already used; the grant is revoked`);
 }
 
 /**
@@ -64,6 +72,7 @@ export function grantTypes(tokens: OAuthTokens): Record<'authorization_code' | '
       const code = await presentedBy(tokens, 'code', parameter(request, 'code'), client);
       verifyRedirectUri(request, code.token.redirect_uri, client);
       verifyPkce(request, code.token.code_challenge);
+      await refuseReuse(tokens, code, 'authorization code');
       const scopes = code.token.scopeList();
       return issued(await tokens.redeem(code, { access: scopes, refresh: scopes }), client, 'authorization code');
     }
@@ -72,6 +81,7 @@ export function grantTypes(tokens: OAuthTokens): Record<'authorization_code' | '
   class RefreshTokenGrant extends AbstractGrantType {
     async handle(request: OAuth2Server.Request, client: OAuth2Server.Client): Promise<OAuth2Server.Token> {
       const refresh = await presentedBy(tokens, 'refresh', parameter(request, 'refresh_token'), client);
+      await refuseReuse(tokens, refresh, 'refresh token');
       const held = refresh.token.scopeList();
       const asked = this.getScope(request) as string[] | undefined;
       const beyond = (asked ?? []).filter((scope) => !(held as string[]).includes(scope));

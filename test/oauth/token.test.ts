@@ -127,6 +127,21 @@ describe('the authorization-code grant', () => {
     expect((await asToken(rightful.body.access_token).get('/ping')).status).toBe(200);
   });
 
+  test('when a used code is presented again with a wrong verifier, then it is invalid_grant and what the first exchange issued keeps working', async () => {
+    // Arrange: the app has exchanged its code; the code leaks (a log, a history), not its verifier
+    const v = verifier();
+    const code = await aCode(v);
+    const first = await exchange(code, v);
+
+    // Act
+    const replay = await exchange(code, verifier());
+
+    // Assert
+    expect(replay.status).toBe(400);
+    expect(replay.body.error).toBe('invalid_grant');
+    expect((await asToken(first.body.access_token).get('/ping')).status).toBe(200);
+  });
+
   test('when another app presents the code, then it is invalid_grant', async () => {
     const other = await ctx.app.server.services.oauthApps.create({ name: 'Other', redirectUris: [REDIRECT] });
     const v = verifier();
