@@ -3,8 +3,11 @@ import { Database } from '../db/database';
 import { GatewayError, NotFound } from '../errors';
 import { SealedPlace, SecretBox, SecretBoxError } from '../keys/secret-box';
 import { PaymentGateway } from './gateway';
-import { GatewayCredentials } from './model';
+import { GatewayCredentials, GatewayProvider } from './model';
 import { StripeGateway } from './stripe';
+
+/** Which amounts each provider can charge exactly: known from the provider alone, no secret opened. */
+const PROVIDER_ACCEPTS: Record<GatewayProvider, (amount: number, currency: string) => boolean> = { stripe: (amount, currency) => StripeGateway.accepts(amount, currency) };
 
 /** Where a gateway secret is sealed: its column of its business's row, and nowhere else. */
 function placeOf(row: Pick<GatewayCredentials, 'id' | 'business_id'>, column: 'secret_key_sealed' | 'webhook_secret_sealed'): SealedPlace {
@@ -35,6 +38,12 @@ export class GatewayClients {
       if (!(err instanceof SecretBoxError)) throw err;
       throw new GatewayError('The stored payment gateway credentials of this business cannot be opened: set them again (invoicing business gateway set)');
     }
+  }
+
+  /** Whether the business's gateway can charge exactly this amount (minor units); null when it has none. */
+  async accepts(businessId: number, amount: number, currency: string): Promise<boolean | null> {
+    const row = await GatewayCredentials.query(this.db.current).findOne({ business_id: businessId });
+    return row ? PROVIDER_ACCEPTS[row.provider](amount, currency) : null;
   }
 
   /** Both secrets sealed for their columns of the gateway row `row` (which must already have its id). */

@@ -10,7 +10,6 @@ import { Logger } from 'pino';
 import { acrossTenants, Actor, SystemActor, systemActor } from '../auth/actor';
 import { Clock } from '../clock';
 import { Database } from '../db/database';
-import { NotFound } from '../errors';
 import { InvoiceLinks } from '../invoices/links';
 import { Invoice, PAYABLE_STATUSES } from '../invoices/model';
 import { PaymentService } from '../payments/service';
@@ -18,7 +17,7 @@ import { Refund } from '../refunds/model';
 import { RefundService } from '../refunds/service';
 import { validateInput } from '../validation';
 import { GatewayClients } from './clients';
-import { CheckoutState, GatewayCredentialsInput, GatewayRefund, GatewayUnavailable, PaymentGateway, RefundedPayment } from './gateway';
+import { CheckoutState, GatewayCredentialsInput, GatewayRefund, GatewayUnavailable, RefundedPayment } from './gateway';
 import { CheckoutSession, GatewayCredentials, GatewayProvider, GATEWAY_PROVIDERS } from './model';
 
 export interface GatewayView {
@@ -100,14 +99,8 @@ export class GatewayService {
    * is never rounded).
    */
   async checkoutOffer(businessId: number, amount: number, currency: string): Promise<'ready' | 'not_set_up' | 'amount_not_accepted'> {
-    let gateway: PaymentGateway;
-    try {
-      gateway = await this.clients.of(businessId);
-    } catch (err) {
-      if (err instanceof NotFound) return 'not_set_up';
-      throw err;
-    }
-    return gateway.accepts(amount, currency) ? 'ready' : 'amount_not_accepted';
+    const accepts = await this.clients.accepts(businessId, amount, currency);
+    return accepts === null ? 'not_set_up' : accepts ? 'ready' : 'amount_not_accepted';
   }
 
   /**

@@ -46,8 +46,12 @@ export class StripeGateway implements PaymentGateway {
     this.stripe = new Stripe(credentials.secretKey, stripeClientOptions(apiUrl));
   }
 
-  accepts(amount: number, currency: string): boolean {
+  static accepts(amount: number, currency: string): boolean {
     return toStripeUnits(amount, currency) !== null;
+  }
+
+  accepts(amount: number, currency: string): boolean {
+    return StripeGateway.accepts(amount, currency);
   }
 
   async openCheckout(request: CheckoutRequest): Promise<OpenedCheckout> {

@@ -4,7 +4,7 @@
  * Public: the unguessable token is the capability.
  */
 import { Request, Router } from 'express';
-import { InvalidState, NotFound, PdfBusy } from '../errors';
+import { GatewayError, InvalidState, NotFound, PdfBusy } from '../errors';
 import { GatewayAmountRefused, GatewayUnavailable } from '../gateways/gateway';
 import { GatewayService } from '../gateways/service';
 import { addressRateLimit, RateLimitOptions } from '../http/rate-limit';
@@ -95,7 +95,8 @@ export function paymentPageRoutes(deps: {
         req.log?.warn({ err, businessId: link.actor.businessId, invoiceId: link.invoiceId }, 'the payment gateway will not charge this amount');
         return void res.status(422).type('html').send(amountNotAcceptedPage());
       }
-      if (err instanceof GatewayUnavailable) {
+      // GatewayError: the stored credentials do not open (the business must set them again).
+      if (err instanceof GatewayUnavailable || err instanceof GatewayError) {
         req.log?.error({ err, businessId: link.actor.businessId, invoiceId: link.invoiceId }, 'the payment gateway refused or could not open a checkout');
         return void res.status(502).type('html').send(gatewayUnavailablePage());
       }

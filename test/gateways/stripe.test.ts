@@ -442,6 +442,31 @@ describe('test-mode credentials stored before they were refused', () => {
   });
 });
 
+describe('stored credentials that no longer open', () => {
+  test('when the gateway credentials cannot be opened, then the payment page still shows and Pay answers the page saying nothing was charged, never an error body', async () => {
+    // Arrange: the two sealed secrets swapped (each is bound to its own column)
+    const other = await gateway.app.tenant({ mode: 'live' });
+    await gateway.app.server.services.gateways.set(other.businessId, { provider: 'stripe', secretKey: 'sk_live_willNotOpen000001', webhookSecret: 'whsec_willNotOpen000001' });
+    const row = await gateway.app.db.knex('payment_gateways').where({ business_id: other.businessId }).first();
+    await gateway.app.db.knex('payment_gateways').where({ id: row.id }).update({ secret_key_sealed: row.webhook_secret_sealed, webhook_secret_sealed: row.secret_key_sealed });
+    const invoice = await aDraft(other);
+    const url = (await other.api.post(`/invoices/${invoice.id}/initiate-payment`)).body.payment_url as string;
+
+    // Act
+    const shown = await fetch(url);
+    const html = await shown.text();
+    const formToken = /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? '';
+    const answer = await fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ form_token: formToken }).toString() });
+
+    // Assert
+    expect(shown.status).toBe(200);
+    expect(html).toContain('<button type="submit">');
+    expect(answer.status).toBe(502);
+    expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await answer.text()).toContain('Nothing was charged');
+  });
+});
+
 describe('one gateway event is one event', () => {
   test('when Stripe delivers the same async_payment_failed three times, then payment.failed fires once', async () => {
     // Arrange
