@@ -274,13 +274,16 @@ export class RefundService {
     if (!payment) throw new NotFound('Payment');
     const key = gatewayKeyOf(refund);
     let reported: GatewayRefund | null = null;
+    let sending = false;
     try {
       const gateway = await this.gateways.of(actor.businessId);
       if (step === 'resume') reported = await gateway.findRefund(payment.gateway_reference ?? '', key, refund.gateway_reference);
+      sending = true;
       reported ??= await gateway.refund({ paymentReference: payment.gateway_reference ?? '', amount: refund.amount, currency: refund.currency, reason: refund.reason, idempotencyKey: key });
     } catch (err) {
-      // Nothing was made: the gateway said no, or (before anything was sent) there is no gateway.
-      if (err instanceof GatewayRefused || (step === 'first' && err instanceof NotFound)) {
+      // Nothing was made: the gateway refused the refund itself (a refused read-back proves
+      // nothing), or, before anything was ever sent, there is no gateway.
+      if ((sending && err instanceof GatewayRefused) || (step === 'first' && err instanceof NotFound)) {
         await this.release(actor, refund, err.message);
         throw new GatewayError(`The refund was not made: ${err.message}`);
       }

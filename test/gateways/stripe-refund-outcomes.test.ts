@@ -9,7 +9,8 @@ import { stripeClientOptions } from '../../server/gateways/stripe';
 import { useStripeGateway } from '../support/stripe-double';
 import { aPaidByCard as paid, anOverpaidCheckout as overpaid, paymentEvents, sweepLater as sweep } from '../support/stripe-payments';
 
-const gateway = useStripeGateway();
+// One key makes every request of this file: more than the default 120 a minute.
+const gateway = useStripeGateway({ rateLimitPerMinute: 1000 });
 const { stripe } = gateway;
 afterEach(() => {
   stripe.failWith = null;
@@ -105,6 +106,25 @@ describe('a Stripe refund whose outcome is unknown', () => {
     expect(await readPayment(payment.id)).toMatchObject({ amount_refunded: 30 });
     expect(await readInvoice(invoice.id)).toMatchObject({ amount_paid: 120 });
     expect(await refundsOf(payment.id)).toHaveLength(1);
+  });
+
+  test('when reading the pending refund back is refused (a key without the permission), then it stays pending with its reservation, and a later sweep books it', async () => {
+    // Arrange: Stripe made the refund, its answer was lost
+    const { payment, paymentIntent } = await aPaidByCard();
+    stripe.refundFault = 'server_error';
+    await gateway.live.api.post(`/payments/${payment.id}/refund`, { amount: 30 });
+    stripe.failWith = { status: 403, type: 'invalid_request_error', message: 'The provided key does not have the required permissions' };
+
+    // Act
+    await sweepLater();
+    const meanwhile = await refundsOfPayment(payment.id);
+    stripe.failWith = null;
+    await sweepLater();
+
+    // Assert
+    expect(meanwhile).toEqual([expect.objectContaining({ status: 'pending' })]);
+    expect(await refundsOfPayment(payment.id)).toEqual([expect.objectContaining({ status: 'succeeded', gateway_reference: stripe.paymentIntents.get(paymentIntent)!.refunds[0].id })]);
+    expect(await readPayment(payment.id)).toMatchObject({ amount_refunded: 30 });
   });
 
   test('when Stripe could not be reached (nothing made), then the sweep sends the pending refund under its own key, once', async () => {

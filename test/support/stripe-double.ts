@@ -23,6 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
+import { Config } from '../../server/config';
 import { startApp, Tenant, TestApp } from './app';
 import { freePort } from './net';
 
@@ -542,13 +543,13 @@ export class StripeDouble {
  * reaches the app), and a live-mode tenant whose business has a Stripe gateway whose events the
  * double delivers to the app.
  */
-export function useStripeGateway(): { stripe: StripeDouble; app: TestApp; live: Tenant } {
+export function useStripeGateway(overrides: Partial<Config> = {}): { stripe: StripeDouble; app: TestApp; live: Tenant } {
   const account = { secretKey: `sk_live_${randomBytes(12).toString('hex')}`, webhookSecret: `whsec_${randomBytes(12).toString('hex')}` };
   const ctx = { stripe: new StripeDouble() } as { stripe: StripeDouble; app: TestApp; live: Tenant };
   beforeAll(async () => {
     await ctx.stripe.start();
     const port = await freePort();
-    ctx.app = await startApp({ port, baseUrl: `http://127.0.0.1:${port}`, stripeApiUrl: ctx.stripe.url });
+    ctx.app = await startApp({ ...overrides, port, baseUrl: `http://127.0.0.1:${port}`, stripeApiUrl: ctx.stripe.url });
     ctx.live = await ctx.app.tenant({ mode: 'live' });
     await ctx.app.server.services.gateways.set(ctx.live.businessId, { provider: 'stripe', ...account });
     ctx.stripe.account({ ...account, webhookUrl: `${ctx.app.url}/gateway/stripe/${ctx.live.businessId}/webhook` });
