@@ -99,7 +99,8 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   const gatewayClients = new GatewayClients(db, new SecretBox(appKey, 'gateway_secret'), { stripeApiUrl: config.stripeApiUrl });
   const refunds = new RefundService(db, outbox, gatewayClients, logger, links, clock);
   const gateways = new GatewayService(db, payments, refunds, gatewayClients, logger, links, clock);
-  invoices.whenVoided((actor, invoiceId) => gateways.expireCheckouts(actor, invoiceId));
+  invoices.whenVoided((actor, invoiceId) => gateways.expireStaleCheckouts(actor, invoiceId));
+  payments.whenRecorded((actor, invoiceId) => gateways.expireStaleCheckouts(actor, invoiceId));
   const owners = new OwnerService(db, businesses);
   return {
     emails,

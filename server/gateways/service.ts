@@ -176,12 +176,16 @@ export class GatewayService {
   }
 
   /**
-   * An invoice was voided (after its commit): its open checkouts are expired at the gateway, then
-   * here, so that nobody pays a cancelled invoice. One the gateway could not expire stays open
-   * here and is logged: if it is paid after all, the payment is recorded and refunded as an excess.
+   * An invoice was voided, or a payment received elsewhere changed its amount due (after the
+   * commit): its open checkouts for another amount than is now due are expired at the gateway,
+   * then here, so that nobody pays a cancelled invoice or pays twice. One the gateway could not
+   * expire stays open here and is logged: if it is paid after all, the payment is recorded and
+   * its excess refunded.
    */
-  async expireCheckouts(actor: Actor, invoiceId: number): Promise<void> {
-    const open = await CheckoutSession.of(actor, this.db.current).where({ invoice_id: invoiceId, status: 'open' });
+  async expireStaleCheckouts(actor: Actor, invoiceId: number): Promise<void> {
+    const invoice = await Invoice.of(actor, this.db.current).findById(invoiceId);
+    const due = invoice && PAYABLE_STATUSES.includes(invoice.status) ? invoice.total - invoice.amount_paid : 0;
+    const open = (await CheckoutSession.of(actor, this.db.current).where({ invoice_id: invoiceId, status: 'open' })).filter((session) => due <= 0 || session.amount !== due);
     if (!open.length) return;
     const context = { businessId: actor.businessId, invoiceId };
     try {
@@ -191,7 +195,7 @@ export class GatewayService {
         await CheckoutSession.of(actor, this.db.current).where({ id: session.id, status: 'open' }).patch({ status: 'expired' });
       }
     } catch (err) {
-      this.logger.error({ ...context, err }, 'a checkout of a voided invoice could not be expired at the gateway; it may still be paid (and then refunded as an excess)');
+      this.logger.error({ ...context, err }, 'a checkout for an amount no longer due could not be expired at the gateway; it may still be paid (and its excess then refunded)');
     }
   }
 

@@ -102,6 +102,13 @@ export class PaymentService {
     private readonly links: InvoiceLinks,
   ) {}
 
+  private readonly recordedListeners: ((actor: Actor, invoiceId: number) => Promise<void>)[] = [];
+
+  /** Runs `listener` after a payment recorded by `record` commits (the gateway expires a checkout for the old amount due); it handles its own errors. */
+  whenRecorded(listener: (actor: Actor, invoiceId: number) => Promise<void>): void {
+    this.recordedListeners.push(listener);
+  }
+
   list(actor: Actor, params: PaymentListParams): Promise<Page<PaymentView>> {
     const query = Payment.of(actor, this.db.current);
     if (params.status) query.where('payments.status', params.status);
@@ -186,6 +193,8 @@ export class PaymentService {
       if (minor > due) errors.set('amount', [`must not exceed the amount due (${toMajor(due, invoice.currency)} ${invoice.currency})`]);
       if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
       const { payment, invoice: detail } = await this.apply(trx, actor, invoice, minor, source);
+      // After the commit, never inside it: the listeners call the payment gateway.
+      for (const listener of this.recordedListeners) this.db.afterCommit(() => listener(actor, invoiceId));
       return { payment, invoice: detail };
     });
   }

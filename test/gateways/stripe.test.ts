@@ -372,6 +372,22 @@ describe('a Checkout Session is reused only while Stripe still accepts it', () =
     expect(second.sessionId).not.toBe(first.sessionId);
   });
 
+  test('when a payment received elsewhere changes the amount due, then the open session for the old amount is expired at Stripe (the client cannot pay twice)', async () => {
+    // Arrange
+    const invoice = await aDraft(gateway.live);
+    const { sessionId } = await startCheckout(invoice.id);
+
+    // Act
+    const recorded = await gateway.live.api.post(`/invoices/${invoice.id}/payments`, { amount: 50, method: 'bank_transfer' });
+
+    // Assert
+    expect(recorded.status).toBe(201);
+    await eventually(() => stripe.session(sessionId).status === 'expired');
+    await eventually(async () => (await sessionRow(sessionId)).status === 'expired');
+    const next = await startCheckout(invoice.id);
+    expect(stripe.session(next.sessionId)).toMatchObject({ status: 'open', amount_total: 10000 });
+  });
+
   test('when the invoice is voided, then its open session is expired at Stripe and can no longer be paid', async () => {
     // Arrange
     const invoice = await aDraft(gateway.live);
