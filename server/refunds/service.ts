@@ -366,21 +366,32 @@ export class RefundService {
   /**
    * A refund that had been made failed afterwards (at the bank): nothing was returned after all, so
    * its amount counts as paid again on the payment and, for the part the payment had counted
-   * towards it, on the invoice; `payment.refund_failed`. A void invoice stays void: the money is
-   * back with the business, to be returned some other way (logged).
+   * towards it, on the invoice; `payment.refund_failed`. An invoice that cannot take that part
+   * back (voided, or paid again by another payment meanwhile) is left as it is: the part no longer
+   * counts towards it (the payment's `amount_applied`), so a later refund returns it first and
+   * leaves the invoice alone (logged, to be returned).
    */
   private async failAfterSuccess(trx: Knex.Transaction, actor: Actor, invoice: Invoice, payment: Payment, refund: Refund, reason: string | null): Promise<RefundResult> {
     const bookedOthers = await this.bookedTotal(trx, actor, payment, refund);
     const backOnInvoice = this.invoicePart(payment, bookedOthers + refund.amount) - this.invoicePart(payment, bookedOthers);
+    const room = invoice.status === 'void' ? 0 : Math.max(0, invoice.total - invoice.amount_paid);
+    const counted = Math.min(backOnInvoice, room);
     const refundedAfter = payment.amount_refunded - refund.amount;
     await refund.$query(trx).patch({ status: 'failed', failure_reason: (reason ?? 'The refund failed at the bank').slice(0, 500) });
     await payment.$query(trx).patch({ amount_refunded: refundedAfter, status: refundedAfter >= payment.amount ? 'refunded' : 'succeeded' });
-    if (backOnInvoice > 0 && invoice.status !== 'void') {
-      const amountPaid = Math.min(invoice.total, invoice.amount_paid + backOnInvoice);
+    if (counted < backOnInvoice) {
+      // What the payment counts towards the invoice is min(amount_applied, amount − booked refunds): it grows by `counted` only.
+      const counting = Math.min(payment.amount_applied ?? payment.amount, payment.amount - (bookedOthers + refund.amount));
+      await payment.$query(trx).patch({ amount_applied: counting + counted });
+      this.logger.warn(
+        { businessId: actor.businessId, refundId: refund.id, invoiceId: invoice.id, notCountedMinor: backOnInvoice - counted },
+        'a refund failed at the bank after its invoice was voided or paid again: the money back does not count towards the invoice and is to be refunded again',
+      );
+    }
+    if (counted > 0) {
+      const amountPaid = invoice.amount_paid + counted;
       const settled = amountPaid >= invoice.total;
       await invoice.$query(trx).patch({ amount_paid: amountPaid, status: settled ? 'paid' : 'partial', paid_at: settled ? new Date().toISOString() : null });
-    } else if (backOnInvoice > 0) {
-      this.logger.warn({ businessId: actor.businessId, refundId: refund.id, invoiceId: invoice.id }, 'a refund of a void invoice\'s payment failed at the bank: the money is back with the business');
     }
     const result = await this.resultOf(trx, actor, invoice, payment, refund);
     await this.outbox.record(trx, actor, 'payment.refund_failed', { ...result });

@@ -193,12 +193,12 @@ describe('the excess of an overpayment', () => {
     ['Stripe made the refund and its answer was lost', null, 'server_error'],
   ] as const)('when %s, then the sweep refunds the excess exactly once, and a repeated checkout.session.completed refunds nothing more', async (_case, outage, fault) => {
     // Arrange
-    const { invoice, sessionId } = await anOverpaidCheckout();
+    const { invoice, sessionId, paymentIntent } = await anOverpaidCheckout();
     stripe.failWith = outage;
     stripe.refundFault = fault;
-    const session = await stripe.complete(sessionId);
+    await stripe.deliver(sessionId, 'checkout.session.completed');
     stripe.failWith = null;
-    const intent = stripe.paymentIntents.get(session.payment_intent!)!;
+    const intent = stripe.paymentIntents.get(paymentIntent)!;
     const paymentId = (await readInvoice(invoice.id)).payments.find((p: any) => p.gateway === 'stripe').id;
     expect(await readPayment(paymentId)).toMatchObject({ amount: 150, amount_refunded: 50 }); // reserved, pending
 
@@ -218,7 +218,7 @@ describe('the excess of an overpayment', () => {
     // Arrange: Stripe refuses the excess refund, so the payment still holds 50.00 it never counted
     const { invoice, sessionId } = await anOverpaidCheckout();
     stripe.failWith = { status: 400, type: 'invalid_request_error', message: 'Charge has been disputed' };
-    await stripe.complete(sessionId);
+    await stripe.deliver(sessionId, 'checkout.session.completed');
     stripe.failWith = null;
     const paymentId = (await readInvoice(invoice.id)).payments.find((p: any) => p.gateway === 'stripe').id;
 

@@ -237,3 +237,22 @@ describe('a test-mode refund that fails at the bank (trigger payment.refund_fail
     await expect(ctx.app.server.services.refunds.simulateBankFailure(live, 1)).rejects.toMatchObject({ status: 403 });
   });
 });
+
+describe('a bank failure after the invoice was paid again', () => {
+  test('when the refund of a first payment fails after a second payment settled the invoice, then the money back is not counted twice and refunding it again leaves the invoice paid', async () => {
+    // Arrange: paid, refunded in full, then paid again by another payment
+    const { invoice, payment } = await aPaid();
+    const refund = (await ctx.t.api.post(`/payments/${payment.id}/refund`)).body.refund;
+    await ctx.t.api.post(`/invoices/${invoice.id}/payments`, { method: 'cash' });
+    const actor = systemActor('cli', { businessId: ctx.t.businessId, livemode: false });
+
+    // Act: the first refund fails at the bank, and the business returns that money again
+    await ctx.app.server.services.refunds.simulateBankFailure(actor, refund.id);
+    const again = await ctx.t.api.post(`/payments/${payment.id}/refund`);
+
+    // Assert
+    expect(again.status).toBe(201);
+    expect(again.body.payment).toMatchObject({ amount_refunded: 150, status: 'refunded' });
+    expect(again.body.invoice).toMatchObject({ status: 'paid', amount_paid: 150 });
+  });
+});

@@ -26,12 +26,20 @@ export async function aPaidByCard(gateway: StripeGateway): Promise<{ invoice: an
   return { invoice: read, payment: read.payments[0], paymentIntent: session.payment_intent! };
 }
 
-/** A live invoice of 150.00 of which 50.00 was paid elsewhere while its checkout for 150.00 was open: Stripe then takes 150.00, 50.00 too much. */
-export async function anOverpaidCheckout(gateway: StripeGateway): Promise<{ invoice: any; sessionId: string }> {
+/**
+ * A live invoice of 150.00 whose client pays its checkout for 150.00 at Stripe just as a bank
+ * transfer of 50.00 is recorded: Stripe's `checkout.session.completed`, held back until the test
+ * delivers it, brings 50.00 too much.
+ */
+export async function anOverpaidCheckout(gateway: StripeGateway): Promise<{ invoice: any; sessionId: string; paymentIntent: string }> {
   const invoice = await aDraft(gateway.live);
   const sessionId = await openCheckout(gateway, invoice.id);
+  gateway.stripe.holdEvents = true;
+  const session = await gateway.stripe.complete(sessionId).finally(() => {
+    gateway.stripe.holdEvents = false;
+  });
   await gateway.live.api.post(`/invoices/${invoice.id}/payments`, { amount: 50, method: 'bank_transfer' });
-  return { invoice, sessionId };
+  return { invoice, sessionId, paymentIntent: session.payment_intent! };
 }
 
 /** The events of `type` about one payment. */
