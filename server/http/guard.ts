@@ -9,7 +9,7 @@ import { Scope } from '../auth/scopes';
 import { Credentials } from '../auth/credentials';
 import { authenticate, requireScope } from './auth';
 import { asStep } from './request';
-import { BODY_METHODS, requireJsonBody } from './validate';
+import { BODY_METHODS, requireJsonBody, requireWellFormedStrings } from './validate';
 import { AuthFailureLimit, credentialRateLimit, RateLimitOptions } from './rate-limit';
 
 /** The guard of a route that accepts these scopes: resolves once the request may be handled, else rejects with the error to answer. */
@@ -28,6 +28,7 @@ export function createGuard(deps: { credentials: Credentials; limits: RateLimitO
       if (BODY_METHODS.includes(req.method)) {
         requireJsonBody(req);
         await asStep(parseJson, req, res);
+        requireWellFormedStrings(req.body);
       }
     };
 }

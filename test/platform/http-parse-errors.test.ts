@@ -71,3 +71,33 @@ describe('requests the HTTP parser refuses', () => {
     expect(after.status).toBe(200);
   });
 });
+
+describe('JSON text that is not well-formed Unicode', () => {
+  test.each(['{"name":"\\ud800x","email":"lone@example.com"}', '{"name":"ok","email":"lone2@example.com","metadata":{"\\udfff":"v"}}'])(
+    'when a string or key of the body holds an unpaired surrogate (%s), then it is a 400 and nothing is stored (MariaDB would store U+FFFD instead)',
+    async (body) => {
+      // Arrange
+      const before = (await ctx.t.api.get('/clients')).body.meta.total;
+
+      // Act
+      const res = await fetch(`${ctx.app.url}/api/v1/clients`, { method: 'POST', headers: { authorization: `Bearer ${ctx.t.key}`, 'content-type': 'application/json' }, body });
+
+      // Assert
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error: 'bad_request', message: expect.stringContaining('unpaired surrogate') });
+      expect((await ctx.t.api.get('/clients')).body.meta.total).toBe(before);
+    },
+  );
+});
+
+describe('large JSON bodies', () => {
+  test('when a body under 1 MB holds an array of 400 000 numbers, then it is refused as a validation error, not a 500', async () => {
+    const res = await fetch(`${ctx.app.url}/api/v1/clients`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ctx.t.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Big', email: 'big@example.com', metadata: { list: new Array(400_000).fill(1) } }),
+    });
+
+    expect(res.status).toBe(422);
+  });
+});
