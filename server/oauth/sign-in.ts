@@ -3,9 +3,10 @@
  * a random token of a server-side session (owners/service.ts), so signing out and a password reset
  * end it; the pre-sign-in cookie holds a random value that the sign-in form's token is bound to, so
  * another site cannot sign the browser in to the attacker's account (login CSRF) even where the
- * browser sends no `Sec-Fetch-Site`. Both are HttpOnly, Secure behind https; the session is
- * SameSite=Lax (the app's redirect to the consent page is a cross-site navigation that must carry
- * it), the pre-sign-in cookie SameSite=Strict and `__Host-` behind https.
+ * browser sends no `Sec-Fetch-Site`. Both are HttpOnly, SameSite=Lax (never sent with another
+ * site's post; sent when the app's redirect brings the browser here, a cross-site navigation, so a
+ * second sign-in tab finds the cookie and keeps it), Secure behind https; the pre-sign-in cookie
+ * is also `__Host-` there.
  */
 import { randomBytes } from 'node:crypto';
 import { CookieOptions, Request, Response } from 'express';
@@ -74,7 +75,7 @@ export class OwnerSessions {
     const existing = this.signInBindingOf(req);
     if (existing) return existing;
     const value = randomBytes(32).toString('base64url');
-    res.cookie(this.signInCookie, value, { httpOnly: true, sameSite: 'strict', secure: this.secure, path: '/', maxAge: SIGN_IN_COOKIE_SECONDS * 1000 });
+    res.cookie(this.signInCookie, value, { httpOnly: true, sameSite: 'lax', secure: this.secure, path: '/', maxAge: SIGN_IN_COOKIE_SECONDS * 1000 });
     return value;
   }
 

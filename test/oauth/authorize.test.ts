@@ -143,12 +143,15 @@ describe('signing in', () => {
     expect(res.headers.get('set-cookie') ?? '').not.toContain('owner_session=');
   });
 
-  test('when the sign-in page is shown, then its pre-sign-in cookie is HttpOnly and SameSite=Strict with a random value', async () => {
+  test('when the sign-in page is shown, then its pre-sign-in cookie is HttpOnly and SameSite=Lax with a random value, kept by a browser that has one', async () => {
     const first = await authorize(base());
     const second = await authorize(base());
+    const cookie = first.headers.get('set-cookie')!.split(';')[0];
+    const again = await fetch(`${ctx.app.url}/oauth/authorize?${new URLSearchParams(base()).toString()}`, { headers: { cookie } });
 
-    expect(first.headers.get('set-cookie')).toMatch(/^owner_sign_in=[A-Za-z0-9_-]{43}; Max-Age=\d+; Path=\/; Expires=.+; HttpOnly; SameSite=Strict$/);
-    expect(first.headers.get('set-cookie')!.split(';')[0]).not.toBe(second.headers.get('set-cookie')!.split(';')[0]);
+    expect(first.headers.get('set-cookie')).toMatch(/^owner_sign_in=[A-Za-z0-9_-]{43}; Max-Age=\d+; Path=\/; Expires=.+; HttpOnly; SameSite=Lax$/);
+    expect(cookie).not.toBe(second.headers.get('set-cookie')!.split(';')[0]);
+    expect(again.headers.get('set-cookie')).toBeNull();
   });
 
   test('when the owner signs in, then the cookie\'s Max-Age is the server-side session\'s lifetime', async () => {
