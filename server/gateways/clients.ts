@@ -9,6 +9,17 @@ import { StripeGateway } from './stripe';
 /** Which amounts each provider can charge exactly: known from the provider alone, no secret opened. */
 const PROVIDER_ACCEPTS: Record<GatewayProvider, (amount: number, currency: string) => boolean> = { stripe: (amount, currency) => StripeGateway.accepts(amount, currency) };
 
+/** Whether `provider` can move exactly `amount` minor units of `currency` (charge or refund). */
+export function providerAccepts(provider: GatewayProvider, amount: number, currency: string): boolean {
+  return PROVIDER_ACCEPTS[provider](amount, currency);
+}
+
+/** The smallest amount (minor units) `provider` can move in `currency`, for a message; null when none up to 1000. */
+export function smallestAccepted(provider: GatewayProvider, currency: string): number | null {
+  for (let amount = 1; amount <= 1000; amount += 1) if (providerAccepts(provider, amount, currency)) return amount;
+  return null;
+}
+
 /** Where a gateway secret is sealed: its column of its business's row, and nowhere else. */
 function placeOf(row: Pick<GatewayCredentials, 'id' | 'business_id'>, column: 'secret_key_sealed' | 'webhook_secret_sealed'): SealedPlace {
   return { table: 'payment_gateways', column, id: row.id, businessId: row.business_id };
@@ -43,7 +54,7 @@ export class GatewayClients {
   /** Whether the business's gateway can charge exactly this amount (minor units); null when it has none. */
   async accepts(businessId: number, amount: number, currency: string): Promise<boolean | null> {
     const row = await GatewayCredentials.query(this.db.current).findOne({ business_id: businessId });
-    return row ? PROVIDER_ACCEPTS[row.provider](amount, currency) : null;
+    return row ? providerAccepts(row.provider, amount, currency) : null;
   }
 
   /** Both secrets sealed for their columns of the gateway row `row` (which must already have its id). */

@@ -19,7 +19,8 @@ import { Database } from '../db/database';
 import { GatewayError, InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Outbox } from '../events/outbox';
 import { GatewayRefund, GatewayRefused } from '../gateways/gateway';
-import { GatewayClients } from '../gateways/clients';
+import { GatewayClients, providerAccepts, smallestAccepted } from '../gateways/clients';
+import { GATEWAY_PROVIDERS, GatewayProvider } from '../gateways/model';
 import { ListParams, MAX_PER_PAGE, Page, paginate } from '../http/pagination';
 import { invoiceDetail } from '../invoices/detail';
 import { InvoiceLinks } from '../invoices/links';
@@ -43,7 +44,17 @@ export interface RefundResult {
 }
 
 /** Gateways whose payments are refunded at the gateway; others (`external`, `test`) are recorded only. */
-const ONLINE_GATEWAYS = ['stripe'];
+function isOnline(gateway: string | null): gateway is GatewayProvider {
+  return (GATEWAY_PROVIDERS as readonly string[]).includes(gateway ?? '');
+}
+
+/** An amount the gateway cannot return exactly is the caller's to change (422), never sent to be refused. */
+function refuseInexact(provider: GatewayProvider, minor: number, currency: string): void {
+  if (providerAccepts(provider, minor, currency)) return;
+  const step = smallestAccepted(provider, currency);
+  const hint = step ? `: use a multiple of ${toMajor(step, currency)} ${currency}` : '';
+  throw new ValidationFailed({ amount: [`the payment gateway cannot return exactly ${toMajor(minor, currency)} ${currency}${hint}`] });
+}
 
 /** A new pending refund is left to the request (or notification) that made it for this long before the sweep reads it back. */
 const RECONCILE_AFTER_MS = 60_000;
@@ -246,10 +257,11 @@ export class RefundService {
       if (earlier) return { pending: earlier, step: 'resume' as const };
       if (payment.status !== 'succeeded') throw new InvalidState(`A ${payment.status} payment cannot be refunded`);
       const planned = plan(payment, payment.amount - payment.amount_refunded);
-      if (!ONLINE_GATEWAYS.includes(payment.gateway ?? '')) {
+      if (!isOnline(payment.gateway)) {
         const refund = await this.insert(trx, actor, payment, planned, { status: 'succeeded', requestKey });
         return { done: await this.settle(trx, actor, invoice, payment, refund) };
       }
+      refuseInexact(payment.gateway, planned.minor, payment.currency);
       return { pending: await this.reserve(trx, actor, payment, planned, requestKey), step: 'first' as const };
     });
     if (reserved.done) return reserved.done;

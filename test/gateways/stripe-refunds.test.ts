@@ -50,6 +50,25 @@ describe('refunding a Stripe payment', () => {
     expect(await refundsOf(payment.id)).toHaveLength(1);
   });
 
+  test('when a refund asks for an amount Stripe cannot return exactly (0.005 KWD), then it is a 422 on amount and nothing is sent to Stripe', async () => {
+    // Arrange: KWD has three decimals, and Stripe takes only amounts ending in 0.
+    const invoice = await aDraft(gateway.live, { currency: 'KWD', items: [{ description: 'Consulting', quantity: 1, unit_price: 12.34 }] });
+    await stripe.complete(await openCheckout(invoice.id));
+    const payment = (await gateway.live.api.get(`/invoices/${invoice.id}`)).body.invoice.payments[0];
+    const refundCalls = () => stripe.requests.filter((r) => r.path === '/v1/refunds').length;
+    const before = refundCalls();
+
+    // Act
+    const res = await gateway.live.api.post(`/payments/${payment.id}/refund`, { amount: 0.005 });
+
+    // Assert
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ error: 'validation_failed', errors: { amount: [expect.stringContaining('0.01')] } });
+    expect(refundCalls()).toBe(before);
+    expect((await gateway.live.api.get(`/refunds?payment_id=${payment.id}`)).body.data).toEqual([]);
+    expect((await gateway.live.api.post(`/payments/${payment.id}/refund`, { amount: 0.01 })).status).toBe(201);
+  });
+
   test('when Stripe refuses the refund, then it is a 502 gateway_error and nothing changes', async () => {
     const { invoice, payment } = await aPaidByCard();
     stripe.failWith = { status: 400, type: 'invalid_request_error', message: 'Charge has been disputed' };
