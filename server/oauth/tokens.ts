@@ -60,11 +60,14 @@ export class OAuthTokens {
   /** Resolved access tokens, kept a few seconds: a revocation reaches every process within `cacheTtlMs`. */
   private readonly cache: LRUCache<string, { credential: Credential } | { credential: null }> | null;
 
+  private readonly cacheTtlMs: number;
+
   constructor(
     private readonly db: Database,
     options: { cacheTtlMs: number },
   ) {
-    this.cache = options.cacheTtlMs > 0 ? new LRUCache({ max: 10_000, ttl: Math.min(options.cacheTtlMs, 5000) }) : null;
+    this.cacheTtlMs = Math.min(options.cacheTtlMs, 5000);
+    this.cache = this.cacheTtlMs > 0 ? new LRUCache({ max: 10_000, ttl: this.cacheTtlMs }) : null;
   }
 
   /**
@@ -103,8 +106,9 @@ export class OAuthTokens {
     const cached = this.cache?.get(hash);
     if (cached) return cached.credential;
     const found = await this.find('access', token);
+    const expiresAt = found ? Date.parse(found.token.expires_at) : 0;
     const credential: Credential | null =
-      found && Date.parse(found.token.expires_at) > Date.now()
+      found && expiresAt > Date.now()
         ? {
             kind: 'oauth_token',
             id: found.grant.id,
@@ -116,7 +120,8 @@ export class OAuthTokens {
             subject: `grant_${found.grant.id}`,
           }
         : null;
-    this.cache?.set(hash, { credential });
+    // Kept no longer than the token lives: an expired token is refused at its expiry, not up to 5 s later.
+    this.cache?.set(hash, { credential }, credential ? { ttl: Math.max(1, Math.min(this.cacheTtlMs, expiresAt - Date.now())) } : {});
     return credential;
   }
 
