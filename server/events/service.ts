@@ -7,7 +7,7 @@ import { Database } from '../db/database';
 import { toDbTime } from '../db/time';
 import { listQuery, ListParams, Page, paginate } from '../http/pagination';
 import { Event, EVENT_TYPES, EventPayload, EventType, Outbox, readableEventTypes, toEventPayload } from './outbox';
-import { EventWatch } from './watch';
+import { EventWatch, MAX_WAITS_PER_CREDENTIAL } from './watch';
 
 /** How far back `GET /events` reaches. */
 export const EVENT_LOG_DAYS = 30;
@@ -30,7 +30,7 @@ export const listEventsQuery = listQuery<EventListParams>({
     .max(MAX_EVENT_WAIT_SECONDS)
     .default(0)
     .description(
-      `Long polling: when no event matches yet, hold the request up to this many seconds (at most ${MAX_EVENT_WAIT_SECONDS}) and answer as soon as one is committed; 0 (the default) answers at once`,
+      `Long polling: when no event matches yet, hold the request up to this many seconds (at most ${MAX_EVENT_WAIT_SECONDS}) and answer as soon as one is committed; 0 (the default) answers at once, as does a poll of a credential that has ${MAX_WAITS_PER_CREDENTIAL} waiting already`,
     ),
 });
 

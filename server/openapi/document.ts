@@ -6,7 +6,7 @@
  */
 import { ALL_SCOPES } from '../auth/scopes';
 import { CONTRACT_STATUSES, CONTRACT_TYPES } from '../contracts/model';
-import { EVENT_TYPES } from '../events/outbox';
+import { EVENT_TYPES, EventType, readScopeOf } from '../events/outbox';
 import { DELIVERY_STATUSES } from '../webhooks/model';
 import { INVOICE_STATUSES } from '../invoices/model';
 import { MAX_METADATA_KEYS, takesMetadataFilter } from '../metadata/schema';
@@ -806,13 +806,15 @@ const webhookHeaders: Parameter[] = [
   },
 ];
 
-function webhook(type: string, summary: string, payload: string): PathItem {
+function webhook(type: EventType, summary: string, payload: string): PathItem {
+  const read = readScopeOf(type);
   return {
     post: {
       operationId: `webhook.${type}`,
       summary,
       description:
-        'POSTed to every key of the business and mode that has a webhook_url. A 2xx within 10 seconds is success (redirects are not followed); otherwise retried after about 10 s, 30 s, 90 s, 270 s and 810 s (±10 % jitter), then marked failed and replayable.',
+        `POSTed to every key of the business and mode that has a webhook_url and holds \`${read}\` (or \`${read.replace(/:read$/, ':write')}\`), and to every OAuth app with a webhook_url that the business and mode granted one of them: only a credential that could read what an event carries receives it (listed by GET /events alike). ` +
+        'A 2xx within 10 seconds is success (redirects are not followed); otherwise retried after about 10 s, 30 s, 90 s, 270 s and 810 s (±10 % jitter), then marked failed and replayable.',
       tags: ['Webhooks'],
       security: [],
       parameters: webhookHeaders,
@@ -879,7 +881,7 @@ export const openapiDocument: OpenApiDocument = {
     { name: 'Payments', description: 'Payment records' },
     { name: 'Expenses', description: 'The business\'s expenses' },
     { name: 'Contracts', description: 'Contracts and proposals for signature' },
-    { name: 'Webhooks', description: 'Signed events POSTed to a key\'s webhook_url' },
+    { name: 'Webhooks', description: 'Signed events POSTed to a key\'s or an OAuth app\'s webhook_url, each to the receivers whose scopes read it' },
     { name: 'Meta', description: 'This description' },
   ],
   paths,
