@@ -121,15 +121,17 @@ export interface EventWaiters {
  * have authorized, once per app; each only if its key's or grant's scopes read the event
  * (`readScopeOf`). Scopes are stored as a JSON array, so "holds one of the scopes that grant the
  * read" is one LIKE per such scope on its quoted name. One statement per read scope, built once.
+ * The nulls are typed: MariaDB makes the union of an unsigned id and a bare NULL a DECIMAL, which
+ * mysql2 returns as text ("2"), and a receiver's id must stay a number (it binds its sealed secret).
  */
 function receiversReading(wanted: Scope): { sql: string; patterns: string[] } {
   const patterns = ALL_SCOPES.filter((held) => grants([held], wanted)).map((held) => `%"${held}"%`);
   const holds = `(${patterns.map(() => 'scopes like ?').join(' or ')})`;
   const sql = `
-  select id as api_key_id, null as app_id, webhook_url as url, webhook_secret as sealed_secret from api_keys
+  select id as api_key_id, cast(null as unsigned) as app_id, webhook_url as url, webhook_secret as sealed_secret from api_keys
    where business_id = ? and livemode = ? and webhook_url is not null and revoked_at is null and expires_at is null and ${holds}
   union all
-  select null, id, webhook_url, webhook_secret_sealed from oauth_apps
+  select cast(null as unsigned), id, webhook_url, webhook_secret_sealed from oauth_apps
    where webhook_url is not null and revoked_at is null
      and id in (select app_id from oauth_grants where business_id = ? and livemode = ? and revoked_at is null and ${holds})`;
   return { sql, patterns };

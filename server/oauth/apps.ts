@@ -69,13 +69,9 @@ export const toAppView = (row: OAuthApp): AppView => ({
   created_at: row.created_at,
 });
 
-/**
- * Where an app's webhook secret is sealed: in its own row, which belongs to no business. The id is
- * taken as a number whatever its reader: a delivery's `app_id` read from the outbox's receivers
- * comes back from MariaDB as the text "2", which sealed the same secret to another place.
- */
-function placeOf(appId: number | string): SealedPlace {
-  return { table: 'oauth_apps', column: 'webhook_secret_sealed', id: Number(appId), businessId: null };
+/** Where an app's webhook secret is sealed: in its own row, which belongs to no business. */
+function placeOf(appId: number): SealedPlace {
+  return { table: 'oauth_apps', column: 'webhook_secret_sealed', id: appId, businessId: null };
 }
 
 export class AppService {
