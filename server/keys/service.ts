@@ -1,9 +1,11 @@
 /** API keys: created, listed, revoked and rotated by the owner (CLI); resolved to a credential per request. */
 import Joi from 'joi';
+import { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import { acrossTenants } from '../auth/actor';
 import { Credential } from '../auth/credential';
-import { ALL_SCOPES, Scope } from '../auth/scopes';
+import { ALL_SCOPES, grants, Scope } from '../auth/scopes';
+import { EVENT_READ_SCOPES, EVENT_TYPES, readScopeOf } from '../events/outbox';
 import { Business } from '../businesses/model';
 import { Database } from '../db/database';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
@@ -109,6 +111,31 @@ function keyStatus(row: ApiKey, now: Date): KeyStatus {
   if (row.revoked_at) return 'revoked';
   if (!row.expires_at) return 'active';
   return Date.parse(row.expires_at) > now.getTime() ? 'expiring' : 'expired';
+}
+
+const KEY_WEBHOOK_CHANGE = acrossTenants('key webhook change');
+
+/**
+ * A key whose new scopes no longer read an event gets it no more: its pending deliveries of such
+ * events fail (the delivery log says why) instead of being retried, as receivers are chosen by
+ * their scopes when an event is written.
+ */
+async function failUnreadable(trx: Knex.Transaction, keyId: number, scopes: Scope[]): Promise<void> {
+  for (const needed of EVENT_READ_SCOPES.filter((scope) => !grants(scopes, scope))) {
+    const types = EVENT_TYPES.filter((type) => readScopeOf(type) === needed);
+    const unreadable = await WebhookDelivery.acrossTenants(KEY_WEBHOOK_CHANGE, trx)
+      .join('events', 'events.id', 'webhook_deliveries.event_id')
+      .where({ 'webhook_deliveries.api_key_id': keyId, 'webhook_deliveries.status': 'pending' })
+      .whereIn('events.type', types)
+      .select('webhook_deliveries.id');
+    if (!unreadable.length) continue;
+    await WebhookDelivery.acrossTenants(KEY_WEBHOOK_CHANGE, trx)
+      .whereIn(
+        'id',
+        unreadable.map((delivery) => delivery.id),
+      )
+      .patch({ status: 'failed', last_error: `the key's scopes no longer include ${needed}, which this event needs` });
+  }
 }
 
 function generateWebhookSecret(): string {
@@ -217,6 +244,7 @@ export class KeyService {
           .where({ api_key_id: id, status: 'pending' })
           .patch({ status: 'failed', last_error: WEBHOOK_URL_REMOVED });
       }
+      if (valid.scopes) await failUnreadable(trx, id, valid.scopes);
       return { row: updated, generated };
     });
     this.cache?.delete(row.key_hash);

@@ -30,10 +30,12 @@ export const webhookRoutes = [
     path: '/webhook-deliveries/{id}/replay',
     operationId: 'replayWebhookDelivery',
     summary: 'Send a delivery again',
-    description: 'With a fresh retry schedule, to the key\'s current webhook URL; the payload and its `idempotency_key` are the event\'s own.',
+    description:
+      'With a fresh retry schedule, to the key\'s current webhook URL; the payload and its `idempotency_key` are the event\'s own. A 403 when the credential no longer holds the scope the event needs (its scopes were narrowed since).',
     tag: 'Webhooks',
     scopes: [],
     record: 'Webhook delivery',
+    errors: { '403': 'Forbidden' },
     response: { status: 200, description: 'The delivery, pending again', schema: 'WebhookDeliveryEnvelope' },
     handle: async ({ cred, id }, s) => ({ delivery: await s.webhooks.replay(cred, id) }),
   }),

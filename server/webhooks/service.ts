@@ -2,11 +2,12 @@
 import Joi from 'joi';
 import { acrossTenants } from '../auth/actor';
 import { Credential } from '../auth/credential';
+import { grants } from '../auth/scopes';
 import { Database } from '../db/database';
-import { InvalidState, NotFound } from '../errors';
+import { Forbidden, InvalidState, NotFound } from '../errors';
 import { Clock } from '../clock';
 import { toDbTime } from '../db/time';
-import { EVENT_TYPES, EventType, Outbox } from '../events/outbox';
+import { EVENT_TYPES, EventType, Outbox, readScopeOf } from '../events/outbox';
 import { listQuery, ListParams, Page, paginate } from '../http/pagination';
 import { ApiKey } from '../keys/model';
 import { DELIVERY_STATUSES, DeliveryStatus, WebhookAttempt, WebhookDelivery } from './model';
@@ -140,6 +141,10 @@ export class WebhookService {
    * payload, and so its idempotency_key, is the event's own. A delivery under way is left to finish.
    */
   async replay(cred: Credential, id: number): Promise<DeliveryView> {
+    // Only what the credential could read now: a key whose scopes were narrowed since does not get the event again.
+    const own = (await this.deliveriesOf(cred).findById(id)) as DeliveryRow | undefined;
+    if (!own) throw new NotFound('Webhook delivery');
+    if (!grants(cred.scopes, readScopeOf(own.event_type))) throw new Forbidden(readScopeOf(own.event_type), cred.scopes);
     const replayed = await this.replayable(WebhookDelivery.of(cred, this.db.current).where({ id }).where(ownDeliveries(cred))).patch(this.replayPatch());
     const { delivery } = await this.get(cred, id);
     if (replayed) this.outbox.deliveriesDue();
