@@ -4,6 +4,8 @@ import { DELIVERY_STATUSES, DeliveryStatus } from '../../server/webhooks/model';
 import { DeliveryView, MAX_LOG_LIMIT, WebhookService } from '../../server/webhooks/service';
 import { systemActor } from '../../server/auth/actor';
 import { loadAppKey } from '../../server/keys/app-key';
+import { KeyService } from '../../server/keys/service';
+import { NotFound } from '../../server/errors';
 import { listen, listenSecret } from '../listen';
 import { testBusiness, withContext } from '../context';
 import { output, shorten, shortTime, table } from '../output';
@@ -27,6 +29,7 @@ interface ListenCommandOptions {
   business?: string;
   apiUrl?: string;
   printJson?: boolean;
+  key?: string;
 }
 
 interface ReplayOptions {
@@ -254,6 +257,7 @@ A delivery is failed once its retries have run out; until then it is retrying (p
     .option('--business <id>', 'the business (default: the only one; made when there is none)')
     .option('--api-url <url>', "the running server's partner API (default: BASE_URL's, or http://localhost:$PORT's)")
     .option('--print-json', 'print each event as a JSON line instead of forwarding it')
+    .option('--key <id>', "sign with this test-mode key's webhook secret instead of the local one, so one handler verifies both these and the server's deliveries")
     .addHelpText(
       'after',
       `
@@ -269,15 +273,18 @@ verify x-service-signature with it. The server never connects to the local URL. 
       if (opts.forwardTo) checkForwardUrl(opts.forwardTo);
       const types = opts.events === undefined ? undefined : opts.events.split(',').map((type) => parseEvent(type.trim(), '--events'));
       const businessFlag = opts.business === undefined ? undefined : positiveId(opts.business, '--business');
+      const keyFlag = opts.key === undefined ? undefined : positiveId(opts.key, '--key');
       await withContext(async ({ config, services }) => {
         const business = await testBusiness(services, businessFlag);
         const actor = systemActor('cli', { businessId: business.id, livemode: false });
         // Reads every event type, so every event is forwarded; nothing more (it cannot write).
         const key = await services.keys.create({ businessId: business.id, mode: 'test', scopes: [...EVENT_READ_SCOPES] });
-        const secret = listenSecret(loadAppKey(config), business.id);
+        const secret = keyFlag === undefined ? listenSecret(loadAppKey(config), business.id) : await keySecret(services.keys, keyFlag, business.id);
         const apiUrl = (opts.apiUrl ?? `${config.baseUrl}/api/v1/partner`).replace(/\/+$/, '');
         const say = (line: string) => process.stdout.write(`${line}\n`);
-        say(`Ready! Your webhook signing secret is ${secret} (business ${business.id}${business.created ? ', just made' : ''}, test mode)`);
+        const about = `business ${business.id}${business.created ? ', just made' : ''}, test mode`;
+        // A key's secret is the partner's own, kept out of the terminal: it is shown only when made.
+        say(keyFlag === undefined ? `Ready! Your webhook signing secret is ${secret} (${about})` : `Ready! Events are signed with key ${keyFlag}'s webhook secret (${about})`);
         say(opts.printJson ? `Printing events from ${apiUrl}; Ctrl-C to stop` : `Forwarding events from ${apiUrl} to ${opts.forwardTo}; Ctrl-C to stop`);
         const stopped = new Promise<void>((resolve) => {
           process.once('SIGINT', resolve);
@@ -303,6 +310,20 @@ verify x-service-signature with it. The server never connects to the local URL. 
     });
 
   return webhooks;
+}
+
+/** The webhook secret of `keyId`, a working test-mode key of the business: what `listen --key` signs with. */
+async function keySecret(keys: KeyService, keyId: number, businessId: number): Promise<string> {
+  const key = await keys.get(keyId).catch((err: unknown) => {
+    if (err instanceof NotFound) return undefined;
+    throw err;
+  });
+  if (!key || key.business_id !== businessId || key.mode !== 'test' || key.status !== 'active') {
+    throw new UsageError(`--key ${keyId} is not a working test-mode key of business ${businessId} (see invoicing keys list --business ${businessId})`);
+  }
+  const secret = await keys.webhookSecret(keyId);
+  if (!secret) throw new UsageError(`key ${keyId} has no webhook secret: give it one with invoicing keys update ${keyId} --generate-webhook-secret`);
+  return secret;
 }
 
 /** `--forward-to` is an http(s) URL; it may be private (it is this machine's), since the server never connects to it. */

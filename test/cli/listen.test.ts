@@ -113,6 +113,34 @@ describe('webhooks listen', () => {
     expect(keys.filter((k) => k.status === 'revoked').length).toBeGreaterThan(keysBefore.filter((k) => k.status === 'revoked').length);
   });
 
+  test('when it is given --key, then it signs with that key\'s webhook secret, so one handler verifies its and the server\'s deliveries; a key without a secret is refused', async () => {
+    // Arrange: a key of the business with a webhook secret, and one without
+    const KEY_SECRET = 'whsec_the_partners_own_secret_123';
+    const signer = await ctx.app.tenant({ businessId: ctx.t.businessId, scopes: ['expenses:read'], webhookSecret: KEY_SECRET });
+    const bare = await ctx.app.tenant({ businessId: ctx.t.businessId, scopes: ['expenses:read'] });
+    const local = await startReceiver();
+    try {
+      const keyed = startListener(['--forward-to', local.url, '--key', String(signer.keyId), '--api-url', `http://127.0.0.1:${proxy.port}/api/v1/partner`, '--business', String(ctx.t.businessId)]);
+      await eventually(() => keyed.lines.length >= 2, 15_000);
+
+      // Act
+      await aDraft(ctx.t);
+      await eventually(() => local.received.length === 1, 15_000);
+      keyed.child.kill('SIGINT');
+      await keyed.exited;
+      const refused = startListener(['--print-json', '--key', String(bare.keyId), '--business', String(ctx.t.businessId)]);
+
+      // Assert
+      expect(keyed.lines[0]).toContain(`key ${signer.keyId}`);
+      expect(keyed.lines.join('\n')).not.toContain(KEY_SECRET);
+      expect(local.received[0].headers['x-service-signature']).toBe(signBody(local.received[0].raw, KEY_SECRET));
+      expect(await refused.exited).toBe(2);
+      expect(refused.lines.join('\n')).toContain('no webhook secret');
+    } finally {
+      await local.stop();
+    }
+  });
+
   test('when it is run twice for one business, then the signing secret is the same', async () => {
     const first = startListener(['--print-json', '--api-url', `http://127.0.0.1:${proxy.port}/api/v1/partner`, '--business', String(ctx.t.businessId)]);
     await eventually(() => secretOf(first.lines) !== undefined, 15_000);
