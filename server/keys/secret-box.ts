@@ -89,9 +89,17 @@ export class SecretBox {
     return [version, iv.toString('base64url'), tag.toString('base64url'), ciphertext.toString('base64url')].join('.');
   }
 
-  /** JSON: no choice of names or ids can make two places read alike. */
+  /**
+   * JSON: no choice of names or ids can make two places read alike. Ids are read as numbers whatever
+   * the driver gave (mysql2 returns a DECIMAL, such as a UNION of an id and NULL, as text).
+   */
   private boundTo(place: SealedPlace): Buffer {
-    return Buffer.from(JSON.stringify([VERSION, this.purpose, place.table, place.column, place.id, place.businessId]), 'utf8');
+    const id = Number(place.id);
+    const businessId = place.businessId === null ? null : Number(place.businessId);
+    if (!Number.isSafeInteger(id) || (businessId !== null && !Number.isSafeInteger(businessId))) {
+      throw new SecretBoxError(`Cannot bind a sealed ${this.purpose} to ${describePlace(place)}: its ids are not integers`);
+    }
+    return Buffer.from(JSON.stringify([VERSION, this.purpose, place.table, place.column, id, businessId]), 'utf8');
   }
 
   private decrypt(sealed: string, version: string, aad: Buffer, what: string): string {

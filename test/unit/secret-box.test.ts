@@ -92,6 +92,12 @@ describe('SecretBox', () => {
     expect(() => box.open(sealed, place)).toThrow(/copied from another row, column or business/);
   });
 
+  test('when the driver gives a row id as text ("7"), then the value opens as with the number', () => {
+    const sealed = box.seal(SECRET, HERE);
+
+    expect(box.open(sealed, { ...HERE, id: '7' as unknown as number, businessId: '3' as unknown as number })).toBe(SECRET);
+  });
+
   test('when a value sealed before binding (v1, purpose only) is read, then open refuses it and openUnbound opens it', () => {
     // Arrange: v1 as sealed before 20261125140000: associated data "v1:<purpose>"
     const iv = randomBytes(12);
