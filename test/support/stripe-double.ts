@@ -225,19 +225,30 @@ export class StripeDouble {
     const account = this.accounts.get(session.account)!;
     const { account: _account, ...rest } = session;
     const object = { ...rest, livemode: options.livemode ?? session.livemode };
+    return this.postEvent(account, type, object, object.livemode, { ...options, sessionId });
+  }
+
+  /** Posts an event of `type` about `object` to the account's webhook URL in Stripe's envelope, signed as Stripe signs. */
+  private postEvent(
+    account: DoubleAccount,
+    type: string,
+    object: object,
+    livemode: boolean,
+    options: { secret?: string; timestamp?: number; sessionId?: string } = {},
+  ): Promise<number> {
     const payload = JSON.stringify({
       id: randomId('evt'),
       object: 'event',
       api_version: '2025-01-01',
       created: Math.floor(Date.now() / 1000),
       type,
-      livemode: object.livemode,
+      livemode,
       pending_webhooks: 1,
       request: { id: null, idempotency_key: null },
       data: { object },
     });
     const header = this.signer.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? account.webhookSecret, timestamp: options.timestamp });
-    return this.post(account.webhookUrl, payload, header, { type, sessionId });
+    return this.post(account.webhookUrl, payload, header, { type, sessionId: options.sessionId ?? '' });
   }
 
   /** The account owner refunds at Stripe (its dashboard): the PaymentIntent's refund, and `charge.refunded` posted. */
@@ -265,19 +276,7 @@ export class StripeDouble {
       payment_intent: intent.id,
       refunded: intent.amount_refunded === intent.amount,
     };
-    const payload = JSON.stringify({
-      id: randomId('evt'),
-      object: 'event',
-      api_version: '2025-01-01',
-      created: Math.floor(Date.now() / 1000),
-      type: 'charge.refunded',
-      livemode: intent.livemode,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      data: { object: charge },
-    });
-    const header = this.signer.webhooks.generateTestHeaderString({ payload, secret: account.webhookSecret });
-    return this.post(account.webhookUrl, payload, header, { type: 'charge.refunded', sessionId: '' });
+    return this.postEvent(account, 'charge.refunded', charge, intent.livemode);
   }
 
   /** A made refund fails at the bank, as a closed card's does: the money is back on the charge, and `charge.refund.updated` is posted. */
@@ -294,19 +293,7 @@ export class StripeDouble {
   async deliverRefundUpdated(refundId: string): Promise<number> {
     const { intent, refund } = this.refundById(refundId);
     const account = this.accounts.get(intent.account)!;
-    const payload = JSON.stringify({
-      id: randomId('evt'),
-      object: 'event',
-      api_version: '2025-01-01',
-      created: Math.floor(Date.now() / 1000),
-      type: 'charge.refund.updated',
-      livemode: intent.livemode,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      data: { object: this.refundView(intent, refund) },
-    });
-    const header = this.signer.webhooks.generateTestHeaderString({ payload, secret: account.webhookSecret });
-    return this.post(account.webhookUrl, payload, header, { type: 'charge.refund.updated', sessionId: '' });
+    return this.postEvent(account, 'charge.refund.updated', this.refundView(intent, refund), intent.livemode);
   }
 
   refundById(refundId: string): { intent: DoublePaymentIntent; refund: DoubleRefund } {
