@@ -4,15 +4,11 @@ import { withContext } from '../context';
 import { UsageError } from '../errors';
 import { positiveId } from '../options';
 import { examples, output, table } from '../output';
-import { ask, ensureOptions, isInteractive } from '../prompt';
+import { ask, ensureOptions, isInteractive, readStandardInput } from '../prompt';
 
 /** The password from standard input (`--password-stdin`, one line) or asked twice, masked, on a terminal. Never an argument. */
 async function readPassword(fromStdin: boolean | undefined): Promise<string> {
-  if (fromStdin) {
-    let input = '';
-    for await (const chunk of process.stdin) input += String(chunk);
-    return input.replace(/\r?\n$/, '');
-  }
+  if (fromStdin) return (await readStandardInput()).replace(/\r?\n$/, '');
   if (!isInteractive()) throw new UsageError('give the password on standard input with --password-stdin');
   const first = await ask('Password', '', { secret: true });
   const again = await ask('Password again', '', { secret: true });
