@@ -1,7 +1,7 @@
 /** The e-mail that carries an invoice to its client: plain text and HTML with the same facts and the payment link (the queue attaches the PDF). */
 import { OutgoingEmail } from '../email/mailer';
 import { currencyExponent } from '../money/currencies';
-import { escapeHtml } from '../pages/html';
+import { html } from '../pages/html';
 
 export interface InvoiceEmailInput {
   businessName: string;
@@ -48,27 +48,28 @@ function invoiceText(input: InvoiceEmailInput, notes: string | null): string {
   ].join('\n');
 }
 
+/** Written with the pages' `html` tag: every value escaped, and right-to-left or bidi-control text isolated as on the pages. */
 function invoiceHtml(input: InvoiceEmailInput, notes: string | null): string {
-  const e = escapeHtml;
-  const row = (label: string, value: string) =>
-    `<tr><td style="padding:4px 16px 4px 0;color:#555">${label}</td><td style="padding:4px 0;font-weight:bold">${e(value)}</td></tr>`;
-  return `<!DOCTYPE html>
+  const row = (label: string, value: string) => html`<tr><td style="padding:4px 16px 4px 0;color:#555">${label}</td><td style="padding:4px 0;font-weight:bold">${value}</td></tr>`;
+  const noteLines = (notes ?? '').split(/\r?\n/).map((line, i) => (i ? html`<br>${line}` : line));
+  return html`<!DOCTYPE html>
 <html lang="en">
-<head><meta charset="utf-8"><title>Invoice ${e(input.number)}</title></head>
+<head><meta charset="utf-8"><title>Invoice ${input.number}</title></head>
 <body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;font-size:15px;color:#222;background:#fff">
-<p>Hello ${e(input.clientName)},</p>
-<p>${e(input.businessName)} has sent you invoice <strong>${e(input.number)}</strong>. It is attached as a PDF.</p>
+<p>Hello ${input.clientName},</p>
+<p>${input.businessName} has sent you invoice <strong>${input.number}</strong>. It is attached as a PDF.</p>
 <table role="presentation" style="border-collapse:collapse;margin:16px 0">
 ${row('Invoice', input.number)}
 ${row('Amount due', input.amountDue)}
 ${row('Due date', input.dueDate)}
 </table>
-<p style="margin:24px 0"><a href="${e(input.paymentUrl)}" style="display:inline-block;padding:12px 24px;background:#1a56db;color:#fff;text-decoration:none;border-radius:4px;font-weight:bold">Pay this invoice</a></p>
-<p style="font-size:13px;color:#555">Or open this link: <a href="${e(input.paymentUrl)}">${e(input.paymentUrl)}</a></p>
-${notes ? `<p><strong>Notes</strong><br>${e(notes).replace(/\r?\n/g, '<br>')}</p>\n` : ''}<p>Thank you,<br>${e(input.businessName)}</p>
+<p style="margin:24px 0"><a href="${input.paymentUrl}" style="display:inline-block;padding:12px 24px;background:#1a56db;color:#fff;text-decoration:none;border-radius:4px;font-weight:bold">Pay this invoice</a></p>
+<p style="font-size:13px;color:#555">Or open this link: <a href="${input.paymentUrl}">${input.paymentUrl}</a></p>
+${notes && html`<p><strong>Notes</strong><br>${noteLines}</p>
+`}<p>Thank you,<br>${input.businessName}</p>
 </body>
 </html>
-`;
+`.value;
 }
 
 /**

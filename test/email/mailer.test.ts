@@ -198,6 +198,17 @@ describe('invoiceEmail', () => {
     expect(email.text).toContain('Hello <script>alert(1)</script>,');
   });
 
+  test('when a name or a note holds a right-to-left override, then the HTML part isolates it so it cannot reorder the sentence around it', () => {
+    // Arrange: U+202E would otherwise display the rest of the paragraph right to left.
+    const input = anInvoice({ clientName: 'Eve \u202Egnp.exe', notes: 'Pay by \u202E2099-12-31\nThanks' });
+    // Act
+    const email = invoiceEmail(input);
+    // Assert
+    expect(email.html).toContain('<p>Hello <bdi>Eve \u202Egnp.exe</bdi>,</p>');
+    expect(email.html).toContain('<bdi>Pay by \u202E2099-12-31</bdi><br>Thanks');
+    expect(email.html).toContain('<title>Invoice INV-000001</title>');
+  });
+
   test('when there are no notes, then no notes section is shown', () => {
     // Act
     const email = invoiceEmail(anInvoice({ notes: null }));
