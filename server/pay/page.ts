@@ -74,7 +74,7 @@ export function paymentPage({ invoice, businessName, action, confirming, pdfUrl 
 <h2>Invoice ${invoice.number ?? ''}</h2>
 <p class="status" data-status="${invoice.status}">${confirming ? 'Confirming payment' : (STATUS_LINES[invoice.status] ?? invoice.status)}</p>
 ${invoice.livemode ? '' : html`<p class="test-mode"><strong>Test mode:</strong> no real payment is taken.</p>`}
-<table><thead><tr><th>Description</th><th class="num">Qty</th><th class="num">Unit price</th><th class="num">Amount</th></tr></thead>
+<table><thead><tr><th class="wide">Description</th><th class="num">Qty</th><th class="num">Unit price</th><th class="num">Amount</th></tr></thead>
 <tbody>${invoice.items.map(
     (item) => html`<tr><td>${item.description}</td><td class="num">${item.quantity}</td><td class="num">${money(item.unit_price)}</td><td class="num">${money(item.amount)}</td></tr>`,
   )}</tbody>

@@ -1,7 +1,7 @@
 /** A client pays from the payment link in a real browser. */
 import fs from 'node:fs/promises';
 import { aDraft, eventsOf, startApp, Tenant, TestApp } from '../support/app';
-import { screenshot, screenshotOnPhone, useBrowser } from '../support/browser';
+import { PHONE, screenshot, screenshotOnPhone, useBrowser } from '../support/browser';
 import { freePort } from '../support/net';
 import { pdfText } from '../support/pdf';
 
@@ -117,5 +117,37 @@ describe('the payment page in a browser', () => {
     expect(await row.getByRole('cell').allTextContents()).toEqual([expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), 'Bank transfer', '$150.00', '$20.00']);
     expect(await page.content()).not.toContain('WC-ORDER-1042');
     await page.close();
+  });
+});
+
+describe('the payment page on a phone', () => {
+  const longDescription = `Consulting-${'x'.repeat(80)}`;
+  const invoices: [string, Record<string, unknown>][] = [
+    ['kwd', { currency: 'KWD', items: [{ description: longDescription, quantity: 1, unit_price: 12.345 }] }],
+    ['large-usd', { currency: 'USD', items: [{ description: longDescription, quantity: 1, unit_price: 9999999.99 }] }],
+  ];
+
+  test.each(invoices)('when an invoice (%s) has a long amount and a long unbroken description, then at 390 px nothing is wider than the screen, unpaid or paid', async (name, overrides) => {
+    // Arrange
+    const invoice = await aDraft(t, overrides);
+    const url = await paymentUrlOf(t, invoice.id);
+    const phone = await ctx.browser.newPage({ viewport: PHONE });
+    const width = () => phone.evaluate(() => document.documentElement.scrollWidth);
+
+    // Act
+    await phone.goto(url);
+    const unpaid = await width();
+    await screenshot(phone, `pay-long-amounts-${name}-unpaid-phone`);
+    await phone.getByRole('button', { name: /^Pay/ }).click();
+    await phone.getByText('Paid — thank you').waitFor();
+    const paid = await width();
+    await screenshot(phone, `pay-long-amounts-${name}-paid-phone`);
+    await phone.setViewportSize({ width: 1280, height: 800 });
+    await screenshot(phone, `pay-long-amounts-${name}-paid`);
+
+    // Assert
+    expect(unpaid).toBeLessThanOrEqual(PHONE.width);
+    expect(paid).toBeLessThanOrEqual(PHONE.width);
+    await phone.close();
   });
 });
