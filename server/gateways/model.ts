@@ -16,14 +16,18 @@ export class GatewayCredentials extends BaseModel {
   webhook_secret_last4!: string;
 }
 
-/** `failed`: its delayed payment failed (recorded once, however often the gateway says so). */
-export const CHECKOUT_STATUSES = ['open', 'complete', 'expired', 'failed'] as const;
+/**
+ * `pending`: the client completed it with a delayed payment method the gateway has yet to confirm
+ * (no new checkout opens meanwhile). `failed`: its delayed payment failed (recorded once, however
+ * often the gateway says so).
+ */
+export const CHECKOUT_STATUSES = ['open', 'pending', 'complete', 'expired', 'failed'] as const;
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 
 /** A checkout opened at the gateway for an invoice's amount due; at most one is open per invoice. */
 export class CheckoutSession extends TenantModel {
   static override tableName = 'checkout_sessions';
-  static override timestampColumns = ['created_at', 'updated_at', 'expires_at'];
+  static override timestampColumns = ['created_at', 'updated_at', 'expires_at', 'last_read_at'];
 
   invoice_id!: number;
   provider!: GatewayProvider;
@@ -35,4 +39,6 @@ export class CheckoutSession extends TenantModel {
   url!: string;
   /** When the gateway stops taking payment on it: it is reused only well before. */
   expires_at!: string;
+  /** When a client's return last had it read from the gateway: at most once per interval. */
+  last_read_at!: string | null;
 }

@@ -10,6 +10,7 @@ import { Logger } from 'pino';
 import { acrossTenants, Actor, SystemActor, systemActor } from '../auth/actor';
 import { Clock } from '../clock';
 import { Database } from '../db/database';
+import { toDbTime } from '../db/time';
 import { InvoiceLinks } from '../invoices/links';
 import { Invoice, PAYABLE_STATUSES } from '../invoices/model';
 import { PaymentService } from '../payments/service';
@@ -53,6 +54,13 @@ const credentialsSchema = Joi.object<GatewayCredentialsInput & { provider: Gatew
  * client still has to type card details and pass the bank's check on the gateway's page.
  */
 const REUSE_MARGIN_MS = 60 * 60 * 1000;
+
+/**
+ * A returning client's page reloads itself every few seconds while a delayed payment is pending,
+ * and anyone with the link and a session id can load it: a session is read from the gateway at
+ * most once per this interval (the gateway's own notification settles it in between).
+ */
+const RETURN_READ_INTERVAL_MS = 10 * 1000;
 
 export class GatewayService {
   constructor(
@@ -116,6 +124,8 @@ export class GatewayService {
     const amount = invoice.total - invoice.amount_paid;
     const gateway = await this.clients.of(actor.businessId);
     if (!gateway.accepts(amount, invoice.currency)) return null;
+    // The client already paid with a delayed method: another checkout would let them pay twice.
+    if (await this.pendingCheckout(actor, invoiceId)) return null;
     const open = await CheckoutSession.of(actor, this.db.current).where({ invoice_id: invoiceId, status: 'open' });
     const cutoff = this.clock.now().getTime() + REUSE_MARGIN_MS;
     const candidate = open.find((session) => session.amount === amount && session.currency === invoice.currency && Date.parse(session.expires_at) > cutoff);
@@ -167,12 +177,27 @@ export class GatewayService {
 
   /**
    * The client is back from the checkout: ask the gateway (server to server) how it stands, and
-   * record the payment if it is taken. The return URL alone proves nothing.
+   * record the payment if it is taken. The return URL alone proves nothing. Only an open or pending
+   * session is read, at most once per RETURN_READ_INTERVAL_MS whatever the number of server
+   * processes: the row's last_read_at is claimed by one conditional update.
    */
   async confirmReturn(actor: SystemActor, invoiceId: number, sessionId: string): Promise<void> {
     const session = await CheckoutSession.of(actor, this.db.current).findOne({ invoice_id: invoiceId, session_id: sessionId });
-    if (!session || session.status === 'complete') return;
+    if (!session || (session.status !== 'open' && session.status !== 'pending')) return;
+    const now = this.clock.now();
+    const claimed = await CheckoutSession.of(actor, this.db.current)
+      .where({ id: session.id, status: session.status })
+      .where((unread) => {
+        void unread.whereNull('last_read_at').orWhere('last_read_at', '<=', toDbTime(new Date(now.getTime() - RETURN_READ_INTERVAL_MS)));
+      })
+      .patch({ last_read_at: now.toISOString() });
+    if (!claimed) return;
     await this.confirm(actor, session, await (await this.clients.of(actor.businessId)).readCheckout(sessionId));
+  }
+
+  /** The invoice's checkout whose delayed payment the gateway has yet to confirm, if any (its session id). */
+  async pendingCheckout(actor: SystemActor, invoiceId: number): Promise<string | null> {
+    return (await CheckoutSession.of(actor, this.db.current).findOne({ invoice_id: invoiceId, status: 'pending' }))?.session_id ?? null;
   }
 
   /**
@@ -199,13 +224,19 @@ export class GatewayService {
     }
   }
 
-  /** The gateway's word on a checkout: a test-mode one never settles a live invoice; a paid one is recorded. */
+  /** The gateway's word on a checkout: a test-mode one never settles a live invoice; a paid one is recorded, a pending one marked. */
   private async confirm(actor: Actor, session: CheckoutSession, state: CheckoutState): Promise<void> {
     if (!state.livemode) {
       this.logger.warn({ businessId: actor.businessId, sessionId: session.session_id }, 'the gateway reports a test-mode checkout (livemode false) for a live invoice; nothing recorded');
       return;
     }
     if (state.outcome === 'paid') await this.settle(actor, session, state);
+    else if (state.outcome === 'pending') await this.markPending(actor, session);
+  }
+
+  /** Paid with a delayed method, not yet confirmed: the page offers no Pay meanwhile. */
+  private async markPending(actor: Actor, session: CheckoutSession): Promise<void> {
+    await CheckoutSession.of(actor, this.db.current).where({ id: session.id, status: 'open' }).patch({ status: 'pending' });
   }
 
   /**
@@ -232,6 +263,7 @@ export class GatewayService {
     }
     const actor = systemActor('payment gateway', { businessId, livemode: session.livemode });
     if (state.outcome === 'paid') await this.settle(actor, session, state);
+    else if (state.outcome === 'pending') await this.markPending(actor, session);
     else if (state.outcome === 'failed') await this.fail(actor, session, state);
     else if (state.outcome === 'expired') await CheckoutSession.of(actor, this.db.current).where({ id: session.id, status: 'open' }).patch({ status: 'expired' });
   }

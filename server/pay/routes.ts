@@ -41,14 +41,16 @@ export function paymentPageRoutes(deps: {
   r.get('/pay/:token', hostedPageHeaders, async (req, res) => {
     const token = String(req.params.token);
     const checkout = returningFrom(req);
-    if (checkout) {
-      // Back from the gateway: ask it, server to server, before showing anything. The return alone proves nothing.
-      const link = await invoices.payableThroughLink(token);
-      if (link?.actor.livemode) {
-        await gateways.confirmReturn(link.actor, link.invoiceId, checkout).catch((err: unknown) => {
-          req.log?.warn({ err, businessId: link.actor.businessId }, 'the gateway could not confirm a returning checkout; the page keeps waiting');
-        });
-      }
+    const link = await invoices.payableThroughLink(token);
+    const live = link?.actor.livemode ? link : null;
+    // Back from the gateway, or a delayed payment still pending (its notification may be lost): ask
+    // the gateway, server to server, before showing anything (at most once per interval per
+    // checkout). The return alone proves nothing.
+    const reading = live ? (checkout ?? (await gateways.pendingCheckout(live.actor, live.invoiceId))) : null;
+    if (live && reading) {
+      await gateways.confirmReturn(live.actor, live.invoiceId, reading).catch((err: unknown) => {
+        req.log?.warn({ err, businessId: live.actor.businessId }, 'the gateway could not confirm a returning checkout; the page keeps waiting');
+      });
     }
     // Link checkers and mail scanners send HEAD: only a real GET counts as the client's view.
     const opened = await invoices.openPaymentPage(token, { markViewed: req.method === 'GET' });
@@ -57,7 +59,9 @@ export function paymentPageRoutes(deps: {
     const formToken = forms.token(PAY, token);
     const offer = invoice.livemode ? await gateways.checkoutOffer(opened.businessId, toMinor(invoice.amount_due, invoice.currency), invoice.currency) : null;
     const action: PayAction = !offer ? { kind: 'test', formToken } : offer === 'ready' ? { kind: 'gateway', formToken } : { kind: offer };
-    const confirming = checkout !== null && invoice.livemode && PAYABLE_STATUSES.includes(invoice.status);
+    // A pending delayed payment shows the return page's words and no Pay, so the client does not pay twice.
+    const awaiting = checkout !== null || (live !== null && (await gateways.pendingCheckout(live.actor, live.invoiceId)) !== null);
+    const confirming = awaiting && invoice.livemode && PAYABLE_STATUSES.includes(invoice.status);
     const pdfUrl = `/pay/${encodeURIComponent(token)}/pdf`;
     res.type('html').send(paymentPage({ invoice, businessName: opened.businessName, action, confirming, pdfUrl }));
   });

@@ -79,4 +79,27 @@ describe('paying a live invoice in a browser', () => {
     expect(await page.getByRole('button', { name: /^Pay/ }).count()).toBe(0);
     await page.close();
   });
+
+  test('when a delayed payment is still pending, then the payment page itself offers no Pay button and says the payment is being confirmed', async () => {
+    // Arrange: the client paid with a delayed method; Stripe's checkout.session.completed says unpaid
+    stripe.asyncPayments = true;
+    const invoice = await aDraft(gateway.live);
+    const url = await paymentUrlOf(invoice.id);
+    const page = await ctx.browser.newPage();
+    await page.goto(url);
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await page.getByRole('button', { name: 'Pay with test card' }).click();
+    await page.getByText('Confirming your payment').waitFor();
+
+    // Act: the client opens the link from the e-mail again
+    await page.goto(url);
+    await screenshot(page, 'pay-live-pending');
+    await screenshotOnPhone(ctx.browser, url, 'pay-live-pending');
+
+    // Assert
+    expect(await page.getByText('Confirming your payment with the payment provider').isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: /^Pay/ }).count()).toBe(0);
+    stripe.asyncPayments = false;
+    await page.close();
+  });
 });

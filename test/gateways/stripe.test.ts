@@ -501,3 +501,81 @@ describe('one gateway event is one event', () => {
     expect(failed).toHaveLength(1);
   });
 });
+
+describe('the return page reads a checkout from Stripe at most once per interval', () => {
+  const readsOf = (sessionId: string) => stripe.requests.filter((r) => r.method === 'GET' && r.path === `/v1/checkout/sessions/${sessionId}`).length;
+
+  test('when the return page of a pending delayed payment is reloaded five times within seconds, then Stripe is read once', async () => {
+    // Arrange: a delayed payment method, its events held, so only the return page could learn of it
+    stripe.asyncPayments = true;
+    stripe.holdEvents = true;
+    const invoice = await aDraft(gateway.live);
+    const { sessionId, page } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
+
+    // Act
+    const pages: string[] = [];
+    for (let reload = 0; reload < 5; reload++) pages.push(await (await fetch(`${page.path}?checkout_session=${sessionId}`)).text());
+
+    // Assert
+    expect(readsOf(sessionId)).toBe(1);
+    for (const html of pages) expect(html).toContain('Confirming your payment');
+  });
+
+  test('when the checkout is complete, then returning to the page reads nothing from Stripe', async () => {
+    // Arrange
+    const invoice = await aDraft(gateway.live);
+    const { sessionId, page } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
+    const before = readsOf(sessionId);
+
+    // Act
+    const html = await (await fetch(`${page.path}?checkout_session=${sessionId}`)).text();
+
+    // Assert
+    expect(html).toContain('Paid — thank you');
+    expect(readsOf(sessionId)).toBe(before);
+  });
+});
+
+describe('a delayed payment still being confirmed', () => {
+  test('when the checkout is complete but its delayed payment pending, then the page offers no Pay button, says the payment is being confirmed, and a posted Pay opens no new checkout', async () => {
+    // Arrange: Stripe's checkout.session.completed arrives with the payment still unpaid
+    stripe.asyncPayments = true;
+    const invoice = await aDraft(gateway.live);
+    const { sessionId, page } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
+
+    // Act
+    const html = await (await fetch(page.path)).text();
+    const posted = await fetch(page.path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ form_token: page.formToken }).toString(),
+    });
+    const afterPost = await posted.text();
+
+    // Assert
+    expect(html).toContain('Confirming your payment with the payment provider');
+    expect(html).not.toMatch(/<button[^>]*>Pay/);
+    expect(afterPost).toContain('Confirming your payment with the payment provider');
+    expect(sessionsAtStripeFor(invoice.id)).toHaveLength(1);
+    expect((await invoiceOf(invoice.id)).amount_paid).toBe(0);
+  });
+
+  test('when the pending delayed payment fails, then the page offers Pay again', async () => {
+    // Arrange
+    stripe.asyncPayments = true;
+    const invoice = await aDraft(gateway.live);
+    const { sessionId, page } = await startCheckout(invoice.id);
+    await stripe.complete(sessionId);
+
+    // Act
+    await stripe.settleAsync(sessionId, 'failed');
+    const html = await (await fetch(page.path)).text();
+
+    // Assert
+    expect(html).toMatch(/<button[^>]*>Pay/);
+    expect(html).not.toContain('Confirming your payment');
+  });
+});
