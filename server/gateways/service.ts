@@ -57,10 +57,10 @@ const REUSE_MARGIN_MS = 60 * 60 * 1000;
 
 /**
  * A returning client's page reloads itself every few seconds while a delayed payment is pending,
- * and anyone with the link and a session id can load it: a session is read from the gateway at
+ * and anyone with the link can load it or post its Pay: a session is read from the gateway at
  * most once per this interval (the gateway's own notification settles it in between).
  */
-const RETURN_READ_INTERVAL_MS = 10 * 1000;
+const READ_INTERVAL_MS = 10 * 1000;
 
 export class GatewayService {
   constructor(
@@ -130,6 +130,8 @@ export class GatewayService {
     const cutoff = this.clock.now().getTime() + REUSE_MARGIN_MS;
     const candidate = open.find((session) => session.amount === amount && session.currency === invoice.currency && Date.parse(session.expires_at) > cutoff);
     if (candidate) {
+      // Read within the interval and still open here: reused without asking again.
+      if (!(await this.claimRead(actor, candidate))) return { url: candidate.url };
       // Stripe may have expired it early (its event lost or still on its way), or the client paid it in another tab.
       const state = await gateway.readCheckout(candidate.session_id);
       if (state.outcome === 'open') return { url: candidate.url };
@@ -178,21 +180,29 @@ export class GatewayService {
   /**
    * The client is back from the checkout: ask the gateway (server to server) how it stands, and
    * record the payment if it is taken. The return URL alone proves nothing. Only an open or pending
-   * session is read, at most once per RETURN_READ_INTERVAL_MS whatever the number of server
-   * processes: the row's last_read_at is claimed by one conditional update.
+   * session is read, and at most once per READ_INTERVAL_MS.
    */
   async confirmReturn(actor: SystemActor, invoiceId: number, sessionId: string): Promise<void> {
     const session = await CheckoutSession.of(actor, this.db.current).findOne({ invoice_id: invoiceId, session_id: sessionId });
     if (!session || (session.status !== 'open' && session.status !== 'pending')) return;
+    if (!(await this.claimRead(actor, session))) return;
+    await this.confirm(actor, session, await (await this.clients.of(actor.businessId)).readCheckout(sessionId));
+  }
+
+  /**
+   * Whether this request may read the session from the gateway now: nobody did within
+   * READ_INTERVAL_MS, and its status is still the one seen. One conditional update of the row's
+   * last_read_at claims the read, so the limit holds whatever the number of server processes.
+   */
+  private async claimRead(actor: Actor, session: CheckoutSession): Promise<boolean> {
     const now = this.clock.now();
     const claimed = await CheckoutSession.of(actor, this.db.current)
       .where({ id: session.id, status: session.status })
       .where((unread) => {
-        void unread.whereNull('last_read_at').orWhere('last_read_at', '<=', toDbTime(new Date(now.getTime() - RETURN_READ_INTERVAL_MS)));
+        void unread.whereNull('last_read_at').orWhere('last_read_at', '<=', toDbTime(new Date(now.getTime() - READ_INTERVAL_MS)));
       })
       .patch({ last_read_at: now.toISOString() });
-    if (!claimed) return;
-    await this.confirm(actor, session, await (await this.clients.of(actor.businessId)).readCheckout(sessionId));
+    return claimed > 0;
   }
 
   /** The invoice's checkout whose delayed payment the gateway has yet to confirm, if any (its session id). */

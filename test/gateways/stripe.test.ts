@@ -522,6 +522,25 @@ describe('the return page reads a checkout from Stripe at most once per interval
     for (const html of pages) expect(html).toContain('Confirming your payment');
   });
 
+  test('when Pay is posted five times within seconds, then the open session is reused and read from Stripe at most once', async () => {
+    // Arrange
+    const invoice = await aDraft(gateway.live);
+    const first = await startCheckout(invoice.id);
+    const pay = async () => {
+      const body = new URLSearchParams({ form_token: first.page.formToken }).toString();
+      const html = await (await fetch(first.page.path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })).text();
+      return /\/checkout\/(cs_live_[0-9a-f]+)/.exec(html)?.[1];
+    };
+
+    // Act
+    const again: (string | undefined)[] = [];
+    for (let post = 0; post < 5; post++) again.push(await pay());
+
+    // Assert
+    expect(again).toEqual(Array(5).fill(first.sessionId));
+    expect(readsOf(first.sessionId)).toBeLessThanOrEqual(1);
+  });
+
   test('when the checkout is complete, then returning to the page reads nothing from Stripe', async () => {
     // Arrange
     const invoice = await aDraft(gateway.live);
