@@ -17,15 +17,23 @@ describe('webhook delivery pool', () => {
     stalling = await startReceiver();
     answering = await startReceiver();
     stalling.answer({ hang: true });
-    app = await startApp({ webhookConcurrency: 4, webhookReceiverConcurrency: PER_RECEIVER }, { webhookTimeoutMs: 3000 });
   });
   afterEach(async () => {
-    await app?.stop();
+    // The stalled receiver goes first: closing its connections ends the deliveries it holds at once.
     await stalling?.stop();
+    await app?.stop();
     await answering?.stop();
   });
 
+  /** The app, whose deliveries give up on a receiver after `timeoutMs`. */
+  async function startPool(timeoutMs: number): Promise<void> {
+    app = await startApp({ webhookConcurrency: 4, webhookReceiverConcurrency: PER_RECEIVER }, { webhookTimeoutMs: timeoutMs });
+  }
+
   test('when one receiver stalls, another receiver still gets its events at once', async () => {
+    // Far longer than the test, and within the 60 s lease: its two stalled deliveries are still in
+    // flight when the receiver's count is checked (with 3 s, a CI run saw them time out and the next two sent).
+    await startPool(30_000);
     const slow = await app.tenant({ webhookUrl: stalling.url });
     const healthy = await app.tenant({ webhookUrl: answering.url });
     for (let i = 0; i < 6; i += 1) await aDraft(slow);
@@ -40,6 +48,7 @@ describe('webhook delivery pool', () => {
   });
 
   test('when the worker stops, the deliveries it was holding are handed back, due at once', async () => {
+    await startPool(3000);
     const slow = await app.tenant({ webhookUrl: stalling.url });
     for (let i = 0; i < 6; i += 1) await aDraft(slow);
     await eventually(() => stalling.received.length === PER_RECEIVER, 2000);
