@@ -11,6 +11,19 @@ async function paymentUrlOf(invoiceId: number): Promise<string> {
   return (await gateway.live.api.post(`/invoices/${invoiceId}/initiate-payment`)).body.payment_url as string;
 }
 
+/** A client pays a new live invoice's checkout with a delayed method and is back on the page saying the payment is being confirmed. */
+async function payWithDelayedMethod() {
+  stripe.asyncPayments = true;
+  const invoice = await aDraft(gateway.live);
+  const url = await paymentUrlOf(invoice.id);
+  const page = await ctx.browser.newPage();
+  await page.goto(url);
+  await page.getByRole('button', { name: /^Pay/ }).click();
+  await page.getByRole('button', { name: 'Pay with test card' }).click();
+  await page.getByText('Confirming your payment').waitFor();
+  return { invoice, url, page };
+}
+
 describe('paying a live invoice in a browser', () => {
   test('when the client pays through the checkout, then the page comes back as the receipt', async () => {
     // Arrange
@@ -36,18 +49,11 @@ describe('paying a live invoice in a browser', () => {
   });
 
   test('when the gateway confirms only later, then the return page waits, reloading itself, and shows Paid once confirmed', async () => {
-    // Arrange: a delayed payment method
-    stripe.asyncPayments = true;
+    // Arrange: a delayed payment method, its event held back
     stripe.holdEvents = true;
-    const invoice = await aDraft(gateway.live);
-    const url = await paymentUrlOf(invoice.id);
-    const page = await ctx.browser.newPage();
-    await page.goto(url);
 
     // Act
-    await page.getByRole('button', { name: /^Pay/ }).click();
-    await page.getByRole('button', { name: 'Pay with test card' }).click();
-    await page.getByText('Confirming your payment').waitFor();
+    const { invoice, page } = await payWithDelayedMethod();
     await screenshot(page, 'pay-live-confirming');
     await screenshotOnPhone(ctx.browser, page.url(), 'pay-live-confirming');
     const beforeConfirmation = (await gateway.live.api.get(`/invoices/${invoice.id}`)).body.invoice;
@@ -82,14 +88,7 @@ describe('paying a live invoice in a browser', () => {
 
   test('when a delayed payment is still pending, then the payment page itself offers no Pay button and says the payment is being confirmed', async () => {
     // Arrange: the client paid with a delayed method; Stripe's checkout.session.completed says unpaid
-    stripe.asyncPayments = true;
-    const invoice = await aDraft(gateway.live);
-    const url = await paymentUrlOf(invoice.id);
-    const page = await ctx.browser.newPage();
-    await page.goto(url);
-    await page.getByRole('button', { name: /^Pay/ }).click();
-    await page.getByRole('button', { name: 'Pay with test card' }).click();
-    await page.getByText('Confirming your payment').waitFor();
+    const { url, page } = await payWithDelayedMethod();
 
     // Act: the client opens the link from the e-mail again
     await page.goto(url);
