@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +8,7 @@ import { systemClock } from '../../server/clock';
 import { createMailer } from '../../server/email/mailer';
 import { EmailQueue } from '../../server/email/queue';
 import { aDraft, eventsOf, startApp, TestApp } from '../support/app';
+import { eventually } from '../support/eventually';
 import { pdfText } from '../support/pdf';
 import { startSmtpServer, TestSmtp } from '../support/smtp';
 
@@ -15,6 +17,8 @@ import { startSmtpServer, TestSmtp } from '../support/smtp';
  * loaded 2-core machine one second was not always enough for the tests that expect `sent`.
  */
 const FIRST_ATTEMPT_WAIT_MS = 4000;
+
+const withKey = (key: string) => ({ headers: { 'Idempotency-Key': key } });
 
 describe('sending an invoice by e-mail through a real SMTP server', () => {
   let smtp: TestSmtp;
@@ -182,6 +186,69 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
     } finally {
       smtp.delayAnswers(0);
     }
+  });
+
+  test('when a send under an Idempotency-Key waits for the mail server, then a retry meanwhile gets 409, the response is stored once, and a replay returns exactly it', async () => {
+    // Arrange: a mail server slow enough to retry during the first attempt, well within the wait
+    const live = await app.tenant({ mode: 'live' });
+    const draft = await aDraft(live);
+    const key = `once-${draft.id}`;
+    const responseWrites: string[] = [];
+    const countResponseWrites = ({ sql }: { sql: string }) => {
+      if (/^update\s+\W?idempotency_keys\W?\s/i.test(sql) && sql.includes('response_body')) responseWrites.push(sql);
+    };
+    app.db.knex.on('query', countResponseWrites);
+    smtp.delayAnswers(1500);
+    try {
+      // Act
+      const first = live.api.post(`/invoices/${draft.id}/send`, undefined, withKey(key));
+      await eventually(async () => (await app.db.knex('invoices').where('id', draft.id).first()).status === 'sent', FIRST_ATTEMPT_WAIT_MS);
+      const during = await live.api.post(`/invoices/${draft.id}/send`, undefined, withKey(key));
+      const res = await first;
+      const replay = await live.api.post(`/invoices/${draft.id}/send`, undefined, withKey(key));
+
+      // Assert
+      expect(during.status).toBe(409);
+      expect(during.body.error).toBe('idempotency_key_in_use');
+      expect(res.status).toBe(200);
+      expect(res.body.email.status).toBe('sent');
+      expect(replay.status).toBe(200);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.text).toBe(res.text);
+      expect(responseWrites).toHaveLength(1);
+      await smtp.nextMessage();
+    } finally {
+      smtp.delayAnswers(0);
+      app.db.knex.off('query', countResponseWrites);
+    }
+  });
+
+  test('when the process died after a send committed and before its response was stored, then a retry sends nothing again and answers what was sent, and a replay returns exactly that', async () => {
+    // Arrange: a send whose key is left as a process leaves it that died between the commit and
+    // the stored response, its lease run out
+    const live = await app.tenant({ mode: 'live' });
+    const draft = await aDraft(live);
+    const key = `died-${draft.id}`;
+    const first = await live.api.post(`/invoices/${draft.id}/send`, undefined, withKey(key));
+    await smtp.nextMessage();
+    await app.db
+      .knex('idempotency_keys')
+      .where({ idempotency_key: key })
+      .update({ state: 'committed', owner: randomUUID(), response_status: null, response_body: null, updated_at: '2000-01-01 00:00:00.000' });
+    const before = smtp.messages.length;
+
+    // Act
+    const retry = await live.api.post(`/invoices/${draft.id}/send`, undefined, withKey(key));
+    const replay = await live.api.post(`/invoices/${draft.id}/send`, undefined, withKey(key));
+
+    // Assert
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual(first.body);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(retry.text);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(smtp.messages.length).toBe(before);
+    expect((await eventsOf(app, live.businessId)).filter((e) => e.type === 'invoice.sent')).toHaveLength(1);
   });
 });
 
