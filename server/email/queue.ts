@@ -12,7 +12,7 @@ import { Database } from '../db/database';
 import { TenantModel } from '../db/tenant-model';
 import { claimDue, renewLease } from '../jobs/lease';
 import { Sweeper } from '../jobs/sweeper';
-import { nextAttemptAfter } from '../webhooks/schedule';
+import { nextAttemptAfter } from '../jobs/retry-schedule';
 import { EmailFailed, Mailer, OutgoingEmail } from './mailer';
 
 /** `sent`: the mail server took it; `queued`: it is retried later; `suppressed`: test mode, nothing leaves. */

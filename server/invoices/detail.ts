@@ -1,8 +1,8 @@
 /** Reads what an invoice response shows besides its row: its items and its payments, through the invoice. */
 import { Knex } from 'knex';
 import { Actor } from '../auth/actor';
-import { Payment } from '../payments/model';
-import { PaymentView, toPaymentView } from '../payments/view';
+import { Payment } from './payment-model';
+import { PaymentView, toPaymentView } from './payment-view';
 import { InvoiceLinks } from './links';
 import { Invoice, InvoiceItem } from './model';
 import { InvoiceDetail, toInvoiceView } from './view';

@@ -1,7 +1,7 @@
 /** An invoice as the API and its events show it: amounts back in major units. Pure. */
 import { Metadata } from '../metadata/schema';
 import { fromQuantityUnits, toMajor } from '../money/amount';
-import { PaymentView } from '../payments/view';
+import { PaymentView } from './payment-view';
 import { InvoiceLinks } from './links';
 import { Invoice, InvoiceItem, InvoiceStatus } from './model';
 

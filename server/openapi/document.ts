@@ -10,7 +10,7 @@ import { EVENT_TYPES, EventType, readScopeOf } from '../events/outbox';
 import { DELIVERY_STATUSES } from '../webhooks/model';
 import { INVOICE_STATUSES } from '../invoices/model';
 import { MAX_METADATA_KEYS, takesMetadataFilter } from '../metadata/schema';
-import { PAYMENT_STATUSES } from '../payments/model';
+import { PAYMENT_STATUSES } from '../invoices/payment-model';
 import { REFUND_STATUSES } from '../refunds/model';
 import Joi from 'joi';
 import { bodySchemaOf, Route } from '../http/routes';

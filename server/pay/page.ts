@@ -5,7 +5,7 @@ import { PAYABLE_STATUSES } from '../invoices/model';
 import { toMinor } from '../money/amount';
 import { html, SafeHtml } from '../pages/html';
 import { page } from '../pages/layout';
-import { paymentMethodName, tookMoney } from '../payments/view';
+import { paymentMethodName, tookMoney } from '../invoices/payment-view';
 
 const STATUS_LINES: Record<string, string> = {
   sent: 'Awaiting payment',

@@ -19,8 +19,8 @@ import { InvoiceDetail } from '../invoices/view';
 import { Metadata, MetadataChanges, metadataField, MetadataFilter, withMetadataFilter } from '../metadata/schema';
 import { indexMetadata, initialMetadata, updateMetadata, whereMetadata } from '../metadata/store';
 import { collectMinor, moneyField, toMajor } from '../money/amount';
-import { Payment, PAYMENT_STATUSES, PaymentStatus } from './model';
-import { PaymentView, toPaymentView } from './view';
+import { Payment, PAYMENT_STATUSES, PaymentStatus } from '../invoices/payment-model';
+import { PaymentView, toPaymentView } from '../invoices/payment-view';
 
 export interface PaymentListParams extends ListParams, MetadataFilter {
   status?: PaymentStatus;

@@ -25,7 +25,7 @@ import { SecretBoxError } from '../keys/secret-box';
 import { KeyService } from '../keys/service';
 import { AppService } from '../oauth/apps';
 import { WebhookAttempt, WebhookDelivery } from './model';
-import { nextAttemptAfter } from './schedule';
+import { nextAttemptAfter } from '../jobs/retry-schedule';
 import { AttemptResult, DELIVERY_TIMEOUT_MS, isSuccess, sendWebhook } from './sender';
 import { deliveryHeaders } from './signing';
 

@@ -1,7 +1,7 @@
 /** A payment as the API shows it: amounts back in major units. Pure. */
 import { Metadata } from '../metadata/schema';
 import { toMajor } from '../money/amount';
-import { Payment, PaymentStatus } from './model';
+import { Payment, PaymentStatus } from './payment-model';
 
 export interface PaymentView {
   id: number;
