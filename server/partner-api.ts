@@ -9,9 +9,11 @@ import { invoiceRoutes } from './invoices/routes';
 import { paymentRoutes } from './payments/routes';
 import { quickChargeRoutes } from './quick-charge/routes';
 import { refundRoutes } from './refunds/routes';
+import type { Services } from './services';
 import { webhookRoutes } from './webhooks/routes';
 
-export const partnerRoutes: Route[] = [
+/** Each table names the services it calls; typing the list checks that the Services provide them. */
+export const partnerRoutes: Route<Services>[] = [
   ...businessRoutes,
   ...clientRoutes,
   ...invoiceRoutes,

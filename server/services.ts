@@ -24,7 +24,7 @@ import { GrantService } from './oauth/grants';
 import { OwnerService } from './owners/service';
 import { OAuthTokens } from './oauth/tokens';
 import { OwnerSessions } from './oauth/sign-in';
-import { Credentials } from './auth/credentials';
+import { Credentials } from './oauth/credentials';
 import { FormTokens } from './pages/form-token';
 import { FormGuard } from './pages/hygiene';
 import { PaymentService } from './payments/service';

@@ -16,3 +16,11 @@ export interface Credential {
 
 /** The tenancy of a record: its business and mode. A credential is one; so is a record found by its link token. */
 export type Tenancy = Pick<Credential, 'businessId' | 'livemode'>;
+
+/**
+ * Turns a bearer token into its credential, or null when it proves nothing: what the HTTP guard
+ * needs. Implemented by server/oauth/credentials.ts, above the keys and the OAuth tokens it asks.
+ */
+export interface CredentialLookup {
+  resolve(bearer: string): Promise<Credential | null>;
+}

@@ -1,4 +1,7 @@
-import { route } from '../http/routes';
+import { routeUsing } from '../http/routes';
+import { BusinessService } from './service';
+
+const route = routeUsing<{ businesses: BusinessService }>();
 
 /** `GET /ping` verifies a key; `GET /business` returns the profile. Neither needs a scope. */
 export const businessRoutes = [

@@ -1,5 +1,8 @@
-import { route } from '../http/routes';
+import { routeUsing } from '../http/routes';
 import { createClientBody, listClientsQuery, updateClientBody } from './schema';
+import { ClientService } from './service';
+
+const route = routeUsing<{ clients: ClientService }>();
 
 export const clientRoutes = [
   route({

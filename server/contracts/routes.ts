@@ -1,6 +1,9 @@
-import { route } from '../http/routes';
+import { routeUsing } from '../http/routes';
 import { metadataOnlyBody } from '../metadata/schema';
 import { countersignBody, createContractBody, listContractsQuery } from './schema';
+import { ContractService } from './service';
+
+const route = routeUsing<{ contracts: ContractService }>();
 
 export const contractRoutes = [
   route({

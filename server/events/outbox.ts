@@ -19,7 +19,7 @@ import { Database } from '../db/database';
 import { selectRows } from '../db/statement';
 import { TenantModel } from '../db/tenant-model';
 import { toDbTime } from '../db/time';
-import { WebhookDelivery } from '../webhooks/model';
+import { WebhookDelivery } from './deliveries';
 
 export const EVENT_TYPES = [
   'invoice.created',

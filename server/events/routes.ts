@@ -1,6 +1,9 @@
 import { READ_SCOPES } from '../auth/scopes';
-import { route } from '../http/routes';
+import { routeUsing } from '../http/routes';
 import { listEventsQuery } from './service';
+import { EventService } from './service';
+
+const route = routeUsing<{ events: EventService }>();
 
 export const eventRoutes = [
   route({

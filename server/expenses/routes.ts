@@ -1,5 +1,8 @@
-import { route } from '../http/routes';
+import { routeUsing } from '../http/routes';
 import { createExpenseBody, listExpensesQuery, updateExpenseBody } from './schema';
+import { ExpenseService } from './service';
+
+const route = routeUsing<{ expenses: ExpenseService }>();
 
 export const expenseRoutes = [
   route({

@@ -6,6 +6,7 @@
  * Gateway calls happen outside database transactions.
  */
 import Joi from 'joi';
+import { Knex } from 'knex';
 import { Logger } from 'pino';
 import { acrossTenants, Actor, SystemActor, systemActor } from '../auth/actor';
 import { Clock } from '../clock';
@@ -14,8 +15,6 @@ import { toDbTime } from '../db/time';
 import { InvoiceLinks } from '../invoices/links';
 import { Invoice, PAYABLE_STATUSES } from '../invoices/model';
 import { PaymentService } from '../payments/service';
-import { Refund } from '../refunds/model';
-import { RefundService } from '../refunds/service';
 import { validateInput } from '../validation';
 import { GatewayClients } from './clients';
 import { CheckoutState, GatewayCredentialsInput, GatewayRefund, GatewayUnavailable, RefundedPayment } from './gateway';
@@ -62,11 +61,26 @@ const REUSE_MARGIN_MS = 60 * 60 * 1000;
  */
 const READ_INTERVAL_MS = 10 * 1000;
 
+/**
+ * What a gateway's word does to refunds, implemented by RefundService (server/refunds/): refunds sit
+ * above the gateways they call, so this service names what it uses rather than importing it.
+ */
+export interface GatewayRefunds {
+  /** In the payment's transaction: reserves the refund of what the gateway took beyond what was due, or null when there is none. */
+  reserveExcess(trx: Knex.Transaction, actor: Actor, paymentId: number, excess: number): Promise<unknown>;
+  /** After that commit: sends the reserved refund, as `reserveExcess` returned it, to the gateway. */
+  sendReserved(actor: Actor, reserved: unknown): Promise<unknown>;
+  /** A refund the gateway reports (one made in its dashboard too): false when the payment is not this business mode's. */
+  recordGatewayRefund(actor: Actor, gateway: string, paymentReference: string, amountRefunded: number, refundReference: string | null): Promise<boolean>;
+  /** One refund's new state at the gateway: false when the payment is not this business mode's. */
+  recordRefundUpdate(actor: Actor, gateway: string, paymentReference: string, reported: GatewayRefund): Promise<boolean>;
+}
+
 export class GatewayService {
   constructor(
     private readonly db: Database,
     private readonly payments: PaymentService,
-    private readonly refunds: RefundService,
+    private readonly refunds: GatewayRefunds,
     private readonly clients: GatewayClients,
     private readonly logger: Logger,
     private readonly links: InvoiceLinks,
@@ -285,7 +299,7 @@ export class GatewayService {
     }
     // The excess refund is reserved with the payment, in its transaction: if this process dies
     // before sending it, the reconciliation sweep finds it pending and sends it, once.
-    let excessRefund: Refund | null = null;
+    let excessRefund: unknown = null;
     const recorded = await this.payments.recordFromGateway(
       actor,
       session.invoice_id,

@@ -1,9 +1,8 @@
 /** Bearer authentication: turns `Authorization: Bearer <key>` into `req.credential`, or 401. */
 import { Request, Response } from 'express';
-import { Credential } from '../auth/credential';
+import { Credential, CredentialLookup } from '../auth/credential';
 import { Scope, grants } from '../auth/scopes';
 import { Forbidden } from '../errors';
-import { Credentials } from '../auth/credentials';
 import { AuthFailureLimit } from './rate-limit';
 
 function bearerToken(req: Request): string | null {
@@ -13,7 +12,7 @@ function bearerToken(req: Request): string | null {
 }
 
 /** The request's credential, also set as `req.credential`; throws the 401 (or 429 past the failure limit) otherwise. */
-export async function authenticate(req: Request, res: Response, credentials: Credentials, failures: AuthFailureLimit): Promise<Credential> {
+export async function authenticate(req: Request, res: Response, credentials: CredentialLookup, failures: AuthFailureLimit): Promise<Credential> {
   const token = bearerToken(req);
   const credential = token ? await credentials.resolve(token) : null;
   if (!credential) throw await failures.refuse(req.ip ?? 'unknown', res);

@@ -5,8 +5,8 @@
  * costs the router a dispatch, and six of them were a tenth of a cached GET's time.
  */
 import express, { Request, Response } from 'express';
+import { CredentialLookup } from '../auth/credential';
 import { Scope } from '../auth/scopes';
-import { Credentials } from '../auth/credentials';
 import { authenticate, requireScope } from './auth';
 import { asStep } from './request';
 import { BODY_METHODS, requireJsonBody, requireWellFormedStrings } from './validate';
@@ -15,7 +15,7 @@ import { AuthFailureLimit, credentialRateLimit, RateLimitOptions } from './rate-
 /** The guard of a route that accepts these scopes: resolves once the request may be handled, else rejects with the error to answer. */
 export type Guard = (...acceptedScopes: Scope[]) => (req: Request, res: Response) => Promise<void>;
 
-export function createGuard(deps: { credentials: Credentials; limits: RateLimitOptions }): Guard {
+export function createGuard(deps: { credentials: CredentialLookup; limits: RateLimitOptions }): Guard {
   const failures = new AuthFailureLimit(deps.limits);
   const rateLimit = credentialRateLimit(deps.limits);
   const parseJson = express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] });

@@ -1,7 +1,7 @@
 /**
  * The one place a partner endpoint is declared: method, path, accepted scopes, request schemas
  * (joi), documented response and handler. `mountRoutes` builds the Express routes from these
- * tables and server/openapi/operations.ts builds the OpenAPI paths from the same tables, so a
+ * tables and server/openapi/document.ts builds the OpenAPI paths from the same tables, so a
  * route, its scopes and its request schema are written once.
  *
  * Every route runs the same steps, in this order:
@@ -15,7 +15,6 @@ import Joi from 'joi';
 import { Credential } from '../auth/credential';
 import { Scope } from '../auth/scopes';
 import { BadRequest } from '../errors';
-import type { Services } from '../services';
 import { validateInput, validateQuery } from '../validation';
 import { Guard } from './guard';
 import { fingerprintOf, IdempotencyKeys, idempotencyKeyOf } from './idempotency';
@@ -40,7 +39,12 @@ export interface RouteInput<B, Q> {
   requestKey?: string;
 }
 
-export interface RouteSpec<B, Q> {
+/**
+ * A route whose handler reads body `B` and query `Q` and calls the services `S`: what its
+ * resource's table names (`{ clients: ClientService }`), not the whole Services of server/services.ts,
+ * which is built above every resource.
+ */
+export interface RouteSpec<B, Q, S = never> {
   method: RouteMethod;
   /** The OpenAPI path template below the API prefix: `/clients/{id}`. */
   path: string;
@@ -68,10 +72,11 @@ export interface RouteSpec<B, Q> {
    * transaction, and its response is stored once the work has finished.
    */
   callsOut?: true;
-  handle(input: RouteInput<B, Q>, services: Services): Promise<unknown>;
+  handle(input: RouteInput<B, Q>, services: S): Promise<unknown>;
 }
 
-export type Route = RouteSpec<unknown, unknown>;
+/** A route of any table; `S`, the services its handler calls (none by default: a reader that does not handle it). */
+export type Route<S = never> = RouteSpec<unknown, unknown, S>;
 
 /** What a route with a `file` response returns: sent as a download under `filename`. */
 export interface FileBody {
@@ -79,9 +84,13 @@ export interface FileBody {
   content: Buffer;
 }
 
-/** Declares a route; `B` and `Q` are inferred from the joi schemas, so the handler's input is typed. */
-export function route<B = Record<string, never>, Q = Record<string, never>>(spec: RouteSpec<B, Q>): Route {
-  return spec;
+/**
+ * The `route` of a table whose handlers call the services `S`: `const route = routeUsing<{ clients:
+ * ClientService }>()`. `B` and `Q` are inferred from the joi schemas, so the handler's input is typed.
+ * server/partner-api.ts checks that the Services satisfy every table's `S`.
+ */
+export function routeUsing<S>() {
+  return <B = Record<string, never>, Q = Record<string, never>>(spec: RouteSpec<B, Q, S>): Route<S> => spec;
 }
 
 /** A body that must be empty: actions such as `/send` take no fields, and any field sent is a 422. */
@@ -124,11 +133,11 @@ function abortedOnClose(res: Response): AbortSignal {
  * router per prefix made the router trim and restore the URL on every request, a tenth of a cached
  * GET's allocations.
  */
-export function mountRoutes(
+export function mountRoutes<S>(
   router: Router,
   prefixes: readonly string[],
-  routes: Route[],
-  deps: { services: Services; guard: Guard; idempotency: IdempotencyKeys },
+  routes: Route<S>[],
+  deps: { services: S; guard: Guard; idempotency: IdempotencyKeys },
 ): void {
   // Longest first, so `/api/v1/partner/…` is not taken for `/api/v1` + `/partner/…`.
   const byLength = [...prefixes].sort((a, b) => b.length - a.length);

@@ -1,6 +1,21 @@
-import { route } from '../http/routes';
-import { externalPaymentBody } from '../payments/service';
-import { createInvoiceBody, listInvoicesQuery, simulatePaymentBody, updateInvoiceBody } from './schema';
+import { Actor } from '../auth/actor';
+import { routeUsing } from '../http/routes';
+import { InvoiceDocuments } from './documents';
+import { PaymentView } from './payment-view';
+import { createInvoiceBody, ExternalPayment, externalPaymentBody, listInvoicesQuery, simulatePaymentBody, updateInvoiceBody } from './schema';
+import { InvoiceService } from './service';
+import { InvoiceDetail } from './view';
+
+/**
+ * What the invoice's payment routes call of the payment path (PaymentService, server/payments/):
+ * it records against invoices, so it sits above them, and this table names what it calls.
+ */
+interface InvoicePayments {
+  simulate(actor: Actor, invoiceId: number, amount?: number): Promise<{ payment: PaymentView; invoice: InvoiceDetail }>;
+  recordExternal(actor: Actor, invoiceId: number, input: ExternalPayment): Promise<{ payment: PaymentView; invoice: InvoiceDetail }>;
+}
+
+const route = routeUsing<{ invoices: InvoiceService; documents: InvoiceDocuments; payments: InvoicePayments }>();
 
 export const invoiceRoutes = [
   route({

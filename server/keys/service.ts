@@ -9,7 +9,7 @@ import { EVENT_READ_SCOPES, EVENT_TYPES, readScopeOf } from '../events/outbox';
 import { Business } from '../businesses/model';
 import { Database } from '../db/database';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
-import { WebhookDelivery } from '../webhooks/model';
+import { WebhookDelivery } from '../events/deliveries';
 import { Clock, systemClock } from '../clock';
 import { validateInput } from '../validation';
 import { ApiKey } from './model';

@@ -1,6 +1,8 @@
-import { route } from '../http/routes';
+import { routeUsing } from '../http/routes';
 import { metadataOnlyBody } from '../metadata/schema';
-import { listPaymentsQuery } from './service';
+import { listPaymentsQuery, PaymentService } from './service';
+
+const route = routeUsing<{ payments: PaymentService }>();
 
 export const paymentRoutes = [
   route({

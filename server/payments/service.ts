@@ -15,10 +15,11 @@ import { idFilter, listQuery, ListParams, Page, paginate } from '../http/paginat
 import { invoiceDetail } from '../invoices/detail';
 import { InvoiceLinks } from '../invoices/links';
 import { Invoice, PAYABLE_STATUSES } from '../invoices/model';
+import { ExternalPayment } from '../invoices/schema';
 import { InvoiceDetail } from '../invoices/view';
-import { Metadata, MetadataChanges, metadataField, MetadataFilter, withMetadataFilter } from '../metadata/schema';
+import { Metadata, MetadataChanges, MetadataFilter, withMetadataFilter } from '../metadata/schema';
 import { indexMetadata, initialMetadata, updateMetadata, whereMetadata } from '../metadata/store';
-import { collectMinor, moneyField, toMajor } from '../money/amount';
+import { collectMinor, toMajor } from '../money/amount';
 import { Payment, PAYMENT_STATUSES, PaymentStatus } from '../invoices/payment-model';
 import { PaymentView, toPaymentView } from '../invoices/payment-view';
 
@@ -46,41 +47,6 @@ export interface PaymentSource {
   paidAt?: string;
   metadata?: Metadata;
 }
-
-/** How a payment received elsewhere was made. */
-export const EXTERNAL_METHODS = ['bank_transfer', 'cash', 'card', 'check', 'other'] as const;
-export type ExternalMethod = (typeof EXTERNAL_METHODS)[number];
-
-export interface ExternalPayment {
-  amount?: number;
-  method: ExternalMethod;
-  reference?: string | null;
-  paid_at?: Date;
-  metadata?: MetadataChanges;
-}
-
-/** How far ahead of the server's clock a caller's `paid_at` may be (another machine's clock). */
-const CLOCK_ALLOWANCE_MS = 5 * 60 * 1000;
-
-export const externalPaymentBody = Joi.object<ExternalPayment>({
-  amount: moneyField.greater(0).description('Major units; default: the amount due; at most the amount due'),
-  method: Joi.string()
-    .valid(...EXTERNAL_METHODS)
-    .required()
-    .description('How the money was taken'),
-  reference: Joi.string().trim().max(255).allow(null, '').description('Your reference (a bank transfer\'s, a shop order\'s transaction id); stored as gateway_reference; need not be unique'),
-  paid_at: Joi.date()
-    .iso()
-    .custom((value: Date, helpers) => {
-      // The caller's clock may run a little ahead of ours: within the allowance, the time is taken as now.
-      const now = Date.now();
-      if (value.getTime() > now + CLOCK_ALLOWANCE_MS) return helpers.error('any.invalid');
-      return value.getTime() > now ? new Date(now) : value;
-    })
-    .messages({ 'any.invalid': 'paid_at must not be in the future (a clock up to 5 minutes ahead is allowed, and taken as now)' })
-    .description('When the money was taken (ISO 8601, not in the future; up to 5 minutes ahead is taken as now); default: now'),
-  metadata: metadataField,
-});
 
 export interface RecordedPayment {
   payment: PaymentView;

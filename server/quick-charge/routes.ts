@@ -1,5 +1,8 @@
-import { route } from '../http/routes';
+import { routeUsing } from '../http/routes';
 import { quickChargeBody } from './schema';
+import { QuickChargeService } from './service';
+
+const route = routeUsing<{ quickCharge: QuickChargeService }>();
 
 export const quickChargeRoutes = [
   route({

@@ -1,5 +1,8 @@
-import { route } from '../http/routes';
+import { routeUsing } from '../http/routes';
 import { listRefundsQuery, refundBody } from './schema';
+import { RefundService } from './service';
+
+const route = routeUsing<{ refunds: RefundService }>();
 
 export const refundRoutes = [
   route({

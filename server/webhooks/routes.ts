@@ -1,5 +1,8 @@
-import { route } from '../http/routes';
+import { routeUsing } from '../http/routes';
 import { listDeliveriesQuery } from './service';
+import { WebhookService } from './service';
+
+const route = routeUsing<{ webhooks: WebhookService }>();
 
 /** A key reads and replays the deliveries to its own webhook URL: no scope beyond holding the key. */
 export const webhookRoutes = [

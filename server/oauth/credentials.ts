@@ -1,9 +1,9 @@
 /** The one place a bearer token becomes a credential: an API key, or an OAuth access token of a live grant. */
+import { Credential, CredentialLookup } from '../auth/credential';
 import { KeyService } from '../keys/service';
-import { looksLikeAccessToken, OAuthTokens } from '../oauth/tokens';
-import { Credential } from './credential';
+import { looksLikeAccessToken, OAuthTokens } from './tokens';
 
-export class Credentials {
+export class Credentials implements CredentialLookup {
   constructor(
     private readonly keys: KeyService,
     private readonly tokens: OAuthTokens,
