@@ -31,6 +31,7 @@ import * as addOAuthTokenScopes from './20261125130000_add_scopes_to_oauth_token
 import * as createOwnerSessions from './20261125130100_create_owner_sessions';
 import * as bindSealedSecrets from './20261125140000_bind_sealed_secrets_to_rows';
 import * as addCheckoutLastRead from './20261125150000_add_last_read_at_to_checkout_sessions';
+import * as createBusinessClocks from './20261125170000_create_business_clocks';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -68,4 +69,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261125130100_create_owner_sessions', ...createOwnerSessions },
   { name: '20261125140000_bind_sealed_secrets_to_rows', ...bindSealedSecrets },
   { name: '20261125150000_add_last_read_at_to_checkout_sessions', ...addCheckoutLastRead },
+  { name: '20261125170000_create_business_clocks', ...createBusinessClocks },
 ];

@@ -3,6 +3,7 @@ import { BusinessService } from './businesses/service';
 import { ClientService } from './clients/service';
 import { Config } from './config';
 import { ContractService } from './contracts/service';
+import { BusinessClocks } from './db/clocks';
 import { Database } from './db/database';
 import { Clock, systemClock } from './clock';
 import pino, { Logger } from 'pino';
@@ -33,6 +34,8 @@ import { RefundService } from './refunds/service';
 import { WebhookService } from './webhooks/service';
 
 export interface Services {
+  /** Each business's clock (a test mode's may be frozen): what dates the records written acting for it. */
+  clocks: BusinessClocks;
   emails: EmailQueue;
   businesses: BusinessService;
   keys: KeyService;
@@ -81,8 +84,9 @@ export type ServiceConfig = Pick<
 export function createServices(db: Database, config: ServiceConfig, clock: Clock = systemClock, logger: Logger = pino({ level: 'silent' })): Services {
   const appKey = loadAppKey(config);
   const keys = new KeyService(db, { webhookAllowPrivate: config.webhookAllowPrivate, cacheTtlMs: config.keyCacheTtlMs, secretBox: new SecretBox(appKey, 'webhook_secret') }, clock);
-  const oauthTokens = new OAuthTokens(db, { cacheTtlMs: config.keyCacheTtlMs });
+  const oauthTokens = new OAuthTokens(db, { cacheTtlMs: config.keyCacheTtlMs }, clock);
   const outbox = new Outbox(db, clock);
+  const clocks = new BusinessClocks(db, clock);
   const businesses = new BusinessService(db);
   const clients = new ClientService(db);
   const links = new InvoiceLinks(config.baseUrl);
@@ -101,8 +105,9 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   const gateways = new GatewayService(db, payments, refunds, gatewayClients, logger, links, clock);
   invoices.whenVoided((actor, invoiceId) => gateways.expireStaleCheckouts(actor, invoiceId));
   payments.whenRecorded((actor, invoiceId) => gateways.expireStaleCheckouts(actor, invoiceId));
-  const owners = new OwnerService(db, businesses);
+  const owners = new OwnerService(db, businesses, clock);
   return {
+    clocks,
     emails,
     businesses,
     keys,
@@ -117,10 +122,10 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     outbox,
     events: new EventService(db, outbox, clock),
     webhooks: new WebhookService(db, outbox, clock),
-    pageForms: new FormGuard(new FormTokens(appKey), config.baseUrl),
+    pageForms: new FormGuard(new FormTokens(appKey, clock), config.baseUrl),
     owners,
-    oauthApps: new AppService(db, new SecretBox(appKey, 'webhook_secret'), { webhookAllowPrivate: config.webhookAllowPrivate }),
-    oauthGrants: new GrantService(db),
+    oauthApps: new AppService(db, new SecretBox(appKey, 'webhook_secret'), { webhookAllowPrivate: config.webhookAllowPrivate }, clock),
+    oauthGrants: new GrantService(db, clock),
     oauthTokens,
     ownerSessions: new OwnerSessions(owners, config.baseUrl.startsWith('https:')),
     credentials: new Credentials(keys, oauthTokens),

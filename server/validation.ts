@@ -1,5 +1,6 @@
 /** Joi validation that speaks the contract's error shape: `{ field: [message] }`. */
 import Joi from 'joi';
+import { businessClock } from './clock';
 import { BadRequest, FieldErrors, ValidationFailed } from './errors';
 
 export function fieldErrors(error: Joi.ValidationError): FieldErrors {
@@ -67,6 +68,7 @@ export function addDays(date: string, days: number): string {
   return d.toISOString().slice(0, 10);
 }
 
+/** Today in UTC by the clock of the business acted for (a test mode's may be frozen). */
 export function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10);
+  return businessClock.now().toISOString().slice(0, 10);
 }

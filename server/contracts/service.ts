@@ -5,6 +5,7 @@ import { acrossTenants, Actor, systemActor } from '../auth/actor';
 import { BusinessService } from '../businesses/service';
 import { Client } from '../clients/model';
 import { UNKNOWN_CLIENT_ID } from '../clients/service';
+import { businessClock } from '../clock';
 import { Database } from '../db/database';
 import { isMissingReferenceViolation } from '../db/errors';
 import { toDbTime } from '../db/time';
@@ -199,7 +200,7 @@ export class ContractService {
     if (row.status === 'declined') throw new InvalidState('This contract was declined');
     const signedAtColumn = party === 'client' ? 'client_signed_at' : 'business_signed_at';
     if (row[signedAtColumn]) throw new InvalidState(`The ${party} has already signed this contract`);
-    const now = new Date();
+    const now = businessClock.now();
     await ContractSignature.insertAll(row, trx, [
       {
         party,

@@ -1,24 +1,30 @@
 /** The Objection base model: timestamps and booleans read the same from both drivers (tenancy: tenant-model.ts). */
 import { Model, Pojo } from 'objection';
+import { Clock, systemClock } from '../clock';
 import { fromDbTime, toDbTime } from './time';
 
 export class BaseModel extends Model {
   /** Columns holding timestamps: ISO 8601 in the model, UTC text in the database. */
   static timestampColumns: string[] = ['created_at', 'updated_at'];
   static booleanColumns: string[] = [];
+  /**
+   * What dates `created_at` and `updated_at`: the real time for the platform's own rows (keys, owners,
+   * idempotency records, whose times are compared with the real time); tenant rows take their business's.
+   */
+  static rowClock: Clock = systemClock;
 
   id!: number;
   created_at!: string;
   updated_at!: string;
 
   override $beforeInsert(): void {
-    const now = new Date().toISOString();
+    const now = (this.constructor as typeof BaseModel).rowClock.now().toISOString();
     this.created_at = now;
     this.updated_at = now;
   }
 
   override $beforeUpdate(): void {
-    this.updated_at = new Date().toISOString();
+    this.updated_at = (this.constructor as typeof BaseModel).rowClock.now().toISOString();
   }
 
   override $parseDatabaseJson(json: Pojo): Pojo {

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { systemClock } from '../clock';
 import { recordFailedStatements } from './errors';
 
 export type Dialect = 'mysql' | 'sqlite';
@@ -89,7 +90,7 @@ function knexLog({ quiet, logger }: KnexOptions): Knex.Config['log'] {
   const lastLogged = new Map<string, number>();
   const say = (level: 'warn' | 'error') => (message: unknown) => {
     const text = String(message instanceof Error ? message.message : message).split('\n')[0].slice(0, 300);
-    const now = Date.now();
+    const now = systemClock.now().getTime();
     if (now - (lastLogged.get(text) ?? -Infinity) < REPEAT_LOG_MS) return;
     if (lastLogged.size > 100) lastLogged.clear();
     lastLogged.set(text, now);

@@ -5,6 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Knex } from 'knex';
+import { withoutBusinessClock } from '../clock';
 import { createKnex, Dialect, dialectOf, KnexOptions } from './connection';
 import { MigrationContext, migrateLatest, pendingMigrations } from './migrate';
 
@@ -53,7 +54,7 @@ export class Database {
   /**
    * Runs `fn` once the open transaction commits (never if it rolls back), or at once when none is
    * open; always outside any transaction's async context, so what it starts (a worker's claim, an
-   * e-mail) cannot join the transaction that caused it. `fn` handles its own errors.
+   * e-mail) cannot join the transaction that caused it, nor inherit its business clock. `fn` handles its own errors.
    */
   afterCommit(fn: () => unknown): void {
     const open = this.open();
@@ -80,8 +81,9 @@ export class Database {
     await this.knex.destroy();
   }
 
+  /** Also outside the business clock the work was done under: what follows a commit (a worker's claims) may act for other businesses. */
   private async outside(fn: () => unknown): Promise<void> {
-    await this.ambient.exit(fn);
+    await this.ambient.exit(() => withoutBusinessClock(fn));
   }
 
   /** The ambient transaction, unless it has ended. */

@@ -8,6 +8,7 @@
 import { Knex } from 'knex';
 import { ModelClass, QueryBuilderType } from 'objection';
 import { Actor, CrossTenantAccess } from '../auth/actor';
+import { businessClock, Clock } from '../clock';
 import { BaseModel } from './base-model';
 import { lockClause, selectRows } from './statement';
 
@@ -29,6 +30,9 @@ interface AccessContext {
  * Objection's internal follow-up queries of a stamped query (e.g. the fetch after insertAndFetch).
  */
 class GuardedModel extends BaseModel {
+  /** A tenant's rows are dated by the clock of the business being acted for (a test mode's may be frozen). */
+  static override rowClock: Clock = businessClock;
+
   /** Objection's hook for every query it creates of this model (not in its type declarations). */
   static onCreateQuery(query: QueryBuilderType<BaseModel>): void {
     const model = this.name;

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createTransport } from 'nodemailer';
+import { systemClock } from '../clock';
 import { Config } from '../config';
 
 export interface OutgoingEmail {
@@ -87,7 +88,7 @@ function outboxMailer(dir: string, from: string): Mailer {
     async send(message) {
       try {
         const info = await transport.sendMail(message);
-        const file = path.resolve(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
+        const file = path.resolve(dir, `${systemClock.now().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
         await mkdir(path.dirname(file), { recursive: true });
         await writeFile(file, info.message as Buffer, { flag: 'wx' });
         return { status: 'written', messageId: info.messageId, file };

@@ -2,7 +2,7 @@
 import Joi from 'joi';
 import { Actor } from '../auth/actor';
 import { Credential } from '../auth/credential';
-import { Clock } from '../clock';
+import { Clock, startStopwatch } from '../clock';
 import { Database } from '../db/database';
 import { toDbTime } from '../db/time';
 import { listQuery, ListParams, Page, paginate } from '../http/pagination';
@@ -57,11 +57,11 @@ export class EventService {
     const poll = params.wait ? await this.watch.join(cred) : null;
     if (!poll) return this.list(cred, params);
     try {
-      const deadline = Date.now() + params.wait * 1000;
+      const waiting = startStopwatch();
       for (;;) {
         const seen = poll.version;
         const page = await this.list(cred, params);
-        const left = deadline - Date.now();
+        const left = params.wait * 1000 - waiting.elapsedMs();
         if (page.data.length || left <= 0 || gone?.aborted) return page;
         await poll.changed(seen, left, gone);
         if (gone?.aborted) return page;

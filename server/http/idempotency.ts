@@ -19,6 +19,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
+import { Clock, systemClock } from '../clock';
 import { BaseModel } from '../db/base-model';
 import { Database } from '../db/database';
 import { isUniqueViolation } from '../db/errors';
@@ -88,6 +89,8 @@ export class IdempotencyKeys {
     private readonly db: Database,
     /** How long a claim stays with a request that stopped renewing it. */
     private readonly leaseMs: number,
+    /** The real time: leases and the 24 hours a key is kept run by it, whatever a test business's clock says. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /**
@@ -104,7 +107,7 @@ export class IdempotencyKeys {
     const mine = () => IdempotencyRecord.query(this.db.current).where({ id: claim.id, owner: claim.owner, state: 'in_flight' });
     const renewal = setInterval(() => {
       mine()
-        .patch({ updated_at: new Date().toISOString() })
+        .patch({ updated_at: this.clock.now().toISOString() })
         .catch(() => undefined); // a missed renewal only shortens the lease; settling still checks the owner
     }, Math.max(1, Math.floor(this.leaseMs / 4)));
     try {
@@ -151,7 +154,7 @@ export class IdempotencyKeys {
           state: 'in_flight',
           response_status: null,
           response_body: null,
-          expires_at: new Date(Date.now() + IDEMPOTENCY_TTL_MS).toISOString(),
+          expires_at: new Date(this.clock.now().getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
         });
         return { kind: 'claimed', id: row.id, owner };
       } catch (err) {
@@ -159,8 +162,8 @@ export class IdempotencyKeys {
       }
       const existing = await records().findOne({ subject, idempotency_key: key });
       if (!existing) continue; // released in between: claim again
-      if (Date.parse(existing.expires_at) <= Date.now()) {
-        await records().delete().where({ id: existing.id }).where('expires_at', '<=', toDbTime(new Date()));
+      if (Date.parse(existing.expires_at) <= this.clock.now().getTime()) {
+        await records().delete().where({ id: existing.id }).where('expires_at', '<=', toDbTime(this.clock.now()));
         continue;
       }
       if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' };
@@ -168,12 +171,12 @@ export class IdempotencyKeys {
         return { kind: 'replay', status: existing.response_status ?? 200, body: existing.response_body ?? '' };
       }
       const leaseEnd = Date.parse(existing.updated_at) + this.leaseMs;
-      if (Date.now() < leaseEnd) return { kind: 'in_flight' };
+      if (this.clock.now().getTime() < leaseEnd) return { kind: 'in_flight' };
       // The lease ran out: take the claim over, unless its owner renewed it meanwhile.
       const taken = await records()
-        .patch({ owner, updated_at: new Date().toISOString() })
+        .patch({ owner, updated_at: this.clock.now().toISOString() })
         .where({ id: existing.id, state: 'in_flight' })
-        .where('updated_at', '<=', toDbTime(new Date(Date.now() - this.leaseMs)));
+        .where('updated_at', '<=', toDbTime(new Date(this.clock.now().getTime() - this.leaseMs)));
       if (taken === 1) return { kind: 'claimed', id: existing.id, owner };
     }
     return { kind: 'in_flight' };
@@ -181,6 +184,6 @@ export class IdempotencyKeys {
 }
 
 /** Deletes keys past their 24 hours; run by the scheduler. */
-export async function purgeExpiredIdempotencyKeys(db: Database): Promise<number> {
-  return await IdempotencyRecord.query(db.current).delete().where('expires_at', '<', toDbTime(new Date()));
+export async function purgeExpiredIdempotencyKeys(db: Database, clock: Clock = systemClock): Promise<number> {
+  return await IdempotencyRecord.query(db.current).delete().where('expires_at', '<', toDbTime(clock.now()));
 }

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { IncomingMessage } from 'node:http';
 import { Express, Request } from 'express';
 import { Logger } from 'pino';
+import { startStopwatch } from '../clock';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -84,7 +85,7 @@ export function useRequestLogging(app: Express, logger: Logger): void {
     },
   });
   app.use((req, res, next) => {
-    const started = performance.now();
+    const elapsed = startStopwatch();
     const reqId = requestIdOf(req.headers['x-request-id']);
     req.id = reqId;
     res.setHeader('X-Request-Id', reqId);
@@ -97,7 +98,7 @@ export function useRequestLogging(app: Express, logger: Logger): void {
         reqId,
         req: { method: req.method, url: `${loggedPath(req)}${redactedQuery(req.originalUrl)}`, remoteAddress: req.socket?.remoteAddress },
         res: { statusCode: res.statusCode },
-        responseTime: Math.round(performance.now() - started),
+        responseTime: Math.round(elapsed.elapsedMs()),
         credential: req.credential?.subject,
       };
       logger[level](line, aborted ? 'request aborted' : level === 'error' ? 'request errored' : 'request completed');

@@ -9,6 +9,7 @@ import { ClientRateLimitInfo, MemoryStore, Options, rateLimit, Store } from 'exp
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import { RedisReply, RedisStore } from 'rate-limit-redis';
+import { systemClock } from '../clock';
 import { AppError, RateLimited, Unauthorized } from '../errors';
 import { asStep, credentialOf } from './request';
 
@@ -80,8 +81,9 @@ function makeStore(options: Pick<RateLimitOptions, 'redis' | 'redisPrefix' | 'lo
   return new RedisWithFallback(shared, name, options.logger);
 }
 
+/** By the real time, as express-rate-limit counts its windows by it. */
 function secondsUntil(reset: Date | undefined): number {
-  return reset ? Math.max(0, Math.ceil((reset.getTime() - Date.now()) / 1000)) : Math.ceil(WINDOW_MS / 1000);
+  return reset ? Math.max(0, Math.ceil((reset.getTime() - systemClock.now().getTime()) / 1000)) : Math.ceil(WINDOW_MS / 1000);
 }
 
 /** Per-credential limit, as a step of the guard. Every authenticated response carries X-RateLimit-Limit/-Remaining and Retry-After. */

@@ -1,5 +1,6 @@
 /** Invoice input: shapes here; money, dates against each other and the client are checked by the service. */
 import Joi from 'joi';
+import { businessClock } from '../clock';
 import { idFilter, listQuery, ListParams } from '../http/pagination';
 import { MetadataChanges, metadataField, MetadataFilter, withMetadataFilter } from '../metadata/schema';
 import { currencyField, MAX_QUANTITY, moneyField } from '../money/amount';
@@ -87,7 +88,7 @@ export const externalPaymentBody = Joi.object<ExternalPayment>({
     .iso()
     .custom((value: Date, helpers) => {
       // The caller's clock may run a little ahead of ours: within the allowance, the time is taken as now.
-      const now = Date.now();
+      const now = businessClock.now().getTime();
       if (value.getTime() > now + CLOCK_ALLOWANCE_MS) return helpers.error('any.invalid');
       return value.getTime() > now ? new Date(now) : value;
     })

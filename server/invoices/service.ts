@@ -9,6 +9,7 @@ import { acrossTenants, Actor, SystemActor, systemActor } from '../auth/actor';
 import { BusinessService } from '../businesses/service';
 import { Client } from '../clients/model';
 import { UNKNOWN_CLIENT_ID } from '../clients/service';
+import { businessClock } from '../clock';
 import { Database } from '../db/database';
 import { EmailQueue, EmailStatus } from '../email/queue';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
@@ -191,7 +192,7 @@ export class InvoiceService {
       if (row.status === 'void') throw new InvalidState('This invoice is already void');
       if (row.amount_paid > 0) throw new InvalidState(`A ${row.status} invoice has payments and cannot be voided; refund them first`);
       const number = row.number ?? (await drawInvoiceNumber(trx, actor));
-      await row.$query(trx).patch({ status: 'void', number, voided_at: new Date().toISOString() });
+      await row.$query(trx).patch({ status: 'void', number, voided_at: businessClock.now().toISOString() });
       // After the commit, never inside it: the listeners call the payment gateway.
       for (const listener of this.voidListeners) this.db.afterCommit(() => listener(actor, id));
       return invoiceDetail(actor, row, trx, this.links);
@@ -210,7 +211,7 @@ export class InvoiceService {
       if (!row) return null;
       const actor = paymentPageActor(row);
       if (markViewed && !row.viewed_at && (row.status === 'sent' || row.status === 'partial')) {
-        const changes = { viewed_at: new Date().toISOString(), ...(row.status === 'sent' ? { status: 'viewed' as const } : {}) };
+        const changes = { viewed_at: businessClock.now().toISOString(), ...(row.status === 'sent' ? { status: 'viewed' as const } : {}) };
         // An instance patch updates `row` too, `updated_at` included.
         await row.$query(trx).patch(changes);
         await this.outbox.record(trx, actor, 'invoice.viewed', { invoice: await invoiceDetail(actor, row, trx, this.links) });
@@ -260,7 +261,7 @@ export class InvoiceService {
     const row = await Invoice.create(actor, trx, {
       client_id: input.client_id,
       ...(issued
-        ? { number: await drawInvoiceNumber(trx, actor), status: 'sent' as const, sent_at: new Date().toISOString() }
+        ? { number: await drawInvoiceNumber(trx, actor), status: 'sent' as const, sent_at: businessClock.now().toISOString() }
         : { number: null, status: 'draft' as const }),
       currency,
       issue_date: issueDate,
@@ -281,7 +282,7 @@ export class InvoiceService {
 
   /** Draft → sent: draws the number. Mutates `row` so the caller sees the issued invoice. */
   private async issue(trx: Knex.Transaction, actor: Actor, row: Invoice): Promise<void> {
-    await row.$query(trx).patch({ status: 'sent', number: await drawInvoiceNumber(trx, actor), sent_at: new Date().toISOString() });
+    await row.$query(trx).patch({ status: 'sent', number: await drawInvoiceNumber(trx, actor), sent_at: businessClock.now().toISOString() });
   }
 
   private checkDates(issueDate: string, dueDate: string, errors: Map<string, string[]>): void {

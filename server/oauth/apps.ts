@@ -1,6 +1,7 @@
 /** OAuth apps of platforms, created by the CLI: a client id, a secret shown once (none for a public app), exact redirect URIs. */
 import Joi from 'joi';
 import { acrossTenants } from '../auth/actor';
+import { Clock, systemClock } from '../clock';
 import { Database } from '../db/database';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { SealedPlace, SecretBox } from '../keys/secret-box';
@@ -79,6 +80,7 @@ export class AppService {
     private readonly db: Database,
     private readonly webhookSecrets: SecretBox,
     private readonly options: { webhookAllowPrivate: boolean },
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async create(input: NewApp): Promise<CreatedApp> {
@@ -143,7 +145,7 @@ export class AppService {
       const row = await OAuthApp.query(trx).findById(id).forUpdate();
       if (!row) throw new NotFound('OAuth app');
       if (row.revoked_at) throw new InvalidState(`OAuth app ${id} is already revoked`);
-      const now = new Date().toISOString();
+      const now = this.clock.now().toISOString();
       await OAuthApp.query(trx).findById(id).patch({ revoked_at: now });
       await OAuthGrant.acrossTenants(acrossTenants('oauth app revocation'), trx).where({ app_id: id }).whereNull('revoked_at').patch({ revoked_at: now });
       return { ...toAppView(row), revoked_at: now };

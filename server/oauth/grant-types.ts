@@ -24,7 +24,7 @@ async function presentedBy(tokens: OAuthTokens, kind: 'code' | 'refresh', value:
   const found = await tokens.presented(kind, value);
   const what = kind === 'code' ? 'authorization code' : 'refresh token';
   if (!found || String(found.grant.app_id) !== client.id) throw new InvalidGrantError(`Invalid grant: ${what} is invalid`);
-  if (Date.parse(found.token.expires_at) <= Date.now()) throw new InvalidGrantError(`Invalid grant: ${what} has expired`);
+  if (Date.parse(found.token.expires_at) <= tokens.clock.now().getTime()) throw new InvalidGrantError(`Invalid grant: ${what} has expired`);
   return found;
 }
 

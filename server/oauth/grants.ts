@@ -1,6 +1,7 @@
 /** What businesses have authorized: listed and revoked by the owner's CLI. */
 import { acrossTenants } from '../auth/actor';
 import { Scope } from '../auth/scopes';
+import { Clock, systemClock } from '../clock';
 import { Database } from '../db/database';
 import { InvalidState, NotFound } from '../errors';
 import { OAuthApp, OAuthGrant } from './model';
@@ -18,7 +19,10 @@ export interface GrantView {
 }
 
 export class GrantService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   async list(businessId: number): Promise<GrantView[]> {
     const grants = await OAuthGrant.acrossTenants(acrossTenants('oauth grants of a business'), this.db.current).where({ business_id: businessId }).orderBy('id');
@@ -32,7 +36,7 @@ export class GrantService {
       const grant = await OAuthGrant.acrossTenants(acrossTenants('oauth grants of a business'), trx).findById(id).forUpdate();
       if (!grant) throw new NotFound('Grant');
       if (grant.revoked_at) throw new InvalidState(`Grant ${id} is already revoked`);
-      await grant.$query(trx).patch({ revoked_at: new Date().toISOString() });
+      await grant.$query(trx).patch({ revoked_at: this.clock.now().toISOString() });
       const app = await OAuthApp.query(trx).findById(grant.app_id);
       return toGrantView(grant, app?.name ?? '');
     });

@@ -10,6 +10,7 @@ import { LRUCache } from 'lru-cache';
 import { acrossTenants } from '../auth/actor';
 import { Credential } from '../auth/credential';
 import { Scope } from '../auth/scopes';
+import { Clock, systemClock } from '../clock';
 import { Database } from '../db/database';
 import { toDbTime } from '../db/time';
 import { hashKey, randomBase62, sameHash } from '../keys/token';
@@ -65,6 +66,8 @@ export class OAuthTokens {
   constructor(
     private readonly db: Database,
     options: { cacheTtlMs: number },
+    /** The real time: codes and tokens expire by it, whatever a test business's clock says. */
+    readonly clock: Clock = systemClock,
   ) {
     this.cacheTtlMs = Math.min(options.cacheTtlMs, 5000);
     this.cache = this.cacheTtlMs > 0 ? new LRUCache({ max: 10_000, ttl: this.cacheTtlMs }) : null;
@@ -76,6 +79,7 @@ export class OAuthTokens {
    */
   async issueCode(approval: Approval): Promise<string> {
     const code = `oac_${randomBase62(40)}`;
+    const now = this.clock.now();
     await this.db.transaction(async (trx) => {
       const tenancy = { business_id: approval.businessId, livemode: approval.livemode };
       const existing = await OAuthGrant.acrossTenants(grantsAccess, trx).where({ ...tenancy, app_id: approval.appId }).whereNull('revoked_at').first().forUpdate();
@@ -89,10 +93,10 @@ export class OAuthTokens {
           scopes: JSON.stringify(approval.scopes),
           code_challenge: approval.codeChallenge,
           redirect_uri: approval.redirectUri,
-          expires_at: toDbTime(new Date(Date.now() + CODE_SECONDS * 1000)),
+          expires_at: toDbTime(new Date(now.getTime() + CODE_SECONDS * 1000)),
           used_at: null,
-          created_at: toDbTime(new Date()),
-          updated_at: toDbTime(new Date()),
+          created_at: toDbTime(now),
+          updated_at: toDbTime(now),
         },
       ]);
     });
@@ -108,7 +112,7 @@ export class OAuthTokens {
     const found = await this.find('access', token);
     const expiresAt = found ? Date.parse(found.token.expires_at) : 0;
     const credential: Credential | null =
-      found && expiresAt > Date.now()
+      found && expiresAt > this.clock.now().getTime()
         ? {
             kind: 'oauth_token',
             id: found.grant.id,
@@ -121,7 +125,7 @@ export class OAuthTokens {
           }
         : null;
     // Kept no longer than the token lives: an expired token is refused at its expiry, not up to 5 s later.
-    this.cache?.set(hash, { credential }, credential ? { ttl: Math.max(1, Math.min(this.cacheTtlMs, expiresAt - Date.now())) } : {});
+    this.cache?.set(hash, { credential }, credential ? { ttl: Math.max(1, Math.min(this.cacheTtlMs, expiresAt - this.clock.now().getTime())) } : {});
     return credential;
   }
 
@@ -130,7 +134,7 @@ export class OAuthTokens {
     for (const kind of ['access', 'refresh'] as const) {
       const found = await this.find(kind, token);
       if (!found || found.grant.app_id !== clientAppId) continue;
-      await OAuthToken.ofGrants([found.grant], this.db.current).where({ id: found.token.id }).patch({ expires_at: new Date().toISOString() });
+      await OAuthToken.ofGrants([found.grant], this.db.current).where({ id: found.token.id }).patch({ expires_at: this.clock.now().toISOString() });
       if (kind === 'refresh') await this.revokeGrant(found.grant);
       this.cache?.delete(hashKey(token));
     }
@@ -163,19 +167,20 @@ export class OAuthTokens {
    */
   async redeem(presented: Presented, scopes: { access: Scope[]; refresh: Scope[] }): Promise<IssuedTokens | null> {
     const mode = presented.grant.livemode ? 'live' : 'test';
+    const issuedAt = this.clock.now();
     const issued = {
       accessToken: `oat_${mode}_${randomBase62(40)}`,
-      accessTokenExpiresAt: new Date(Date.now() + ACCESS_TOKEN_SECONDS * 1000),
+      accessTokenExpiresAt: new Date(issuedAt.getTime() + ACCESS_TOKEN_SECONDS * 1000),
       refreshToken: `ort_${mode}_${randomBase62(40)}`,
-      refreshTokenExpiresAt: new Date(Date.now() + REFRESH_TOKEN_SECONDS * 1000),
+      refreshTokenExpiresAt: new Date(issuedAt.getTime() + REFRESH_TOKEN_SECONDS * 1000),
     };
     const redeemed = await this.db.transaction(async (trx) => {
-      const marked = await OAuthToken.ofGrants([presented.grant], trx).where({ id: presented.token.id }).whereNull('used_at').patch({ used_at: new Date().toISOString() });
+      const marked = await OAuthToken.ofGrants([presented.grant], trx).where({ id: presented.token.id }).whereNull('used_at').patch({ used_at: issuedAt.toISOString() });
       if (marked !== 1) {
-        await presented.grant.$query(trx).patch({ revoked_at: new Date().toISOString() });
+        await presented.grant.$query(trx).patch({ revoked_at: issuedAt.toISOString() });
         return false;
       }
-      const now = toDbTime(new Date());
+      const now = toDbTime(issuedAt);
       const row = (kind: TokenKind, value: string, tokenScopes: Scope[], expires: Date) => ({
         kind,
         token_hash: hashKey(value),
@@ -202,7 +207,7 @@ export class OAuthTokens {
 
   /** Ends a grant whose code or refresh token was presented again. */
   async revokeGrant(grant: OAuthGrant): Promise<void> {
-    await grant.$query(this.db.current).patch({ revoked_at: new Date().toISOString() });
+    await grant.$query(this.db.current).patch({ revoked_at: this.clock.now().toISOString() });
     this.cache?.clear();
   }
 

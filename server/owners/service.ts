@@ -2,6 +2,7 @@
 import Joi from 'joi';
 import { BusinessService } from '../businesses/service';
 import { normalizedEmail } from '../clients/service';
+import { Clock, systemClock } from '../clock';
 import { Database } from '../db/database';
 import { isUniqueViolation } from '../db/errors';
 import { toDbTime } from '../db/time';
@@ -44,6 +45,8 @@ export class OwnerService {
   constructor(
     private readonly db: Database,
     private readonly businesses: BusinessService,
+    /** The real time: sessions expire by it. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async create(input: { businessId: number; email: string; password: string }): Promise<OwnerView> {
@@ -89,7 +92,7 @@ export class OwnerService {
   /** A new session of this owner: the token for its cookie (only its hash is kept), valid SESSION_SECONDS. */
   async startSession(ownerId: number): Promise<string> {
     const token = randomBase62(43);
-    const now = Date.now();
+    const now = this.clock.now().getTime();
     await this.db.transaction(async (trx) => {
       // The owner's ended sessions go as a new one starts, so they do not pile up.
       await OwnerSession.query(trx).where({ owner_id: ownerId }).where('expires_at', '<=', toDbTime(new Date(now))).delete();
@@ -100,7 +103,7 @@ export class OwnerService {
 
   /** The owner whose unexpired session this token is, or null. */
   async sessionOwner(token: string): Promise<number | null> {
-    const session = await OwnerSession.query(this.db.current).findOne({ token_hash: hashKey(token) }).where('expires_at', '>', toDbTime(new Date()));
+    const session = await OwnerSession.query(this.db.current).findOne({ token_hash: hashKey(token) }).where('expires_at', '>', toDbTime(this.clock.now()));
     return session?.owner_id ?? null;
   }
 

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
 import { Knex } from 'knex';
 import { acrossTenants, Actor, systemActor } from '../auth/actor';
+import { businessClock } from '../clock';
 import { Database } from '../db/database';
 import { isUniqueViolation } from '../db/errors';
 import { AppError, InvalidState, NotFound, ValidationFailed } from '../errors';
@@ -225,7 +226,7 @@ export class PaymentService {
   ): Promise<RecordedPayment & { excess: number }> {
     const due = PAYABLE_STATUSES.includes(invoice.status) ? Math.max(0, invoice.total - invoice.amount_paid) : 0;
     const counted = Math.min(minor, due);
-    const now = source.paidAt ?? new Date().toISOString();
+    const now = source.paidAt ?? businessClock.now().toISOString();
     const payment = await Payment.of(actor, trx).insert({
       ...Payment.ownedBy(actor),
       invoice_id: invoice.id,

@@ -13,7 +13,7 @@
 import { Knex } from 'knex';
 import { Logger } from 'pino';
 import { acrossTenants, Actor, systemActor } from '../auth/actor';
-import { Clock, systemClock } from '../clock';
+import { businessClock, Clock, systemClock } from '../clock';
 import { Business } from '../businesses/model';
 import { Database } from '../db/database';
 import { GatewayError, InvalidState, NotFound, ValidationFailed } from '../errors';
@@ -403,7 +403,7 @@ export class RefundService {
     if (counted > 0) {
       const amountPaid = invoice.amount_paid + counted;
       const settled = amountPaid >= invoice.total;
-      await invoice.$query(trx).patch({ amount_paid: amountPaid, status: settled ? 'paid' : 'partial', paid_at: settled ? new Date().toISOString() : null });
+      await invoice.$query(trx).patch({ amount_paid: amountPaid, status: settled ? 'paid' : 'partial', paid_at: settled ? businessClock.now().toISOString() : null });
     }
     const result = await this.resultOf(trx, actor, invoice, payment, refund);
     await this.outbox.record(trx, actor, 'payment.refund_failed', { ...result });

@@ -3,6 +3,7 @@
  * the address checked where it is connected to (so DNS rebinding cannot reach a private network).
  */
 import { lookup, LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
+import { startStopwatch } from '../clock';
 import { isPrivateAddress, privateHostProblem } from '../keys/webhook-url';
 
 /** The contract's delivery timeout: any 2xx within 10 seconds. */
@@ -57,7 +58,7 @@ export async function sendWebhook(
   headers: Record<string, string>,
   options: { allowPrivate: boolean; timeoutMs?: number },
 ): Promise<AttemptResult> {
-  const started = Date.now();
+  const elapsed = startStopwatch();
   const refused = literalAddressProblem(url, options.allowPrivate);
   if (refused) return { statusCode: null, durationMs: 0, excerpt: null, error: refused, refusedAddress: true };
   // got is ESM-only; this package is CommonJS (jest runs with --experimental-vm-modules for this import).
@@ -69,7 +70,7 @@ export async function sendWebhook(
     const finish = (error: string | null, refusedAddress = false) =>
       resolve({
         statusCode,
-        durationMs: Date.now() - started,
+        durationMs: Math.round(elapsed.elapsedMs()),
         excerpt: chunks.length ? Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8') : null,
         error,
         ...(refusedAddress ? { refusedAddress: true as const } : {}),

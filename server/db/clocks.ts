@@ -1,0 +1,52 @@
+/**
+ * Where a business's time comes from: the real time, unless the business's test mode has a frozen
+ * time stored (`business_clocks`, which the collections issue will let integrators move, as Stripe's
+ * test clocks). Live mode is the real time by construction: it is never read, never written, and the
+ * table's check refuses a live row.
+ */
+import { Clock, frozenClock, systemClock, withBusinessClock } from '../clock';
+import { Database } from './database';
+import { selectRows } from './statement';
+import { fromDbTime, toDbTime } from './time';
+
+/** One business and mode, as an actor (a credential, a system actor) names them. */
+export interface Tenancy {
+  businessId: number;
+  livemode: boolean;
+}
+
+const FROZEN_TIME = 'select frozen_time from business_clocks where business_id = ? and livemode = 0';
+
+export class BusinessClocks {
+  constructor(
+    private readonly db: Database,
+    /** The real time (injected in tests). */
+    private readonly system: Clock = systemClock,
+  ) {}
+
+  /**
+   * The clock of a business and mode, read from the database on every call (one primary-key read,
+   * test mode only) rather than cached: a clock moved by one process is the time of the very next
+   * request in every other.
+   */
+  async of(tenancy: Tenancy): Promise<Clock> {
+    if (tenancy.livemode) return this.system;
+    const [row] = await selectRows<{ frozen_time: string | Date }>(this.db.current, FROZEN_TIME, [tenancy.businessId]);
+    return row ? frozenClock(new Date(fromDbTime(row.frozen_time)!)) : this.system;
+  }
+
+  /** Runs `work` acting for this business and mode: the records it writes are dated by its clock. */
+  async actFor<T>(tenancy: Tenancy, work: () => Promise<T>): Promise<T> {
+    const clock = await this.of(tenancy);
+    return withBusinessClock(clock, work);
+  }
+
+  /** Freezes a business's test-mode time at `at` (there is no live-mode counterpart). */
+  async freezeTestMode(businessId: number, at: Date): Promise<void> {
+    const now = toDbTime(this.system.now());
+    await this.db.current('business_clocks')
+      .insert({ business_id: businessId, livemode: 0, frozen_time: toDbTime(at), created_at: now, updated_at: now })
+      .onConflict(['business_id', 'livemode'])
+      .merge(['frozen_time', 'updated_at']);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * One clock: a business's test mode may have a frozen time (business_clocks, as a Stripe test clock),
+ * and what a request of that business and mode writes is dated by it; its live mode and every other
+ * business keep the real time. The collections issue adds the API that moves it; here the stored
+ * clock is set through the reader's own store.
+ */
+import { systemActor } from '../../server/auth/actor';
+import { aDraft, useApp } from '../support/app';
+
+const ctx = useApp();
+const FROZEN = new Date('2031-03-14T09:26:53.589Z');
+
+/** Whether an ISO time is the real time of this test run (within a minute). */
+const isRealTime = (iso: string) => Math.abs(Date.parse(iso) - Date.now()) < 60_000;
+
+describe('a business clock', () => {
+  test('when a test-mode business clock is frozen, then what that business creates and sends is dated by it; its live mode and other businesses keep the real time', async () => {
+    const frozen = await ctx.app.tenant();
+    const live = await ctx.app.tenant({ mode: 'live', businessId: frozen.businessId });
+    const other = await ctx.app.tenant();
+    await ctx.app.server.services.clocks.freezeTestMode(frozen.businessId, FROZEN);
+
+    const draft = await aDraft(frozen, { issue_date: undefined, due_date: undefined });
+    const sent = await frozen.api.post(`/invoices/${draft.id}/send`);
+    const liveDraft = await aDraft(live);
+    const otherDraft = await aDraft(other);
+
+    expect(draft).toMatchObject({ created_at: FROZEN.toISOString(), updated_at: FROZEN.toISOString(), issue_date: '2031-03-14' });
+    expect(sent.status).toBe(200);
+    expect(sent.body.invoice).toMatchObject({ sent_at: FROZEN.toISOString(), updated_at: FROZEN.toISOString() });
+    expect(isRealTime(liveDraft.created_at)).toBe(true);
+    expect(isRealTime(otherDraft.created_at)).toBe(true);
+  });
+
+  test('when a frozen clock is moved on, then the very next request reads the new time', async () => {
+    const t = await ctx.app.tenant();
+    await ctx.app.server.services.clocks.freezeTestMode(t.businessId, FROZEN);
+    const later = new Date(FROZEN.getTime() + 30 * 86_400_000);
+
+    await ctx.app.server.services.clocks.freezeTestMode(t.businessId, later);
+    const draft = await aDraft(t);
+
+    expect(draft.created_at).toBe(later.toISOString());
+  });
+
+  test('when a live-mode clock is stored, then the database refuses it, and live mode is read as the real time without a query', async () => {
+    const t = await ctx.app.tenant();
+    const now = '2031-03-14 09:26:53.589';
+    const liveRow = { business_id: t.businessId, livemode: 1, frozen_time: now, created_at: now, updated_at: now };
+
+    await expect(ctx.app.db.knex('business_clocks').insert(liveRow)).rejects.toThrow();
+    const clock = await ctx.app.server.services.clocks.of(systemActor('cli', { businessId: t.businessId, livemode: true }));
+
+    expect(isRealTime(clock.now().toISOString())).toBe(true);
+  });
+});
