@@ -6,6 +6,7 @@
  * reads on from: a server restart loses nothing.
  */
 import { createHmac, randomUUID } from 'node:crypto';
+import { startStopwatch, systemClock } from '../server/clock';
 import { EventPayload, EventType } from '../server/events/outbox';
 import { deliveryHeaders } from '../server/webhooks/signing';
 import { CliFailure } from './errors';
@@ -46,12 +47,12 @@ const clockTime = (date: Date) => date.toISOString().slice(11, 19);
 
 async function forward(event: EventPayload, url: string, secret: string): Promise<string> {
   const body = Buffer.from(JSON.stringify(event));
-  const headers = deliveryHeaders(body, { eventType: event.type, deliveryId: `listen-${event.id}-${randomUUID().slice(0, 8)}`, secret, at: new Date() });
-  const started = Date.now();
+  const headers = deliveryHeaders(body, { eventType: event.type, deliveryId: `listen-${event.id}-${randomUUID().slice(0, 8)}`, secret, at: systemClock.now() });
+  const elapsed = startStopwatch();
   try {
     const res = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
     await res.arrayBuffer();
-    return `[${res.status}] POST ${url} (${Date.now() - started} ms)`;
+    return `[${res.status}] POST ${url} (${Math.round(elapsed.elapsedMs())} ms)`;
   } catch (err) {
     const reason = err instanceof Error && err.name === 'TimeoutError' ? `no answer in ${FORWARD_TIMEOUT_MS / 1000} s` : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message);
     return `[failed: ${reason}] POST ${url}`;
@@ -92,7 +93,7 @@ export async function listen(options: ListenOptions): Promise<void> {
         continue;
       }
       const outcome = await forward(event, options.forwardTo, options.secret);
-      options.write(`${clockTime(new Date())}  --> ${event.type} [event ${event.id}]  <-- ${outcome}`);
+      options.write(`${clockTime(systemClock.now())}  --> ${event.type} [event ${event.id}]  <-- ${outcome}`);
     }
   }
 }

@@ -33,7 +33,9 @@ export function triggerCommand(): Command {
       const businessFlag = opts.business === undefined ? undefined : positiveId(opts.business, '--business');
       await withContext(async ({ services }) => {
         const business = await testBusiness(services, businessFlag);
-        const made = await TRIGGERS[event].fire(services, systemActor('cli', { businessId: business.id, livemode: false }));
+        const actor = systemActor('cli', { businessId: business.id, livemode: false });
+        // What the trigger makes is dated by the business's test-mode clock, as the API's requests are.
+        const made = await services.clocks.actFor(actor, () => TRIGGERS[event].fire(services, actor));
         output(opts.json, { event, business_id: business.id, made }, () => [
           `Triggered ${event} in test mode for business ${business.id}${business.created ? ' (just made)' : ''}: made ${made.join(', ')}`,
           'The running server delivers it to the webhook URLs of the test keys, and `invoicing webhooks listen` forwards it.',

@@ -3,6 +3,7 @@ import { EVENT_READ_SCOPES, EVENT_TYPES, EventType } from '../../server/events/o
 import { DELIVERY_STATUSES, DeliveryStatus } from '../../server/webhooks/model';
 import { DeliveryView, MAX_LOG_LIMIT, WebhookService } from '../../server/webhooks/service';
 import { systemActor } from '../../server/auth/actor';
+import { startStopwatch } from '../../server/clock';
 import { loadAppKey } from '../../server/keys/app-key';
 import { KeyService } from '../../server/keys/service';
 import { NotFound } from '../../server/errors';
@@ -105,7 +106,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * and waiting for its next retry), or the timeout passes. The server process does the sending.
  */
 async function waitFor(webhooks: WebhookService, ids: number[], timeoutMs: number, showProgress: boolean): Promise<WaitSummary> {
-  const deadline = Date.now() + timeoutMs;
+  const waiting = startStopwatch();
   let summary: WaitSummary;
   for (;;) {
     const rows = await webhooks.progress(ids);
@@ -123,11 +124,11 @@ async function waitFor(webhooks: WebhookService, ids: number[], timeoutMs: numbe
       );
     }
     if (summary.pending === 0) break;
-    if (Date.now() >= deadline) {
+    if (waiting.elapsedMs() >= timeoutMs) {
       summary.timed_out = true;
       break;
     }
-    await sleep(Math.min(500, Math.max(0, deadline - Date.now())));
+    await sleep(Math.min(500, Math.max(0, timeoutMs - waiting.elapsedMs())));
   }
   if (showProgress) process.stderr.write('\r\x1b[2K');
   return summary;

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { Command, Option } from 'commander';
 import pino from 'pino';
+import { systemClock } from '../../server/clock';
 import { sha256 } from '../../plugin/woocommerce/bridge';
 import {
   BridgeConfig,
@@ -120,7 +121,7 @@ async function connect(raw: ConnectOptions): Promise<void> {
     store_id: previous?.store_id ?? sha256(storeUrl).slice(0, 12),
     webhook_id: webhook.id,
     webhook_secret: secret,
-    connected_at: previous?.connected_at ?? new Date().toISOString(),
+    connected_at: previous?.connected_at ?? systemClock.now().toISOString(),
     ...(previous?.poll_cursor ? { poll_cursor: previous.poll_cursor } : {}),
     format: CONFIG_FORMAT,
     ...(previous?.legacy_orders_before ? { legacy_orders_before: previous.legacy_orders_before } : {}),

@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import pLimit from 'p-limit';
 import { Logger } from 'pino';
+import { Clock, systemClock } from '../../server/clock';
 import { toMajor, toMinor } from '../../server/money/amount';
 import { legacyOrderMarker, OrderRefused, orderMetadata, orderToInvoice, orderToPayment, refundedMinor, StoreIdentity } from './mapping';
 import { CLOSED_STATUSES, gmtTime, MARKS, marksOf, OrderMarks, WooOrder } from './order';
@@ -68,6 +69,8 @@ export class OrderBridge {
     private readonly partner: PartnerApi,
     private readonly identity: BridgeIdentity,
     private readonly logger: Logger,
+    /** The bridge's own time (the shop's side): when it tried an order, when a payment it records was taken. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /**
@@ -187,7 +190,7 @@ export class OrderBridge {
     }
     if (!invoice) {
       // Written before the invoice exists: if this run stops after making it, the next one looks it up.
-      if (!marks.attempted) await this.store.mark(order.id, { [MARKS.attempt]: new Date().toISOString() });
+      if (!marks.attempted) await this.store.mark(order.id, { [MARKS.attempt]: this.clock.now().toISOString() });
       const { client, currency, items, notes, metadata, issue_date } = draft;
       try {
         ({ invoice } = await this.partner.quickCharge({ client, currency, items, notes, metadata, issue_date }, this.key(order, 'charge')));
@@ -232,7 +235,7 @@ export class OrderBridge {
   private async recordPayment(run: Run): Promise<void> {
     const { order } = run;
     const invoiceId = run.invoice?.id ?? run.marks.invoiceId!;
-    const payment = orderToPayment(order, this.identity.store, new Date())!;
+    const payment = orderToPayment(order, this.identity.store, this.clock.now())!;
     const recorded = await this.partner
       .recordPayment(invoiceId, payment, this.key(order, 'payment'))
       .catch((err: unknown) => this.paymentAlreadyTaken(err, invoiceId, order));

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Joi from 'joi';
+import { systemClock } from '../../server/clock';
 
 export const DEFAULT_CONFIG_FILE = './data/woocommerce.json';
 
@@ -84,7 +85,7 @@ export function writeBridgeConfig(file: string, config: BridgeConfig): void {
  * A configuration of the earlier bridge brought to this format: its orders from before now may have
  * invoices known only by their notes' marker. One of this format is returned as it is.
  */
-export function upgradedConfig(config: BridgeConfig, now = new Date()): BridgeConfig {
+export function upgradedConfig(config: BridgeConfig, now = systemClock.now()): BridgeConfig {
   return config.format === undefined ? { ...config, format: CONFIG_FORMAT, legacy_orders_before: now.toISOString() } : config;
 }
 
