@@ -1,4 +1,8 @@
-/** Typed errors with stable codes, shared by the HTTP layer, the CLI and the scheduled jobs. */
+/**
+ * Typed errors with stable codes, shared by the HTTP layer, the CLI and the scheduled jobs. Each
+ * class declares its code (`static readonly code`): the OpenAPI document's Error schema lists the
+ * codes of the classes, so a code is written once.
+ */
 export type FieldErrors = Record<string, string[]>;
 
 export class AppError extends Error {
@@ -18,20 +22,26 @@ export class AppError extends Error {
 }
 
 export class BadRequest extends AppError {
+  static readonly code = 'bad_request';
+
   constructor(message: string, details?: FieldErrors) {
-    super(400, 'bad_request', message, details);
+    super(400, BadRequest.code, message, details);
   }
 }
 
 export class Unauthorized extends AppError {
+  static readonly code = 'unauthorized';
+
   constructor(message = 'A valid API key is required: send it as "Authorization: Bearer <key>"') {
-    super(401, 'unauthorized', message);
+    super(401, Unauthorized.code, message);
   }
 }
 
 export class Forbidden extends AppError {
+  static readonly code = 'forbidden';
+
   constructor(requiredScope: string, keyScopes: readonly string[]) {
-    super(403, 'forbidden', `This key lacks the scope ${requiredScope}`, undefined, {
+    super(403, Forbidden.code, `This key lacks the scope ${requiredScope}`, undefined, {
       required_scope: requiredScope,
       key_scopes: [...keyScopes],
     });
@@ -39,49 +49,63 @@ export class Forbidden extends AppError {
 }
 
 export class NotFound extends AppError {
+  static readonly code = 'not_found';
+
   constructor(what: string) {
-    super(404, 'not_found', `${what} not found`);
+    super(404, NotFound.code, `${what} not found`);
   }
 }
 
-export class Conflict extends AppError {
-  constructor(code: string, message: string) {
-    super(409, code, message);
+/** The JSON body is larger than the parser takes (server/http/errors.ts). */
+export class PayloadTooLarge extends AppError {
+  static readonly code = 'payload_too_large';
+
+  constructor() {
+    super(413, PayloadTooLarge.code, 'The request body is larger than 1 MB');
   }
 }
 
 export class ValidationFailed extends AppError {
+  static readonly code = 'validation_failed';
+
   constructor(details: FieldErrors, message = 'The request has invalid fields') {
-    super(422, 'validation_failed', message, details);
+    super(422, ValidationFailed.code, message, details);
   }
 }
 
 /** A business rule refuses the request in the record's current state (e.g. editing a sent invoice). */
 export class InvalidState extends AppError {
+  static readonly code = 'invalid_state';
+
   constructor(message: string) {
-    super(422, 'invalid_state', message);
+    super(422, InvalidState.code, message);
   }
 }
 
 export class RateLimited extends AppError {
+  static readonly code = 'rate_limited';
+
   constructor(message = 'Too many requests: wait as given by Retry-After') {
-    super(429, 'rate_limited', message);
+    super(429, RateLimited.code, message);
   }
 }
 
 /** A payment gateway refused a request or could not be reached: nothing was changed here. */
 export class GatewayError extends AppError {
+  static readonly code = 'gateway_error';
+
   constructor(message: string) {
-    super(502, 'gateway_error', message);
+    super(502, GatewayError.code, message);
   }
 }
 
 /** Too many PDFs wait for a thread: this one was not started (see pdf/pool.ts). */
 export class PdfBusy extends AppError {
+  static readonly code = 'service_unavailable';
   override readonly retryAfterSeconds = 5;
 
   constructor() {
-    super(503, 'service_unavailable', 'Too many PDFs are being made right now: retry after the seconds given by Retry-After');
+    super(503, PdfBusy.code, 'Too many PDFs are being made right now: retry after the seconds given by Retry-After');
   }
 }
 
@@ -90,16 +114,28 @@ export class PdfBusy extends AppError {
  * transaction could not begin, or rolled back), so a retry is safe.
  */
 export class DatabaseBusy extends AppError {
+  static readonly code = 'service_unavailable';
   override readonly retryAfterSeconds = 1;
 
   constructor() {
-    super(503, 'service_unavailable', 'The database is busy with other writers: retry after the seconds given by Retry-After; nothing was written');
+    super(503, DatabaseBusy.code, 'The database is busy with other writers: retry after the seconds given by Retry-After; nothing was written');
+  }
+}
+
+/** Anything unexpected: answered with the request id, never the error itself (server/http/errors.ts). */
+export class ServerError extends AppError {
+  static readonly code = 'server_error';
+
+  constructor(requestId: string) {
+    super(500, ServerError.code, `Something went wrong on our side (request ${requestId})`);
   }
 }
 
 /** The database is unreachable: the request wrote nothing and may be retried later. */
 export class ServiceUnavailable extends AppError {
+  static readonly code = 'service_unavailable';
+
   constructor(message = 'The service cannot reach its database right now: retry later; nothing was written') {
-    super(503, 'service_unavailable', message);
+    super(503, ServiceUnavailable.code, message);
   }
 }

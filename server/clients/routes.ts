@@ -1,5 +1,6 @@
 import { routeUsing } from '../http/routes';
-import { createClientBody, listClientsQuery, updateClientBody } from './schema';
+import { Deleted } from '../shapes/common';
+import { ClientEnvelope, ClientList, createClientBody, listClientsQuery, updateClientBody } from './schema';
 import { ClientService } from './service';
 
 const route = routeUsing<{ clients: ClientService }>();
@@ -13,7 +14,7 @@ export const clientRoutes = [
     tag: 'Clients',
     scopes: ['clients:read'],
     query: listClientsQuery,
-    response: { status: 200, description: 'A page of clients', schema: 'ClientList' },
+    response: { status: 200, description: 'A page of clients', schema: ClientList },
     handle: ({ cred, query }, s) => s.clients.list(cred, query),
   }),
   route({
@@ -25,7 +26,7 @@ export const clientRoutes = [
     tag: 'Clients',
     scopes: ['clients:write'],
     body: createClientBody,
-    response: { status: 201, description: 'The new client', schema: 'ClientEnvelope' },
+    response: { status: 201, description: 'The new client', schema: ClientEnvelope },
     handle: async ({ cred, body }, s) => ({ client: await s.clients.create(cred, body) }),
   }),
   route({
@@ -36,7 +37,7 @@ export const clientRoutes = [
     tag: 'Clients',
     scopes: ['clients:read'],
     record: 'Client',
-    response: { status: 200, description: 'The client', schema: 'ClientEnvelope' },
+    response: { status: 200, description: 'The client', schema: ClientEnvelope },
     handle: async ({ cred, id }, s) => ({ client: await s.clients.get(cred, id) }),
   }),
   route({
@@ -48,7 +49,7 @@ export const clientRoutes = [
     scopes: ['clients:write'],
     record: 'Client',
     body: updateClientBody,
-    response: { status: 200, description: 'The updated client', schema: 'ClientEnvelope' },
+    response: { status: 200, description: 'The updated client', schema: ClientEnvelope },
     handle: async ({ cred, id, body }, s) => ({ client: await s.clients.update(cred, id, body) }),
   }),
   route({
@@ -60,7 +61,7 @@ export const clientRoutes = [
     tag: 'Clients',
     scopes: ['clients:write'],
     record: 'Client',
-    response: { status: 200, description: 'Deleted', schema: 'Deleted' },
+    response: { status: 200, description: 'Deleted', schema: Deleted },
     errors: { '422': 'Unprocessable' },
     handle: ({ cred, id }, s) => s.clients.remove(cred, id),
   }),

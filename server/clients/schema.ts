@@ -1,7 +1,13 @@
-/** Client input: the specification's fields, with the limits the contract leaves to us. */
+/**
+ * Clients in and out: the request fields (joi), with the limits the contract leaves to us, and the
+ * response shapes (server/shapes).
+ */
+import { Static, Type } from '@sinclair/typebox';
 import Joi from 'joi';
 import { listQuery, ListParams } from '../http/pagination';
-import { MetadataChanges, metadataField, MetadataFilter, withMetadataFilter } from '../metadata/schema';
+import { MetadataChanges, metadataField, MetadataFilter, MetadataShape, withMetadataFilter } from '../metadata/schema';
+import { closed, dateTime, envelope, Id, listOf, text } from '../shapes/common';
+import { component, nullable } from '../shapes/component';
 import { optionalText } from '../validation';
 
 export interface ClientInput {
@@ -50,3 +56,23 @@ export const listClientsQuery = withMetadataFilter(listQuery<ClientListParams>({
     .messages({ 'string.pattern.base': 'search must not contain control characters' })
     .description('Case-insensitive substring of name, e-mail or company; control characters are a 400'),
 }));
+
+export const ClientShape = component(
+  'Client',
+  closed({
+    id: Id,
+    name: text(255, 1),
+    email: Type.String({ maxLength: 254, description: 'An e-mail address (internationalised addresses allowed), unique per business and mode, ignoring case' }),
+    phone: nullable(text(50)),
+    company: nullable(text(255)),
+    address: nullable(text(1000)),
+    metadata: MetadataShape,
+    livemode: Type.Boolean(),
+    created_at: dateTime,
+    updated_at: dateTime,
+  }),
+);
+export type ClientView = Static<typeof ClientShape>;
+
+export const ClientList = listOf('ClientList', ClientShape);
+export const ClientEnvelope = envelope('ClientEnvelope', 'client', ClientShape);

@@ -4,39 +4,11 @@ import { Database } from '../db/database';
 import { isReferencedRowViolation, isUniqueViolation } from '../db/errors';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Page, paginate } from '../http/pagination';
-import { Metadata } from '../metadata/schema';
 import { dropMetadataIndex, indexMetadata, initialMetadata, mergedMetadata, whereMetadata } from '../metadata/store';
 import { blankToNull } from '../validation';
 import { Client } from './model';
-import { ClientInput, ClientListParams } from './schema';
-
-export interface ClientView {
-  id: number;
-  name: string;
-  email: string;
-  phone: string | null;
-  company: string | null;
-  address: string | null;
-  metadata: Metadata;
-  livemode: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export function toClientView(row: Client): ClientView {
-  return {
-    id: row.id,
-    name: row.name,
-    email: row.email,
-    phone: row.phone ?? null,
-    company: row.company ?? null,
-    address: row.address ?? null,
-    metadata: row.metadata ?? {},
-    livemode: row.livemode,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
+import { ClientInput, ClientListParams, ClientView } from './schema';
+import { toClientView } from './view';
 
 const DUPLICATE_EMAIL = { email: ['is already used by another client'] };
 /** The field error of a `client_id` that names no client of the caller's business and mode. */

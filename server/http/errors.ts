@@ -2,7 +2,7 @@
 import { ErrorRequestHandler, RequestHandler } from 'express';
 import Joi from 'joi';
 import { isDatabaseBusy, isDatabaseUnavailable, valueDoesNotFit } from '../db/errors';
-import { AppError, BadRequest, DatabaseBusy, NotFound, ServiceUnavailable, ValidationFailed } from '../errors';
+import { AppError, BadRequest, DatabaseBusy, NotFound, PayloadTooLarge, ServerError, ServiceUnavailable, ValidationFailed } from '../errors';
 import { fieldErrors } from '../validation';
 
 interface HttpishError {
@@ -18,7 +18,7 @@ function fromHttpError(err: HttpishError): AppError | null {
     case 'entity.parse.failed':
       return new BadRequest('The request body is not valid JSON');
     case 'entity.too.large':
-      return new AppError(413, 'payload_too_large', 'The request body is larger than 1 MB');
+      return new PayloadTooLarge();
     case 'charset.unsupported':
     case 'encoding.unsupported':
       return new BadRequest('The request body must be UTF-8 JSON');
@@ -26,7 +26,7 @@ function fromHttpError(err: HttpishError): AppError | null {
       break;
   }
   const status = err.status ?? err.statusCode;
-  if (status && status >= 400 && status < 500) return new AppError(status, 'bad_request', 'The request could not be understood');
+  if (status && status >= 400 && status < 500) return new AppError(status, BadRequest.code, 'The request could not be understood');
   return null;
 }
 
@@ -58,8 +58,8 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
   const known = toAppError(err);
   if (!known) {
     req.log?.error({ err }, 'unhandled error');
-    const requestId = typeof req.id === 'string' ? req.id : 'unknown';
-    res.status(500).json({ error: 'server_error', message: `Something went wrong on our side (request ${requestId})` });
+    const failure = new ServerError(typeof req.id === 'string' ? req.id : 'unknown');
+    res.status(failure.status).json({ error: failure.code, message: failure.message });
     return;
   }
   // A known failure on our side (e.g. the mail server): the client gets the code, the log gets the cause.

@@ -24,7 +24,8 @@ import { BaseModel } from '../db/base-model';
 import { Database } from '../db/database';
 import { isUniqueViolation } from '../db/errors';
 import { toDbTime } from '../db/time';
-import { AppError, BadRequest, Conflict } from '../errors';
+import { AppError, BadRequest } from '../errors';
+import { Serializer } from '../shapes/component';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -63,13 +64,21 @@ type Claim =
   | { kind: 'in_flight' }
   | { kind: 'mismatch' };
 
-class IdempotencyKeyReused extends AppError {
+export class IdempotencyKeyReused extends AppError {
+  static readonly code = 'idempotency_key_reused';
+
   constructor() {
-    super(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key');
+    super(422, IdempotencyKeyReused.code, 'This Idempotency-Key was used with a different request; use a new key');
   }
 }
 
-const inUse = () => new Conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry later');
+export class IdempotencyKeyInUse extends AppError {
+  static readonly code = 'idempotency_key_in_use';
+
+  constructor() {
+    super(409, IdempotencyKeyInUse.code, 'A request with this Idempotency-Key is still being processed; retry later');
+  }
+}
 
 /** The Idempotency-Key header of a POST: undefined when absent, 400 when outside 1–255 characters. */
 export function idempotencyKeyOf(header: string | undefined): string | undefined {
@@ -98,10 +107,15 @@ export class IdempotencyKeys {
    * owns the claim. `work`'s afterCommit hooks have run when this resolves, and the body sent is
    * the result as they left it (the stored copy is brought up to date, best effort).
    */
-  async run(request: IdempotentRequest, status: number, work: () => Promise<unknown>, { transactional = true } = {}): Promise<IdempotentResponse> {
+  async run(
+    request: IdempotentRequest,
+    status: number,
+    work: () => Promise<unknown>,
+    { transactional = true, serialize }: { transactional?: boolean; serialize: Serializer },
+  ): Promise<IdempotentResponse> {
     const claim = await this.claim(request);
     if (claim.kind === 'mismatch') throw new IdempotencyKeyReused();
-    if (claim.kind === 'in_flight') throw inUse();
+    if (claim.kind === 'in_flight') throw new IdempotencyKeyInUse();
     if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
 
     const mine = () => IdempotencyRecord.query(this.db.current).where({ id: claim.id, owner: claim.owner, state: 'in_flight' });
@@ -116,14 +130,14 @@ export class IdempotencyKeys {
       const done = transactional ? undefined : { value: await work() };
       const result = await this.db.transaction(async (trx) => {
         const value = done ? done.value : await work();
-        stored = JSON.stringify(value);
+        stored = serialize(value);
         const settled = await IdempotencyRecord.query(trx)
           .patch({ state: 'completed', response_status: status, response_body: stored })
           .where({ id: claim.id, owner: claim.owner, state: 'in_flight' });
-        if (settled !== 1) throw inUse(); // taken over while we ran: roll back, the new owner's outcome stands
+        if (settled !== 1) throw new IdempotencyKeyInUse(); // taken over while we ran: roll back, the new owner's outcome stands
         return value;
       });
-      const body = JSON.stringify(result);
+      const body = serialize(result);
       if (body !== stored) {
         await IdempotencyRecord.query(this.db.current)
           .patch({ response_body: body })

@@ -10,11 +10,13 @@
  *   → handle (inside the key's transaction when there is one) → respond.
  * Handlers receive validated input and the services; they never see `req` or `res`.
  */
+import { Static, TSchema } from '@sinclair/typebox';
 import { Request, Response, Router } from 'express';
 import Joi from 'joi';
 import { Credential } from '../auth/credential';
 import { Scope } from '../auth/scopes';
 import { BadRequest } from '../errors';
+import { Serializer, serializerOf } from '../shapes/component';
 import { validateInput, validateQuery } from '../validation';
 import { Guard } from './guard';
 import { fingerprintOf, IdempotencyKeys, idempotencyKeyOf } from './idempotency';
@@ -39,12 +41,41 @@ export interface RouteInput<B, Q> {
   requestKey?: string;
 }
 
+/** A JSON success response: its shape (server/shapes) documents it, types the handler's result and writes it. */
+export interface JsonResponse<S extends TSchema = TSchema> {
+  status: 200 | 201;
+  description: string;
+  schema: S;
+}
+
+/** A GET's file download: the handler returns a FileBody of this media type. */
+export interface FileResponse {
+  status: 200;
+  description: string;
+  file: 'application/pdf';
+}
+
 /**
- * A route whose handler reads body `B` and query `Q` and calls the services `S`: what its
+ * A JSON response documented by a hand-written component of server/openapi/document.ts, named here:
+ * only until its resource declares its shape (server/shapes), then it goes.
+ */
+export interface NamedResponse {
+  status: 200 | 201;
+  description: string;
+  schema: string;
+}
+
+type AnyResponse = JsonResponse | FileResponse | NamedResponse;
+
+/** What the handler of a route with response `R` resolves to. */
+export type ResponseBody<R> = R extends JsonResponse<infer S> ? Static<S> : R extends FileResponse ? FileBody : unknown;
+
+/**
+ * A route whose handler reads body `B` and query `Q`, answers `R` and calls the services `S`: what its
  * resource's table names (`{ clients: ClientService }`), not the whole Services of server/services.ts,
  * which is built above every resource.
  */
-export interface RouteSpec<B, Q, S = never> {
+export interface RouteSpec<B, Q, R extends AnyResponse = AnyResponse, S = never> {
   method: RouteMethod;
   /** The OpenAPI path template below the API prefix: `/clients/{id}`. */
   path: string;
@@ -60,10 +91,10 @@ export interface RouteSpec<B, Q, S = never> {
   /** POST and PATCH: the body. Without one, a POST takes no fields (an empty object or nothing). */
   body?: Joi.ObjectSchema<B>;
   /**
-   * The success response: JSON, whose `schema` names a response schema of the OpenAPI document's
-   * components, or (GET only) a `file` of that media type, which the handler returns as a FileBody.
+   * The success response: JSON of the shape `schema` (its OpenAPI component, and the serializer
+   * that writes it), or (GET only) a `file` of that media type, which the handler returns as a FileBody.
    */
-  response: { status: 200 | 201; description: string; schema: string } | { status: 200; description: string; file: 'application/pdf' };
+  response: R;
   /** Error responses beyond the ones every authenticated route has: status → a response component's name. */
   errors?: Record<string, string>;
   /**
@@ -72,11 +103,11 @@ export interface RouteSpec<B, Q, S = never> {
    * transaction, and its response is stored once the work has finished.
    */
   callsOut?: true;
-  handle(input: RouteInput<B, Q>, services: S): Promise<unknown>;
+  handle(input: RouteInput<B, Q>, services: S): Promise<ResponseBody<R>>;
 }
 
 /** A route of any table; `S`, the services its handler calls (none by default: a reader that does not handle it). */
-export type Route<S = never> = RouteSpec<unknown, unknown, S>;
+export type Route<S = never> = RouteSpec<unknown, unknown, AnyResponse, S>;
 
 /** What a route with a `file` response returns: sent as a download under `filename`. */
 export interface FileBody {
@@ -86,11 +117,12 @@ export interface FileBody {
 
 /**
  * The `route` of a table whose handlers call the services `S`: `const route = routeUsing<{ clients:
- * ClientService }>()`. `B` and `Q` are inferred from the joi schemas, so the handler's input is typed.
- * server/partner-api.ts checks that the Services satisfy every table's `S`.
+ * ClientService }>()`. A route declares what it reads: `B` and `Q` are inferred from the joi schemas,
+ * so the handler's input is typed, and `R` from the response, so its result is checked against the
+ * response's shape. server/partner-api.ts checks that the Services satisfy every table's `S`.
  */
 export function routeUsing<S>() {
-  return <B = Record<string, never>, Q = Record<string, never>>(spec: RouteSpec<B, Q, S>): Route<S> => spec;
+  return <B = Record<string, never>, Q = Record<string, never>, R extends AnyResponse = AnyResponse>(spec: RouteSpec<B, Q, R, S>): Route<S> => spec;
 }
 
 /** A body that must be empty: actions such as `/send` take no fields, and any field sent is a 422. */
@@ -129,6 +161,19 @@ function abortedOnClose(res: Response): AbortSignal {
 }
 
 /**
+ * What writes a route's JSON: its shape's serializer, compiled here once per shape (it writes the
+ * shape's fields only, in the shape's order); JSON.stringify for a response still named.
+ */
+function serializerFor(response: AnyResponse): Serializer {
+  if ('file' in response) {
+    return () => {
+      throw new Error('A file response is sent as its bytes, never serialized');
+    };
+  }
+  return typeof response.schema === 'string' ? JSON.stringify : serializerOf(response.schema);
+}
+
+/**
  * Registers every route on `router` under each of `prefixes`, as one layer per route: a nested
  * router per prefix made the router trim and restore the URL on every request, a tenth of a cached
  * GET's allocations.
@@ -145,6 +190,7 @@ export function mountRoutes<S>(
     const bodySchema = bodySchemaOf(spec);
     const file = 'file' in spec.response ? spec.response.file : undefined;
     if (file && spec.method !== 'get') throw new Error(`${spec.operationId}: only a GET answers with a file`);
+    const serialize = serializerFor(spec.response);
     const guard = deps.guard(...spec.scopes);
     const paths = prefixes.map((prefix) => `${prefix}${expressPath(spec.path)}`);
     const serve = async (req: Request, res: Response) => {
@@ -169,10 +215,10 @@ export function mountRoutes<S>(
         const { filename, content } = (await handle()) as FileBody;
         return void res.status(200).attachment(filename).type(file).send(content);
       }
-      if (key === undefined) return void res.status(spec.response.status).json(await handle());
+      if (key === undefined) return void res.status(spec.response.status).type('json').send(serialize(await handle()));
 
       const request = { subject: input.cred.subject, key, fingerprint: fingerprintOf(req.method, pathBelow(byLength, req.path), req.body) };
-      const answer = await deps.idempotency.run(request, spec.response.status, handle, { transactional: !spec.callsOut });
+      const answer = await deps.idempotency.run(request, spec.response.status, handle, { transactional: !spec.callsOut, serialize });
       if (answer.replayed) res.set('Idempotent-Replayed', 'true');
       res.status(answer.status).type('json').send(answer.body);
     };

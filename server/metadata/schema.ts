@@ -2,13 +2,27 @@
  * Metadata as Stripe has it: up to 50 keys of 1–40 characters (no `[` or `]`, which the list filter
  * `metadata[key]=value` uses) with string values of up to 500 characters.
  */
+import { Static, Type } from '@sinclair/typebox';
 import Joi from 'joi';
+import { component } from '../shapes/component';
+import { mapOf } from '../shapes/common';
 
-export type Metadata = Record<string, string>;
 /** What a request sends: a key set to "" or null is removed (on create: not set). */
 export type MetadataChanges = Record<string, string | null>;
 
 export const MAX_METADATA_KEYS = 50;
+
+/** A record's metadata as responses show it. */
+export const MetadataShape = component(
+  'Metadata',
+  mapOf(Type.String({ minLength: 1, maxLength: 500 }), {
+    maxProperties: MAX_METADATA_KEYS,
+    propertyNames: { minLength: 1, maxLength: 40, pattern: '^[^\\[\\]]+$' },
+    description: 'Your own key-value pairs, as Stripe\'s metadata: `{}` when there are none. Lists filter on them with `metadata[key]=value`.',
+  }),
+);
+export type Metadata = Static<typeof MetadataShape>;
+
 const KEY = /^[^[\]]{1,40}$/;
 const KEY_RULE = 'metadata keys are 1 to 40 characters, without [ or ]';
 

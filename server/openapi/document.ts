@@ -4,16 +4,21 @@
  * `/api/v1/openapi.json`); the test suite validates every response it sees against it, so it
  * cannot drift from the code. Schemas are JSON Schema 2020-12 (nullable = `type: [T, 'null']`).
  */
-import { ALL_SCOPES } from '../auth/scopes';
 import { CONTRACT_STATUSES, CONTRACT_TYPES } from '../contracts/model';
 import { EVENT_TYPES, EventType, readScopeOf } from '../events/outbox';
 import { DELIVERY_STATUSES } from '../webhooks/model';
 import { INVOICE_STATUSES } from '../invoices/model';
-import { MAX_METADATA_KEYS, takesMetadataFilter } from '../metadata/schema';
+import { MetadataShape, takesMetadataFilter } from '../metadata/schema';
 import { PAYMENT_STATUSES } from '../invoices/payment-model';
 import { REFUND_STATUSES } from '../refunds/model';
+import { TSchema } from '@sinclair/typebox';
 import Joi from 'joi';
+import { BadRequest, DatabaseBusy, Forbidden, GatewayError, InvalidState, NotFound, PayloadTooLarge, PdfBusy, RateLimited, ServerError, ServiceUnavailable, Unauthorized, ValidationFailed } from '../errors';
+import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../http/idempotency';
 import { bodySchemaOf, Route } from '../http/routes';
+import { TestModeOnly } from '../payments/service';
+import { Currency, Deleted, errorBody, Id, PageMeta } from '../shapes/common';
+import { componentNameOf, componentsOf } from '../shapes/component';
 import { partnerRoutes } from '../partner-api';
 import { hasRequiredField, jsonSchemaOf } from './request-schema';
 
@@ -111,28 +116,22 @@ function object(properties: Record<string, Schema | Reference>, required: string
 }
 
 const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
-const id: Schema = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
 const dateTime: Schema = { type: 'string', format: 'date-time', description: 'ISO 8601 UTC timestamp with milliseconds' };
 const date: Schema = { type: 'string', format: 'date', description: 'Calendar date YYYY-MM-DD' };
 const money: Schema = { type: 'number', description: 'Amount in major units (12.5 = 12.50), at most the currency\'s decimals' };
 const text = (maxLength: number, minLength = 0): Schema => ({ type: 'string', maxLength, ...(minLength ? { minLength } : {}) });
 
+/**
+ * The codes of the error classes: what an error body's `error` may be. Every class that a response
+ * can carry is listed here (a code thrown but missing would fail the tests' response checks).
+ */
 const ERROR_CODES = [
-  'bad_request',
-  'unauthorized',
-  'forbidden',
-  'test_mode_only',
-  'not_found',
-  'idempotency_key_in_use',
-  'payload_too_large',
-  'validation_failed',
-  'invalid_state',
-  'idempotency_key_reused',
-  'rate_limited',
-  'server_error',
-  'email_failed',
-  'gateway_error',
-  'service_unavailable',
+  ...new Set(
+    [
+      BadRequest, Unauthorized, Forbidden, TestModeOnly, NotFound, IdempotencyKeyInUse, PayloadTooLarge, ValidationFailed,
+      InvalidState, IdempotencyKeyReused, RateLimited, ServerError, GatewayError, ServiceUnavailable, PdfBusy, DatabaseBusy,
+    ].map((error) => error.code),
+  ),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -201,53 +200,6 @@ const listOf = (item: string): Schema =>
   object({ data: { type: 'array', items: schemaRef(item) }, meta: schemaRef('PageMeta') });
 
 const schemas: Record<string, Schema> = {
-  Id: { ...id, description: 'A record id: a positive integer' },
-  Currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code (three upper-case letters, validated against the ISO list; input is case-insensitive)' },
-  Scope: { type: 'string', enum: [...ALL_SCOPES], description: 'A :write scope also grants the matching :read' },
-  Metadata: {
-    type: 'object',
-    maxProperties: MAX_METADATA_KEYS,
-    propertyNames: { minLength: 1, maxLength: 40, pattern: '^[^\\[\\]]+$' },
-    additionalProperties: { type: 'string', minLength: 1, maxLength: 500 },
-    description: 'Your own key-value pairs, as Stripe\'s metadata: `{}` when there are none. Lists filter on them with `metadata[key]=value`.',
-  },
-
-  Error: {
-    type: 'object',
-    description: 'Every error body. `errors` carries field-level details (validation failures, malformed query parameters); a 403 `forbidden` carries `required_scope` and `key_scopes`. A 500 names the request id inside `message` (and in the X-Request-Id header), never a stack trace.',
-    properties: {
-      error: { type: 'string', enum: ERROR_CODES },
-      message: { type: 'string' },
-      errors: {
-        type: 'object',
-        description: 'Messages by field (`items.0.quantity`; `_` for the body as a whole)',
-        additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
-      },
-      required_scope: schemaRef('Scope'),
-      key_scopes: { type: 'array', items: schemaRef('Scope') },
-    },
-    required: ['error', 'message'],
-    additionalProperties: false,
-    allOf: [
-      { if: { type: 'object', properties: { error: { const: 'forbidden' } } }, then: { type: 'object', required: ['required_scope', 'key_scopes'] } },
-      { if: { type: 'object', properties: { error: { const: 'validation_failed' } } }, then: { type: 'object', required: ['errors'] } },
-    ],
-  },
-
-  PageMeta: object({
-    current_page: { type: 'integer', minimum: 1 },
-    per_page: { type: 'integer', minimum: 1, maximum: 100 },
-    total: { type: 'integer', minimum: 0 },
-    last_page: { type: 'integer', minimum: 1, description: 'At least 1: an empty list has one empty page' },
-    next_after: {
-      type: ['integer', 'null'],
-      minimum: 1,
-      description: 'The last id of this page: pass it as `after` (with page 1) for the next page, a keyset read that costs the same however deep; null on the last page',
-    },
-  }),
-
-  Deleted: object({ id: schemaRef('Id'), deleted: { type: 'boolean', const: true } }),
-
   BusinessSummary: object({ id: schemaRef('Id'), name: { type: 'string' }, currency: schemaRef('Currency') }),
   Business: object({
     id: schemaRef('Id'),
@@ -262,18 +214,6 @@ const schemas: Record<string, Schema> = {
     livemode: { type: 'boolean', description: 'true for a live key (svc_live_…), false for a test key' },
   }),
 
-  Client: object({
-    id: schemaRef('Id'),
-    name: text(255, 1),
-    email: { type: 'string', maxLength: 254, description: 'An e-mail address (internationalised addresses allowed), unique per business and mode, ignoring case' },
-    phone: nullable(text(50)),
-    company: nullable(text(255)),
-    address: nullable(text(1000)),
-    metadata: schemaRef('Metadata'),
-    livemode: { type: 'boolean' },
-    created_at: dateTime,
-    updated_at: dateTime,
-  }),
   InvoiceStatus: {
     type: 'string',
     enum: [...INVOICE_STATUSES],
@@ -586,7 +526,6 @@ const schemas: Record<string, Schema> = {
   },
 };
 
-schemas.ClientList = listOf('Client');
 schemas.InvoiceList = listOf('Invoice');
 schemas.PaymentList = listOf('Payment');
 schemas.RefundList = listOf('Refund');
@@ -596,7 +535,6 @@ schemas.ExpenseList = listOf('Expense');
 schemas.ContractList = listOf('Contract');
 
 const wrapped = (key: string, name: string): Schema => object({ [key]: schemaRef(name) });
-schemas.ClientEnvelope = wrapped('client', 'Client');
 schemas.InvoiceEnvelope = wrapped('invoice', 'InvoiceDetail');
 schemas.ExpenseEnvelope = wrapped('expense', 'Expense');
 schemas.ContractEnvelope = wrapped('contract', 'Contract');
@@ -604,6 +542,25 @@ schemas.PaymentEnvelope = wrapped('payment', 'Payment');
 schemas.RefundEnvelope = wrapped('refund', 'Refund');
 schemas.BusinessEnvelope = wrapped('business', 'Business');
 schemas.WebhookDeliveryEnvelope = wrapped('delivery', 'WebhookDelivery');
+
+/** A route's response: a named shape (server/shapes), or until its resource declares one, a hand-written component's name. */
+const responseShapeName = (schema: TSchema | string): string => (typeof schema === 'string' ? schema : componentNameOf(schema));
+
+/**
+ * The components: every named response shape the routes answer with and the shapes they nest,
+ * each written once from its definition, beside the hand-written ones left (a name in both is an error).
+ */
+function allSchemas(): Record<string, Schema> {
+  const shapes = componentsOf([
+    errorBody(ERROR_CODES),
+    // Named by the path parameter {id}, and by the hand-written components left.
+    ...[Id, Currency, MetadataShape, PageMeta, Deleted],
+    ...partnerRoutes.flatMap((spec) => ('schema' in spec.response && typeof spec.response.schema !== 'string' ? [spec.response.schema] : [])),
+  ]);
+  const twice = Object.keys(shapes).filter((name) => name in schemas);
+  if (twice.length) throw new Error(`Response components both declared and hand-written: ${twice.join(', ')}`);
+  return { ...schemas, ...shapes };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Responses
@@ -711,7 +668,7 @@ function operation(spec: Route): Operation {
             headers: { ...responseHeaders('authenticated'), 'Content-Disposition': attachmentHeader },
             content: { [spec.response.file]: { schema: { type: 'string', format: 'binary' } } },
           }
-        : { description: spec.response.description, headers: responseHeaders('authenticated', isPost), content: json(schemaRef(spec.response.schema)) },
+        : { description: spec.response.description, headers: responseHeaders('authenticated', isPost), content: json(schemaRef(responseShapeName(spec.response.schema))) },
     '400': responseRef('BadRequest'),
     '401': responseRef('Unauthorized'),
     ...(spec.scopes.length ? { '403': responseRef('Forbidden') } : {}),
@@ -895,7 +852,7 @@ export const openapiDocument: OpenApiDocument = {
         description: 'An API key (or OAuth access token). The requirement lists the scopes the operation accepts: any one of them suffices.',
       },
     },
-    schemas,
+    schemas: allSchemas(),
     responses,
     parameters: {
       Id: { name: 'id', in: 'path', required: true, description: 'A record id; anything but a positive integer is a 404', schema: schemaRef('Id') },

@@ -56,8 +56,10 @@ export interface RecordedPayment {
 
 /** 403 for a test-mode-only action under a live key. */
 export class TestModeOnly extends AppError {
+  static readonly code = 'test_mode_only';
+
   constructor(message = 'Payments can be simulated only with a test key (svc_test_…)') {
-    super(403, 'test_mode_only', message);
+    super(403, TestModeOnly.code, message);
   }
 }
 

@@ -2,7 +2,8 @@
 import { Knex } from 'knex';
 import { Actor } from '../auth/actor';
 import { BusinessService } from '../businesses/service';
-import { ClientService, ClientView, UNKNOWN_CLIENT_ID } from '../clients/service';
+import { ClientView } from '../clients/schema';
+import { ClientService, UNKNOWN_CLIENT_ID } from '../clients/service';
 import { Database } from '../db/database';
 import { NotFound, ValidationFailed } from '../errors';
 import { lockInvoiceNumbering } from '../invoices/numbering';
