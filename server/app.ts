@@ -12,11 +12,13 @@ import { useRequestLogging } from './http/logging';
 import { openapiRoutes } from './openapi/routes';
 import { partnerRoutes } from './partner-api';
 import { pageAssetRoutes } from './pages/layout';
+import { mountPages } from './pages/route';
 import { gatewayRoutes } from './gateways/routes';
 import { authorizeRoutes } from './oauth/authorize-routes';
 import { oauthRoutes } from './oauth/routes';
 import { SignInThrottle } from './oauth/sign-in';
 import { paymentPageRoutes } from './pay/routes';
+import { PaymentPages } from './pay/service';
 import { signingPageRoutes } from './sign/routes';
 import { Services } from './services';
 
@@ -46,16 +48,7 @@ export function createApp(deps: AppDeps): Express {
   mountRoutes(app.router, API_PREFIXES, partnerRoutes, { services, guard, idempotency: new IdempotencyKeys(db, config.idempotencyLeaseMs) });
   for (const prefix of API_PREFIXES) app.use(prefix, openapiRoutes({ baseUrl: config.baseUrl }));
   app.use(pageAssetRoutes());
-  app.use(
-    paymentPageRoutes({
-      invoices: services.invoices,
-      documents: services.documents,
-      payments: services.payments,
-      gateways: services.gateways,
-      forms: services.pageForms,
-      pdfDownloads: { perMinute: config.pdfDownloadsPerMinute, ...counters },
-    }),
-  );
+  app.use(mountPages(paymentPageRoutes(new PaymentPages(services), { perMinute: config.pdfDownloadsPerMinute, ...counters }), services.pageForms));
   app.use(gatewayRoutes(services.gateways));
   app.use(oauthRoutes(services.oauthTokens));
   app.use(

@@ -4,14 +4,20 @@
  * (unless made to be embedded) other sites' frames; their forms are refused from other origins
  * or without the form token the page issued (form-token.ts).
  */
-import express, { Request, RequestHandler, Response } from 'express';
+import express, { Request, Response } from 'express';
 import { FormTokens } from './form-token';
 
-/**
- * `frameAncestors`: the origins that may frame the page (`*` for any); none by default.
- * `formAction`: origins beyond our own that a form post may end up at (a redirect after it).
- */
-export function setHostedPageHeaders(res: Response, options: { frameAncestors?: string[]; formAction?: string[] } = {}): void {
+export interface PageHeaderOptions {
+  /** The origins that may frame the page (`*` for any); none by default. */
+  frameAncestors?: string[];
+  /** Origins beyond our own that a form post may end up at (a redirect after it). */
+  formAction?: string[];
+}
+
+/** The headers of a page no other site may frame, whose forms post to our own origin. */
+export const UNFRAMED: PageHeaderOptions = {};
+
+export function setHostedPageHeaders(res: Response, options: PageHeaderOptions = UNFRAMED): void {
   const ancestors = options.frameAncestors?.length ? options.frameAncestors.join(' ') : "'none'";
   res.set({
     'Cache-Control': 'no-store',
@@ -22,12 +28,6 @@ export function setHostedPageHeaders(res: Response, options: { frameAncestors?: 
     ...(options.frameAncestors?.length ? {} : { 'X-Frame-Options': 'DENY' }),
   });
 }
-
-/** The headers of a page no other site may frame. */
-export const hostedPageHeaders: RequestHandler = (_req, res, next) => {
-  setHostedPageHeaders(res);
-  next();
-};
 
 /** Form posts are small url-encoded bodies. */
 export const parseForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });

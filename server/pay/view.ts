@@ -4,8 +4,10 @@ import { InvoiceDetail } from '../invoices/view';
 import { PAYABLE_STATUSES } from '../invoices/model';
 import { toMinor } from '../money/amount';
 import { html, SafeHtml } from '../pages/html';
-import { page } from '../pages/layout';
+import { page, refusedFormPage } from '../pages/layout';
+import { PageAnswer } from '../pages/route';
 import { paymentMethodName, tookMoney } from '../invoices/payment-view';
+import type { PayAction, PaymentPageState, PayOutcome, PdfDownload } from './service';
 
 const STATUS_LINES: Record<string, string> = {
   sent: 'Awaiting payment',
@@ -25,12 +27,6 @@ const NOTICES: Record<'not_set_up' | 'amount_not_accepted', string> = {
   // The gateway cannot charge it exactly (a KWD amount not ending in 0, ISK with øre): it is never rounded.
   amount_not_accepted: 'Online payment is not available for this amount.',
 };
-
-/**
- * What the page offers for paying: a button (a simulated payment in test mode, the gateway's
- * checkout in live mode), or a notice: no gateway, or one that cannot charge this amount exactly.
- */
-export type PayAction = { kind: 'test' | 'gateway'; formToken: string } | { kind: 'not_set_up' | 'amount_not_accepted' };
 
 export interface PaymentPageView {
   invoice: InvoiceDetail;
@@ -123,4 +119,40 @@ export function tryAgainLaterPage(): string {
 
 export function notFoundPage(): string {
   return page('Invoice not found', html`<h1>Invoice not found</h1><p>This payment link is not valid. Ask the sender for a new one.</p>`);
+}
+
+/** The page's own path, where Pay leads back to. */
+const pagePath = (token: string) => `/pay/${encodeURIComponent(token)}`;
+
+export function paymentPageAnswer(token: string, state: PaymentPageState | null): PageAnswer {
+  if (!state) return { status: 404, html: notFoundPage() };
+  return { html: paymentPage({ ...state, pdfUrl: `${pagePath(token)}/pdf` }) };
+}
+
+export function pdfAnswer(download: PdfDownload): PageAnswer {
+  switch (download.kind) {
+    case 'not_found':
+      return { status: 404, html: notFoundPage() };
+    case 'busy':
+      return { status: 503, retryAfterSeconds: download.retryAfterSeconds, html: tryAgainLaterPage() };
+    case 'file':
+      return { file: { filename: download.filename, content: download.content, type: 'application/pdf' } };
+  }
+}
+
+export function payAnswer(token: string, outcome: PayOutcome): PageAnswer {
+  switch (outcome.kind) {
+    case 'not_found':
+      return { status: 404, html: notFoundPage() };
+    case 'refused':
+      return { status: 403, html: refusedFormPage() };
+    case 'checkout':
+      return { html: checkoutRedirectPage(outcome.url) };
+    case 'amount_not_accepted':
+      return { status: 422, html: amountNotAcceptedPage() };
+    case 'gateway_unavailable':
+      return { status: 502, html: gatewayUnavailablePage() };
+    case 'back':
+      return { status: 303, redirect: pagePath(token) };
+  }
 }
