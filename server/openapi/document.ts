@@ -85,7 +85,7 @@ export type PathItem = { parameters?: (Parameter | Reference)[] } & Partial<Reco
 export interface OpenApiDocument {
   openapi: '3.1.0';
   jsonSchemaDialect: string;
-  info: { title: string; version: string; description: string };
+  info: { title: string; version: string; description: string; contact: { name: string }; license: { name: string; identifier: string } };
   servers: { url: string; description: string; variables?: Record<string, { default: string; description?: string }> }[];
   security: SecurityRequirement[];
   tags: { name: string; description: string }[];
@@ -613,7 +613,6 @@ const responses: Record<string, Response> = {
     ['gateway_error'],
     'authenticated',
   ),
-  EmailFailed: errorResponse('The SMTP server refused the e-mail or could not be reached (`email_failed`); nothing was changed', ['email_failed'], 'authenticated'),
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -710,11 +709,12 @@ const paths: Record<string, PathItem> = {
     get: {
       operationId: 'getApiDecisions',
       summary: 'The API decisions (docs/api.md)',
-      description: 'No authentication. Markdown: what the API does where the specification and its contract are silent.',
+      description: 'No authentication. Markdown: what the API does where the specification and its contract are silent. A server installed without docs/api.md answers 404 (and its index gives `docs: null`).',
       tags: ['Meta'],
       security: [],
       responses: {
         '200': { description: 'The decisions', headers: responseHeaders('none'), content: { 'text/markdown': { schema: { type: 'string' } } } },
+        '404': responseRef('NotFound'),
       },
     },
   },
@@ -806,6 +806,10 @@ export const openapiDocument: OpenApiDocument = {
   info: {
     title: 'Partner Invoicing API',
     version: '1.0.0',
+    // Each installation serves its own copy of this document: its operator is the contact.
+    contact: { name: 'The operator of this server (see the servers below)' },
+    // package.json's UNLICENSED: no licence is granted (SPDX has no identifier for that, hence a LicenseRef).
+    license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     description: [
       'Invoicing and payments for one business per API key. Every endpoint is served under `/api/v1/partner` and, identically, under `/api/v1`.',
       '',
