@@ -20,6 +20,7 @@ import { SignInThrottle } from './oauth/sign-in';
 import { paymentPageRoutes } from './pay/routes';
 import { PaymentPages } from './pay/service';
 import { signingPageRoutes } from './sign/routes';
+import { SigningPages } from './sign/service';
 import { Services } from './services';
 
 export interface AppDeps {
@@ -62,7 +63,7 @@ export function createApp(deps: AppDeps): Express {
       throttle: new SignInThrottle(),
     }),
   );
-  app.use(signingPageRoutes(services.contracts, services.pageForms));
+  app.use(mountPages(signingPageRoutes(new SigningPages(services.contracts)), services.pageForms));
   app.use(notFoundRoute);
   app.use(errorHandler);
   return app;

@@ -2,15 +2,15 @@
 import { ContractView } from '../contracts/service';
 import { formatMoney } from '../invoices/email';
 import { toMinor } from '../money/amount';
+import { UNFRAMED } from '../pages/hygiene';
 import { html, SafeHtml } from '../pages/html';
-import { page } from '../pages/layout';
+import { page, refusedFormPage } from '../pages/layout';
+import { PageAnswer } from '../pages/route';
+import type { SigningForm, SigningOutcome, SigningPageState } from './service';
 
-export interface SigningForm {
-  formToken: string;
-  /** What the signer typed, kept when the form comes back with a problem. */
-  name?: string;
-  problem?: string;
-}
+/** The page at `signing_url` (never framed) and its twin at `embed_url` (framable by the business's embed origins). */
+export const SIGNING_VIEWS = ['sign', 'embed'] as const;
+export type SigningView = (typeof SIGNING_VIEWS)[number];
 
 const STATUS_LINES: Record<string, string> = {
   pending: 'Awaiting signatures',
@@ -61,4 +61,24 @@ ${form ? signingForms(form) : ''}
 
 export function contractNotFoundPage(): string {
   return page('Contract not found', html`<h1>Contract not found</h1><p>This signing link is not valid. Ask the sender for a new one.</p>`);
+}
+
+/** The page, framable only as `embed` (by the business's embed origins; any site when it names none). */
+export function signingPageAnswer(view: SigningView, { opened, form }: SigningPageState, status = 200): PageAnswer {
+  const headers = view === 'embed' ? { frameAncestors: opened?.embedOrigins ?? ['*'] } : UNFRAMED;
+  if (!opened) return { status: 404, headers, html: contractNotFoundPage() };
+  return { status, headers, html: signingPage(opened.contract, opened.businessName, form) };
+}
+
+export function signingOutcomeAnswer(token: string, view: SigningView, outcome: SigningOutcome): PageAnswer {
+  switch (outcome.kind) {
+    case 'refused':
+      return { status: 403, headers: UNFRAMED, html: refusedFormPage() };
+    case 'not_found':
+      return { status: 404, html: contractNotFoundPage() };
+    case 'again':
+      return signingPageAnswer(view, outcome.page, 422);
+    case 'done':
+      return { status: 303, redirect: `/contracts/${encodeURIComponent(token)}/${view}` };
+  }
 }
