@@ -15,6 +15,7 @@ import { Request, Response, Router } from 'express';
 import Joi from 'joi';
 import { Credential } from '../auth/credential';
 import { Scope } from '../auth/scopes';
+import { BusinessClocks } from '../db/clocks';
 import { BadRequest } from '../errors';
 import { Serializer, serializerOf } from '../shapes/component';
 import { validateInput, validateQuery } from '../validation';
@@ -178,7 +179,7 @@ function serializerFor(response: AnyResponse): Serializer {
  * router per prefix made the router trim and restore the URL on every request, a tenth of a cached
  * GET's allocations.
  */
-export function mountRoutes<S>(
+export function mountRoutes<S extends { clocks: BusinessClocks }>(
   router: Router,
   prefixes: readonly string[],
   routes: Route<S>[],
