@@ -14,7 +14,8 @@ import { partnerRoutes } from './partner-api';
 import { pageAssetRoutes } from './pages/layout';
 import { mountPages } from './pages/route';
 import { gatewayRoutes } from './gateways/routes';
-import { authorizeRoutes } from './oauth/authorize-routes';
+import { authorizeRoutes } from './authorize/routes';
+import { AuthorizePages } from './authorize/service';
 import { oauthRoutes } from './oauth/routes';
 import { SignInThrottle } from './oauth/sign-in';
 import { paymentPageRoutes } from './pay/routes';
@@ -52,17 +53,15 @@ export function createApp(deps: AppDeps): Express {
   app.use(mountPages(paymentPageRoutes(new PaymentPages(services), { perMinute: config.pdfDownloadsPerMinute, ...counters }), services.pageForms));
   app.use(gatewayRoutes(services.gateways));
   app.use(oauthRoutes(services.oauthTokens));
-  app.use(
-    authorizeRoutes({
-      db,
-      tokens: services.oauthTokens,
-      owners: services.owners,
-      businesses: services.businesses,
-      forms: services.pageForms,
-      sessions: services.ownerSessions,
-      throttle: new SignInThrottle(),
-    }),
-  );
+  const authorizePages = new AuthorizePages({
+    db,
+    tokens: services.oauthTokens,
+    owners: services.owners,
+    businesses: services.businesses,
+    sessions: services.ownerSessions,
+    throttle: new SignInThrottle(),
+  });
+  app.use(mountPages(authorizeRoutes(authorizePages), services.pageForms));
   app.use(mountPages(signingPageRoutes(new SigningPages(services.contracts)), services.pageForms));
   app.use(notFoundRoute);
   app.use(errorHandler);

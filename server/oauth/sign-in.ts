@@ -9,24 +9,16 @@
  * is also `__Host-` there.
  */
 import { randomBytes } from 'node:crypto';
-import { CookieOptions, Request, Response } from 'express';
+import { CookieOptions } from 'express';
 import { LRUCache } from 'lru-cache';
 import { OwnerService, SESSION_SECONDS } from '../owners/service';
+import { Cookies } from '../pages/route';
 
 const SESSION_COOKIE = 'owner_session';
 const SESSION_TOKEN = /^[0-9A-Za-z]{43}$/;
 const SIGN_IN_VALUE = /^[A-Za-z0-9_-]{43}$/;
 /** As long as the sign-in form's token stays valid (a day, pages/form-token.ts). */
 const SIGN_IN_COOKIE_SECONDS = 24 * 3600;
-
-/** The value of cookie `name` in the request, or undefined. */
-function cookieOf(req: Request, name: string): string | undefined {
-  return (req.get('cookie') ?? '')
-    .split(';')
-    .map((part) => part.trim())
-    .find((part) => part.startsWith(`${name}=`))
-    ?.slice(name.length + 1);
-}
 
 export interface OwnerSession {
   ownerId: number;
@@ -48,40 +40,40 @@ export class OwnerSessions {
     return { httpOnly: true, sameSite: 'lax', secure: this.secure, path: '/oauth' };
   }
 
-  async start(res: Response, ownerId: number): Promise<void> {
+  async start(cookies: Cookies, ownerId: number): Promise<void> {
     const token = await this.owners.startSession(ownerId);
-    res.cookie(SESSION_COOKIE, token, { ...this.sessionCookieOptions(), maxAge: SESSION_SECONDS * 1000 });
+    cookies.set(SESSION_COOKIE, token, { ...this.sessionCookieOptions(), maxAge: SESSION_SECONDS * 1000 });
   }
 
   /** The signed-in owner and the session's token, or null. */
-  async current(req: Request): Promise<OwnerSession | null> {
-    const token = cookieOf(req, SESSION_COOKIE);
+  async current(cookies: Cookies): Promise<OwnerSession | null> {
+    const token = cookies.get(SESSION_COOKIE);
     if (!token || !SESSION_TOKEN.test(token)) return null;
     const ownerId = await this.owners.sessionOwner(token);
     return ownerId === null ? null : { ownerId, token };
   }
 
   /** Ends the session on the server and drops its cookie. */
-  async end(res: Response, session: OwnerSession): Promise<void> {
+  async end(cookies: Cookies, session: OwnerSession): Promise<void> {
     await this.owners.endSession(session.token);
-    res.clearCookie(SESSION_COOKIE, this.sessionCookieOptions());
+    cookies.clear(SESSION_COOKIE, this.sessionCookieOptions());
   }
 
   /**
    * The browser's pre-sign-in value, set now if it has none (kept if it has, so two sign-in tabs
    * both work). Only a page of ours can read it into a form token; another site cannot.
    */
-  signInBinding(req: Request, res: Response): string {
-    const existing = this.signInBindingOf(req);
+  signInBinding(cookies: Cookies): string {
+    const existing = this.signInBindingOf(cookies);
     if (existing) return existing;
     const value = randomBytes(32).toString('base64url');
-    res.cookie(this.signInCookie, value, { httpOnly: true, sameSite: 'lax', secure: this.secure, path: '/', maxAge: SIGN_IN_COOKIE_SECONDS * 1000 });
+    cookies.set(this.signInCookie, value, { httpOnly: true, sameSite: 'lax', secure: this.secure, path: '/', maxAge: SIGN_IN_COOKIE_SECONDS * 1000 });
     return value;
   }
 
   /** The pre-sign-in value the browser sent, or null: a sign-in post without it is refused. */
-  signInBindingOf(req: Request): string | null {
-    const value = cookieOf(req, this.signInCookie);
+  signInBindingOf(cookies: Cookies): string | null {
+    const value = cookies.get(this.signInCookie);
     return value && SIGN_IN_VALUE.test(value) ? value : null;
   }
 }

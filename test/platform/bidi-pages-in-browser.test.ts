@@ -4,7 +4,7 @@
  * and 390 px in test/output/screenshots/.
  */
 import { Page } from 'playwright-core';
-import { consentPage, signInPage } from '../../server/oauth/pages';
+import { consentPage, signInPage } from '../../server/authorize/view';
 import { aClient, aDraft, startApp, Tenant, TestApp } from '../support/app';
 import { screenshot, screenshotOnPhone, useBrowser } from '../support/browser';
 import { freePort } from '../support/net';

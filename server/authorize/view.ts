@@ -1,7 +1,11 @@
 /** The sign-in and consent pages of `/oauth/authorize`: plain HTML, no scripts, the contract's accessible names. */
 import { Scope } from '../auth/scopes';
+import { UNFRAMED } from '../pages/hygiene';
 import { html, SafeHtml } from '../pages/html';
-import { page } from '../pages/layout';
+import { page, refusedFormPage } from '../pages/layout';
+import { PageAnswer } from '../pages/route';
+import type { AuthorizeParameters } from './schema';
+import type { AuthorizeOutcome } from './service';
 
 const SCOPE_TEXT: Record<Scope, string> = {
   'invoices:read': 'Read invoices',
@@ -75,4 +79,43 @@ ${carried(input.params, input.signOutToken)}
 
 export function authorizeErrorPage(message: string): string {
   return page('Cannot connect', html`<h1>This connection cannot go on</h1><p>${message}</p>`);
+}
+
+/** Back to the authorize page with the request's own parameters (a path of ours: never another site). */
+function authorizeAgain(params: AuthorizeParameters): string {
+  return `/oauth/authorize?${new URLSearchParams(params).toString()}`;
+}
+
+/** Once the request is checked, the page's forms may end up at the app's redirect URI (a redirect after the post). */
+export function authorizeAnswer(outcome: AuthorizeOutcome): PageAnswer {
+  const { checked } = outcome;
+  const headers = checked ? { formAction: [new URL(checked.redirectUri).origin] } : UNFRAMED;
+  switch (outcome.kind) {
+    case 'cannot_go_on':
+      return { status: 400, headers, html: authorizeErrorPage(outcome.message) };
+    case 'request_refused':
+      return { status: 302, headers, redirect: outcome.location };
+    case 'sign_in':
+      return { status: outcome.problem?.status ?? 200, headers, html: signInPage(outcome.checked.app.name, outcome.params, outcome.formToken, outcome.problem?.message) };
+    case 'consent':
+      return {
+        headers,
+        html: consentPage({
+          appName: outcome.checked.app.name,
+          businessName: outcome.businessName,
+          ownerEmail: outcome.ownerEmail,
+          livemode: outcome.checked.livemode,
+          scopes: outcome.checked.scopes,
+          params: outcome.params,
+          formToken: outcome.formToken,
+          signOutToken: outcome.signOutToken,
+        }),
+      };
+    case 'refused':
+      return { status: 403, headers, html: refusedFormPage() };
+    case 'again':
+      return { status: 303, headers, redirect: authorizeAgain(outcome.params) };
+    case 'decided':
+      return { status: 303, headers, redirect: outcome.location };
+  }
 }
