@@ -1,6 +1,9 @@
 import { Command } from 'commander';
-import { BusinessChanges, BusinessView } from '../../server/businesses/service';
-import { GatewayView } from '../../server/gateways/service';
+import { businessChangesSchema, BusinessChanges, newBusinessSchema } from '../../server/businesses/schema';
+import { BusinessView } from '../../server/businesses/view';
+import { gatewayCredentialsSchema } from '../../server/gateways/schema';
+import { GatewayView } from '../../server/gateways/view';
+import { validateInput } from '../../server/validation';
 import { withContext } from '../context';
 import { UsageError } from '../errors';
 import { positiveId } from '../options';
@@ -73,7 +76,7 @@ export function businessCommand(): Command {
         { key: 'currency', flag: '--currency', message: 'Currency (ISO 4217, e.g. USD)' },
       ]);
       const created = await withContext(({ services }) =>
-        services.businesses.create({ name: opts.name!, currency: opts.currency!, country: opts.country, plan: opts.plan }),
+        services.businesses.create(validateInput(newBusinessSchema, { name: opts.name!, currency: opts.currency!, country: opts.country, plan: opts.plan })),
       );
       output(opts.json, created, () => [
         `Created business ${created.id}: ${created.name} (${created.currency}${created.country ? `, ${created.country}` : ''}, plan ${created.plan})`,
@@ -124,7 +127,7 @@ export function businessCommand(): Command {
       const id = positiveId(rawId, 'business id');
       const changes = changesOf(opts);
       if (Object.keys(changes).length === 0) throw new UsageError('nothing to change: give --name, --currency, --country, --no-country, --plan or --embed-origins');
-      const updated = await withContext(({ services }) => services.businesses.update(id, changes));
+      const updated = await withContext(({ services }) => services.businesses.update(id, validateInput(businessChangesSchema, changes)));
       output(opts.json, updated, () => [`Updated business ${updated.id}`, ...recordLines(updated)]);
     });
 
@@ -176,7 +179,8 @@ function gatewayCommand(): Command {
       ]);
       const saved = await withContext(async ({ services }) => {
         await services.businesses.get(id);
-        return services.gateways.set(id, { provider: opts.provider, secretKey: String(opts.secretKey), webhookSecret: String(opts.webhookSecret) });
+        const credentials = validateInput(gatewayCredentialsSchema, { provider: opts.provider, secretKey: String(opts.secretKey), webhookSecret: String(opts.webhookSecret) });
+        return services.gateways.set(id, credentials);
       });
       output(opts.json, saved, () => [`Payment gateway set for business ${id}`, ...gatewayLines(saved)]);
     });

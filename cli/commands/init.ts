@@ -1,8 +1,9 @@
 /** `invoicing init`: the guided first run, from an empty database to a test key and a working curl call. */
 import { Command } from 'commander';
 import { ALL_SCOPES } from '../../server/auth/scopes';
-import { newBusinessSchema } from '../../server/businesses/service';
+import { newBusinessSchema } from '../../server/businesses/schema';
 import { loadAppKey } from '../../server/keys/app-key';
+import { newKeySchema } from '../../server/keys/schema';
 import { createServices } from '../../server/services';
 import { validateInput } from '../../server/validation';
 import { cliConfig, openDatabase, redactUrls } from '../context';
@@ -81,7 +82,8 @@ async function init(raw: InitOptions): Promise<void> {
     // One transaction: the services join it, so a refused key (a private webhook URL, a short secret) rolls the business back.
     const { business: b, key } = await db.transaction(async () => {
       const made = await services.businesses.create(business);
-      return { business: made, key: await services.keys.create({ businessId: made.id, mode: 'test', scopes, webhookUrl, webhookSecret }) };
+      const testKey = validateInput(newKeySchema, { businessId: made.id, mode: 'test', scopes, webhookUrl, webhookSecret });
+      return { business: made, key: await services.keys.create(testKey) };
     });
 
     const apiUrl = `${config.baseUrl}/api/v1/partner`;

@@ -1,6 +1,9 @@
 import { Command } from 'commander';
 import { ALL_SCOPES } from '../../server/auth/scopes';
-import { CreatedKey, KeyChanges, KeyStatus, KeyView, MAX_ROTATION_GRACE_MS, UpdatedKey } from '../../server/keys/service';
+import { KeyChanges, keyChangesSchema, newKeySchema } from '../../server/keys/schema';
+import { MAX_ROTATION_GRACE_MS } from '../../server/keys/service';
+import { CreatedKey, KeyStatus, KeyView, UpdatedKey } from '../../server/keys/view';
+import { validateInput } from '../../server/validation';
 import { withContext } from '../context';
 import { UsageError } from '../errors';
 import { parseMode, parseScopes, positiveId } from '../options';
@@ -161,7 +164,7 @@ export function keysCommand(): Command {
         webhookUrl: opts.webhookUrl,
         webhookSecret: opts.webhookSecret,
       };
-      const created = await withContext(({ services }) => services.keys.create(input));
+      const created = await withContext(({ services }) => services.keys.create(validateInput(newKeySchema, input)));
       output(opts.json, createdJson(created), () => createdLines(created, 'Created'));
     });
 
@@ -211,7 +214,7 @@ export function keysCommand(): Command {
     .action(async (rawId: string, opts: UpdateOptions) => {
       const id = positiveId(rawId, 'key id');
       const changes = changesFrom(opts);
-      const key: UpdatedKey = await withContext(({ services }) => services.keys.update(id, changes));
+      const key: UpdatedKey = await withContext(({ services }) => services.keys.update(id, validateInput(keyChangesSchema, changes)));
       output(opts.json, key, () => [
         `Updated key ${key.id}`,
         ...showLines(key).slice(1),

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
-import { AppView, CreatedApp } from '../../server/oauth/apps';
-import { GrantView } from '../../server/oauth/grants';
+import { newAppSchema } from '../../server/oauth/schema';
+import { AppView, CreatedApp, GrantView } from '../../server/oauth/view';
+import { validateInput } from '../../server/validation';
 import { withContext } from '../context';
 import { UsageError } from '../errors';
 import { positiveId } from '../options';
@@ -55,7 +56,9 @@ export function oauthCommand(): Command {
       if (!opts.redirectUri.length) throw new UsageError('give at least one --redirect-uri');
       const redirectUris = opts.redirectUri;
       const created: CreatedApp = await withContext(({ services }) =>
-        services.oauthApps.create({ name: String(opts.name), redirectUris, public: Boolean(opts.public), webhookUrl: opts.webhookUrl, webhookSecret: opts.webhookSecret }),
+        services.oauthApps.create(
+          validateInput(newAppSchema, { name: String(opts.name), redirectUris, public: Boolean(opts.public), webhookUrl: opts.webhookUrl, webhookSecret: opts.webhookSecret }),
+        ),
       );
       output(opts.json, created, () => [
         `Created OAuth app ${created.id}`,

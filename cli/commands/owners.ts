@@ -1,5 +1,7 @@
 import { Command } from 'commander';
-import { OwnerView } from '../../server/owners/service';
+import { newOwnerSchema, passwordResetSchema } from '../../server/owners/schema';
+import { OwnerView } from '../../server/owners/view';
+import { validateInput } from '../../server/validation';
 import { withContext } from '../context';
 import { UsageError } from '../errors';
 import { positiveId } from '../options';
@@ -37,7 +39,7 @@ export function ownersCommand(): Command {
       ]);
       const businessId = positiveId(String(opts.business), '--business');
       const password = await readPassword(opts.passwordStdin);
-      const owner: OwnerView = await withContext(({ services }) => services.owners.create({ businessId, email: String(opts.email), password }));
+      const owner: OwnerView = await withContext(({ services }) => services.owners.create(validateInput(newOwnerSchema, { businessId, email: String(opts.email), password })));
       output(opts.json, owner, () => [`Created owner ${owner.id} (${owner.email}) for business ${owner.business_id}`]);
     });
 
@@ -62,7 +64,7 @@ export function ownersCommand(): Command {
     .action(async (rawId: string, opts: { passwordStdin?: boolean; json?: boolean }) => {
       const id = positiveId(rawId, 'owner id');
       const password = await readPassword(opts.passwordStdin);
-      const owner = await withContext(({ services }) => services.owners.resetPassword(id, password));
+      const owner = await withContext(({ services }) => services.owners.resetPassword(id, validateInput(passwordResetSchema, { password }).password));
       output(opts.json, owner, () => [`New password set for owner ${owner.id} (${owner.email})`]);
     });
 

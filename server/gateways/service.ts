@@ -5,7 +5,6 @@
  * never on the browser's return alone, and always through PaymentService (one payment path).
  * Gateway calls happen outside database transactions.
  */
-import Joi from 'joi';
 import { Knex } from 'knex';
 import { Logger } from 'pino';
 import { acrossTenants, Actor, SystemActor, systemActor } from '../auth/actor';
@@ -15,38 +14,11 @@ import { toDbTime } from '../db/time';
 import { InvoiceLinks } from '../invoices/links';
 import { Invoice, PAYABLE_STATUSES } from '../invoices/model';
 import { PaymentService } from '../payments/service';
-import { validateInput } from '../validation';
 import { GatewayClients } from './clients';
-import { CheckoutState, GatewayCredentialsInput, GatewayRefund, GatewayUnavailable, RefundedPayment } from './gateway';
-import { CheckoutSession, GatewayCredentials, GatewayProvider, GATEWAY_PROVIDERS } from './model';
-
-export interface GatewayView {
-  business_id: number;
-  provider: GatewayProvider;
-  /** The last four characters only: the secrets never leave the server. */
-  secret_key_last4: string;
-  webhook_secret_last4: string;
-  updated_at: string;
-}
-
-const credentialsSchema = Joi.object<GatewayCredentialsInput & { provider: GatewayProvider }>({
-  provider: Joi.string()
-    .valid(...GATEWAY_PROVIDERS)
-    .required(),
-  // Test mode never calls a gateway (spec): a test key would only let test cards pay live invoices.
-  secretKey: Joi.string()
-    .pattern(/^(sk|rk)_(test|live)_[A-Za-z0-9]{8,}$/)
-    .pattern(/^(sk|rk)_live_/, 'live')
-    .required()
-    .messages({
-      'string.pattern.base': 'the secret key must be a Stripe secret key (sk_live_… or rk_live_…)',
-      'string.pattern.name': 'the secret key must be a live key (sk_live_… or rk_live_…): test mode never calls a gateway, so test keys are refused',
-    }),
-  webhookSecret: Joi.string()
-    .pattern(/^whsec_[A-Za-z0-9+/=]{8,}$/)
-    .required()
-    .messages({ 'string.pattern.base': 'the webhook secret must be a Stripe endpoint secret (whsec_…)' }),
-});
+import { CheckoutState, GatewayRefund, GatewayUnavailable, RefundedPayment } from './gateway';
+import { CheckoutSession, GatewayCredentials } from './model';
+import { NewGatewayCredentials } from './schema';
+import { GatewayView, toGatewayView } from './view';
 
 /**
  * An open checkout is reused only with at least this long left before the gateway expires it: the
@@ -87,16 +59,15 @@ export class GatewayService {
     private readonly clock: Clock,
   ) {}
 
-  /** Sets (or replaces) a business's gateway credentials, sealed at rest. */
-  async set(businessId: number, input: GatewayCredentialsInput & { provider: string }): Promise<GatewayView> {
-    const valid = validateInput(credentialsSchema, input);
-    const fields = { provider: valid.provider, secret_key_last4: valid.secretKey.slice(-4), webhook_secret_last4: valid.webhookSecret.slice(-4) };
+  /** Sets (or replaces) a business's gateway credentials, sealed at rest; `input` is valid by gatewayCredentialsSchema. */
+  async set(businessId: number, input: NewGatewayCredentials): Promise<GatewayView> {
+    const fields = { provider: input.provider, secret_key_last4: input.secretKey.slice(-4), webhook_secret_last4: input.webhookSecret.slice(-4) };
     return this.db.transaction(async (trx) => {
       const existing = await GatewayCredentials.query(trx).findOne({ business_id: businessId }).forUpdate();
       // The secrets are bound to the row's id: a new row is inserted with placeholders that open as
       // nothing, and sealed in this transaction once it has its id.
       const id = existing?.id ?? (await GatewayCredentials.query(trx).insert({ business_id: businessId, ...fields, secret_key_sealed: '', webhook_secret_sealed: '' })).id;
-      const saved = await GatewayCredentials.query(trx).patchAndFetchById(id, { ...fields, ...this.clients.seal({ id, business_id: businessId }, valid) });
+      const saved = await GatewayCredentials.query(trx).patchAndFetchById(id, { ...fields, ...this.clients.seal({ id, business_id: businessId }, input) });
       return toGatewayView(saved);
     });
   }
@@ -346,14 +317,4 @@ export class GatewayService {
     });
   }
 
-}
-
-function toGatewayView(row: GatewayCredentials): GatewayView {
-  return {
-    business_id: row.business_id,
-    provider: row.provider,
-    secret_key_last4: row.secret_key_last4,
-    webhook_secret_last4: row.webhook_secret_last4,
-    updated_at: row.updated_at,
-  };
 }

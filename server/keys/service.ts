@@ -1,20 +1,20 @@
 /** API keys: created, listed, revoked and rotated by the owner (CLI); resolved to a credential per request. */
-import Joi from 'joi';
 import { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import { acrossTenants } from '../auth/actor';
 import { Credential } from '../auth/credential';
-import { ALL_SCOPES, grants, Scope } from '../auth/scopes';
+import { grants, Scope } from '../auth/scopes';
 import { EVENT_READ_SCOPES, EVENT_TYPES, readScopeOf } from '../events/outbox';
 import { Business } from '../businesses/model';
 import { Database } from '../db/database';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { WebhookDelivery } from '../events/deliveries';
 import { Clock, systemClock } from '../clock';
-import { validateInput } from '../validation';
 import { ApiKey } from './model';
+import { KeyChanges, NewKey } from './schema';
 import { SealedPlace, SEALED_PREFIX, SecretBox, SecretBoxError } from './secret-box';
-import { displayParts, generateKey, hashKey, looksLikeKey, Mode, randomBase62, sameHash } from './token';
+import { displayParts, generateKey, hashKey, looksLikeKey, randomBase62, sameHash } from './token';
+import { CreatedKey, KeyView, keyStatus, toKeyView, UpdatedKey } from './view';
 import { resolvedAddressProblem, webhookUrlProblem } from './webhook-url';
 
 /** Where a key's webhook secret is sealed: it opens in that row of that business only. */
@@ -25,93 +25,8 @@ function placeOf(key: Pick<ApiKey, 'id' | 'business_id'>): SealedPlace {
 /** Why the pending deliveries of a key stopped when its URL was removed (the delivery log shows it). */
 const WEBHOOK_URL_REMOVED = 'the key\'s webhook URL was removed; replay once the key has a URL again';
 
-export interface NewKey {
-  businessId: number;
-  mode: Mode;
-  scopes: Scope[];
-  webhookUrl?: string;
-  webhookSecret?: string;
-}
-
-/** Changes to an existing key; `webhookUrl: null` removes its webhook. */
-export interface KeyChanges {
-  scopes?: Scope[];
-  webhookUrl?: string | null;
-  webhookSecret?: string;
-  /** Replace the signing secret with a newly generated one. */
-  generateWebhookSecret?: boolean;
-}
-
 /** How long the old key of a rotation keeps working: at once (`0`) up to 30 days. */
 export const MAX_ROTATION_GRACE_MS = 30 * 24 * 3600 * 1000;
-
-/**
- * `active`; `expiring`: rotated, working until `expires_at`; `expired`: past it; `revoked`.
- */
-export type KeyStatus = 'active' | 'expiring' | 'expired' | 'revoked';
-
-export interface KeyView {
-  id: number;
-  business_id: number;
-  mode: Mode;
-  livemode: boolean;
-  scopes: Scope[];
-  prefix: string;
-  last4: string;
-  webhook_url: string | null;
-  webhook_secret_set: boolean;
-  status: KeyStatus;
-  created_at: string;
-  revoked_at: string | null;
-  expires_at: string | null;
-}
-
-/** A key that `update` changed: a generated webhook secret is shown this once. */
-export interface UpdatedKey extends KeyView {
-  webhook_secret?: string;
-}
-
-/** A new key: the only time its value (and a generated webhook secret) is ever returned. */
-export interface CreatedKey extends KeyView {
-  key: string;
-  webhook_secret: string | null;
-}
-
-const newKeySchema = Joi.object<NewKey>({
-  businessId: Joi.number().integer().positive().required(),
-  mode: Joi.string().valid('test', 'live').required(),
-  scopes: Joi.array()
-    .items(Joi.string().valid(...ALL_SCOPES))
-    .min(1)
-    .unique()
-    .required(),
-  webhookUrl: Joi.string().max(2048),
-  webhookSecret: webhookSecretSchema(),
-});
-
-const keyChangesSchema = Joi.object<KeyChanges>({
-  scopes: Joi.array()
-    .items(Joi.string().valid(...ALL_SCOPES))
-    .min(1)
-    .unique(),
-  webhookUrl: Joi.string().max(2048).allow(null),
-  webhookSecret: webhookSecretSchema(),
-  generateWebhookSecret: Joi.boolean(),
-})
-  .oxor('webhookSecret', 'generateWebhookSecret')
-  .or('scopes', 'webhookUrl', 'webhookSecret', 'generateWebhookSecret')
-  .messages({ 'object.missing': 'nothing to change: give scopes, a webhook URL or a webhook secret' });
-
-function webhookSecretSchema(): Joi.StringSchema {
-  // Sealed, 150 bytes become 243 characters: within the column's 255.
-  return Joi.string().min(16).max(150, 'utf8');
-}
-
-function keyStatus(row: ApiKey, now: Date): KeyStatus {
-  if (row.revoked_at) return 'revoked';
-  if (!row.expires_at) return 'active';
-  return Date.parse(row.expires_at) > now.getTime() ? 'expiring' : 'expired';
-}
 
 const KEY_WEBHOOK_CHANGE = acrossTenants('key webhook change');
 
@@ -142,24 +57,6 @@ function generateWebhookSecret(): string {
   return `whsec_${randomBase62(32)}`;
 }
 
-function toKeyView(row: ApiKey, now: Date): KeyView {
-  return {
-    id: row.id,
-    business_id: row.business_id,
-    mode: row.livemode ? 'live' : 'test',
-    livemode: row.livemode,
-    scopes: JSON.parse(row.scopes) as Scope[],
-    prefix: row.prefix,
-    last4: row.last4,
-    webhook_url: row.webhook_url,
-    webhook_secret_set: row.webhook_secret !== null,
-    status: keyStatus(row, now),
-    created_at: row.created_at,
-    revoked_at: row.revoked_at,
-    expires_at: row.expires_at,
-  };
-}
-
 function toCredential(row: ApiKey): Credential {
   return {
     kind: 'api_key',
@@ -187,17 +84,17 @@ export class KeyService {
     if (options.cacheTtlMs > 0) this.cache = new LRUCache({ max: 50_000, ttl: options.cacheTtlMs });
   }
 
+  /** `input` is valid by newKeySchema; the webhook URL is checked here, as it takes a DNS lookup. */
   async create(input: NewKey): Promise<CreatedKey> {
-    const valid = validateInput(newKeySchema, input);
-    if (valid.webhookUrl) await this.checkWebhookUrl(valid.webhookUrl);
+    if (input.webhookUrl) await this.checkWebhookUrl(input.webhookUrl);
     return this.db.transaction(async (trx) => {
-      if (!(await Business.query(trx).findById(valid.businessId))) throw new NotFound('Business');
+      if (!(await Business.query(trx).findById(input.businessId))) throw new NotFound('Business');
       return this.insertKey(trx, {
-        businessId: valid.businessId,
-        livemode: valid.mode === 'live',
-        scopes: valid.scopes,
-        webhookUrl: valid.webhookUrl ?? null,
-        webhookSecret: valid.webhookSecret ?? (valid.webhookUrl ? generateWebhookSecret() : null),
+        businessId: input.businessId,
+        livemode: input.mode === 'live',
+        scopes: input.scopes,
+        webhookUrl: input.webhookUrl ?? null,
+        webhookSecret: input.webhookSecret ?? (input.webhookUrl ? generateWebhookSecret() : null),
       });
     });
   }
@@ -218,33 +115,33 @@ export class KeyService {
   /**
    * Changes scopes, webhook URL or signing secret of a working key. Pending deliveries of the key
    * follow a new URL (a fixed address gets the retries), and fail when the URL is removed. A URL on a key without a secret gets a
-   * generated one, returned this once, as does `generateWebhookSecret`.
+   * generated one, returned this once, as does `generateWebhookSecret`. `changes` are valid by
+   * keyChangesSchema.
    */
   async update(id: number, changes: KeyChanges): Promise<UpdatedKey> {
-    const valid = validateInput(keyChangesSchema, changes);
-    if (valid.webhookUrl) await this.checkWebhookUrl(valid.webhookUrl);
+    if (changes.webhookUrl) await this.checkWebhookUrl(changes.webhookUrl);
     const { row, generated } = await this.db.transaction(async (trx) => {
       const key = await ApiKey.query(trx).findById(id).forUpdate();
       if (!key) throw new NotFound('API key');
       this.assertWorking(key, 'create a new key instead');
       const patch: Partial<ApiKey> = {};
-      if (valid.scopes) patch.scopes = JSON.stringify(valid.scopes);
-      if (valid.webhookUrl !== undefined) patch.webhook_url = valid.webhookUrl;
-      const needsSecret = valid.webhookUrl && key.webhook_secret === null && !valid.webhookSecret;
-      const generated = valid.generateWebhookSecret || needsSecret ? generateWebhookSecret() : undefined;
-      const secret = valid.webhookSecret ?? generated;
+      if (changes.scopes) patch.scopes = JSON.stringify(changes.scopes);
+      if (changes.webhookUrl !== undefined) patch.webhook_url = changes.webhookUrl;
+      const needsSecret = changes.webhookUrl && key.webhook_secret === null && !changes.webhookSecret;
+      const generated = changes.generateWebhookSecret || needsSecret ? generateWebhookSecret() : undefined;
+      const secret = changes.webhookSecret ?? generated;
       if (secret) patch.webhook_secret = this.options.secretBox.seal(secret, placeOf(key));
       const updated = await ApiKey.query(trx).patchAndFetchById(id, patch);
-      if (valid.webhookUrl) {
-        await WebhookDelivery.acrossTenants(acrossTenants('key webhook change'), trx).where({ api_key_id: id, status: 'pending' }).patch({ url: valid.webhookUrl });
-      } else if (valid.webhookUrl === null) {
+      if (changes.webhookUrl) {
+        await WebhookDelivery.acrossTenants(acrossTenants('key webhook change'), trx).where({ api_key_id: id, status: 'pending' }).patch({ url: changes.webhookUrl });
+      } else if (changes.webhookUrl === null) {
         // No retry may reach the old address. An attempt under way finishes; were it to fail, the
         // delivery is no longer pending, so it is not retried.
         await WebhookDelivery.acrossTenants(acrossTenants('key webhook change'), trx)
           .where({ api_key_id: id, status: 'pending' })
           .patch({ status: 'failed', last_error: WEBHOOK_URL_REMOVED });
       }
-      if (valid.scopes) await failUnreadable(trx, id, valid.scopes);
+      if (changes.scopes) await failUnreadable(trx, id, changes.scopes);
       return { row: updated, generated };
     });
     this.cache?.delete(row.key_hash);

@@ -1,5 +1,4 @@
 /** OAuth apps of platforms, created by the CLI: a client id, a secret shown once (none for a public app), exact redirect URIs. */
-import Joi from 'joi';
 import { acrossTenants } from '../auth/actor';
 import { Clock, systemClock } from '../clock';
 import { Database } from '../db/database';
@@ -7,68 +6,9 @@ import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { SealedPlace, SecretBox } from '../keys/secret-box';
 import { hashKey, randomBase62 } from '../keys/token';
 import { resolvedAddressProblem, webhookUrlProblem } from '../keys/webhook-url';
-import { validateInput } from '../validation';
 import { OAuthApp, OAuthGrant } from './model';
-
-export interface AppView {
-  id: number;
-  name: string;
-  client_id: string;
-  public: boolean;
-  redirect_uris: string[];
-  webhook_url: string | null;
-  revoked_at: string | null;
-  created_at: string;
-}
-
-export interface CreatedApp extends AppView {
-  /** Shown once; null for a public app. */
-  client_secret: string | null;
-  /** Shown once, when the app has a webhook URL. */
-  webhook_secret: string | null;
-}
-
-export interface NewApp {
-  name: string;
-  redirectUris: string[];
-  public?: boolean;
-  webhookUrl?: string;
-  webhookSecret?: string;
-}
-
-/** https, or http on the loopback (a developer's machine); no fragment (RFC 6749 §3.1.2). */
-const redirectUri = Joi.string()
-  .max(2048)
-  .custom((value: string, helpers) => {
-    try {
-      const url = new URL(value);
-      const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-      if (url.hash || !(url.protocol === 'https:' || (url.protocol === 'http:' && loopback))) return helpers.error('any.invalid');
-      return value;
-    } catch {
-      return helpers.error('any.invalid');
-    }
-  })
-  .messages({ 'any.invalid': 'each redirect URI must be an absolute https URL (http only on localhost) without a fragment' });
-
-const newAppSchema = Joi.object<NewApp>({
-  name: Joi.string().trim().min(1).max(255).required(),
-  redirectUris: Joi.array().items(redirectUri).min(1).max(20).unique().required(),
-  public: Joi.boolean().default(false),
-  webhookUrl: Joi.string().max(2048),
-  webhookSecret: Joi.string().min(16).max(255),
-});
-
-export const toAppView = (row: OAuthApp): AppView => ({
-  id: row.id,
-  name: row.name,
-  client_id: row.client_id,
-  public: row.client_secret_hash === null,
-  redirect_uris: JSON.parse(row.redirect_uris) as string[],
-  webhook_url: row.webhook_url,
-  revoked_at: row.revoked_at,
-  created_at: row.created_at,
-});
+import { NewApp } from './schema';
+import { AppView, CreatedApp, toAppView } from './view';
 
 /** Where an app's webhook secret is sealed: in its own row, which belongs to no business. */
 function placeOf(appId: number): SealedPlace {
@@ -83,21 +23,21 @@ export class AppService {
     private readonly clock: Clock = systemClock,
   ) {}
 
+  /** `input` is valid by newAppSchema; the webhook URL is checked here, as it takes a DNS lookup. */
   async create(input: NewApp): Promise<CreatedApp> {
-    const valid = validateInput(newAppSchema, input);
-    if (valid.webhookUrl) {
-      const problem = webhookUrlProblem(valid.webhookUrl, this.options.webhookAllowPrivate) ?? (await resolvedAddressProblem(valid.webhookUrl, this.options.webhookAllowPrivate));
+    if (input.webhookUrl) {
+      const problem = webhookUrlProblem(input.webhookUrl, this.options.webhookAllowPrivate) ?? (await resolvedAddressProblem(input.webhookUrl, this.options.webhookAllowPrivate));
       if (problem) throw new ValidationFailed({ webhook_url: [problem] });
     }
-    const clientSecret = valid.public ? null : `oas_${randomBase62(40)}`;
-    const webhookSecret = valid.webhookUrl ? (valid.webhookSecret ?? `whsec_${randomBase62(32)}`) : null;
+    const clientSecret = input.public ? null : `oas_${randomBase62(40)}`;
+    const webhookSecret = input.webhookUrl ? (input.webhookSecret ?? `whsec_${randomBase62(32)}`) : null;
     const row = await this.db.transaction(async (trx) => {
       const inserted = await OAuthApp.query(trx).insert({
-        name: valid.name,
+        name: input.name,
         client_id: `app_${randomBase62(24)}`,
         client_secret_hash: clientSecret ? hashKey(clientSecret) : null,
-        redirect_uris: JSON.stringify(valid.redirectUris),
-        webhook_url: valid.webhookUrl ?? null,
+        redirect_uris: JSON.stringify(input.redirectUris),
+        webhook_url: input.webhookUrl ?? null,
         webhook_secret_sealed: null,
         revoked_at: null,
       });

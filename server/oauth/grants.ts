@@ -1,22 +1,10 @@
 /** What businesses have authorized: listed and revoked by the owner's CLI. */
 import { acrossTenants } from '../auth/actor';
-import { Scope } from '../auth/scopes';
 import { Clock, systemClock } from '../clock';
 import { Database } from '../db/database';
 import { InvalidState, NotFound } from '../errors';
 import { OAuthApp, OAuthGrant } from './model';
-
-export interface GrantView {
-  id: number;
-  app_id: number;
-  app_name: string;
-  business_id: number;
-  livemode: boolean;
-  scopes: Scope[];
-  owner_id: number;
-  revoked_at: string | null;
-  created_at: string;
-}
+import { GrantView, toGrantView } from './view';
 
 export class GrantService {
   constructor(
@@ -41,18 +29,4 @@ export class GrantService {
       return toGrantView(grant, app?.name ?? '');
     });
   }
-}
-
-function toGrantView(grant: OAuthGrant, appName: string): GrantView {
-  return {
-    id: grant.id,
-    app_id: grant.app_id,
-    app_name: appName,
-    business_id: grant.business_id,
-    livemode: grant.livemode,
-    scopes: grant.scopeList(),
-    owner_id: grant.owner_id,
-    revoked_at: grant.revoked_at,
-    created_at: grant.created_at,
-  };
 }

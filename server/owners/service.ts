@@ -1,5 +1,4 @@
 /** Business owners: created and reset by the CLI, signed in on the OAuth consent pages. */
-import Joi from 'joi';
 import { BusinessService } from '../businesses/service';
 import { normalizedEmail } from '../clients/service';
 import { Clock, systemClock } from '../clock';
@@ -7,36 +6,14 @@ import { Database } from '../db/database';
 import { isUniqueViolation } from '../db/errors';
 import { toDbTime } from '../db/time';
 import { NotFound, ValidationFailed } from '../errors';
-import { validateInput } from '../validation';
 import { hashKey, randomBase62 } from '../keys/token';
 import { BusinessOwner, OwnerSession } from './model';
 import { hashPassword, verifyPassword } from './password';
-
-export interface OwnerView {
-  id: number;
-  business_id: number;
-  email: string;
-  created_at: string;
-}
-
-export const MIN_PASSWORD_LENGTH = 12;
+import { NewOwner } from './schema';
+import { OwnerView, toOwnerView } from './view';
 
 /** How long a sign-in lasts: the server-side session and its cookie both end after this. */
 export const SESSION_SECONDS = 12 * 3600;
-
-const password = Joi.string()
-  .min(MIN_PASSWORD_LENGTH)
-  .max(1024)
-  .required()
-  .messages({ 'string.min': `the password must be at least ${MIN_PASSWORD_LENGTH} characters` });
-
-const newOwnerSchema = Joi.object<{ businessId: number; email: string; password: string }>({
-  businessId: Joi.number().integer().min(1).required(),
-  email: Joi.string().trim().max(254).email({ tlds: { allow: false } }).required(),
-  password,
-});
-
-const toOwnerView = (row: BusinessOwner): OwnerView => ({ id: row.id, business_id: row.business_id, email: row.email, created_at: row.created_at });
 
 /** A stand-in hash, so that signing in with an unknown e-mail costs what a wrong password costs. */
 const UNKNOWN_OWNER_HASH = hashPassword('no such owner: timing only');
@@ -49,15 +26,15 @@ export class OwnerService {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  async create(input: { businessId: number; email: string; password: string }): Promise<OwnerView> {
-    const valid = validateInput(newOwnerSchema, input);
-    await this.businesses.get(valid.businessId);
+  /** `input` is valid by newOwnerSchema. */
+  async create(input: NewOwner): Promise<OwnerView> {
+    await this.businesses.get(input.businessId);
     try {
       const row = await BusinessOwner.query(this.db.current).insert({
-        business_id: valid.businessId,
-        email: valid.email,
-        email_normalized: normalizedEmail(valid.email),
-        password_hash: await hashPassword(valid.password),
+        business_id: input.businessId,
+        email: input.email,
+        email_normalized: normalizedEmail(input.email),
+        password_hash: await hashPassword(input.password),
       });
       return toOwnerView(row);
     } catch (err) {
@@ -76,9 +53,9 @@ export class OwnerService {
     return (await BusinessOwner.query(this.db.current).where({ business_id: businessId }).orderBy('id')).map(toOwnerView);
   }
 
+  /** `newPassword` is valid by passwordResetSchema. */
   async resetPassword(id: number, newPassword: string): Promise<OwnerView> {
-    const valid = validateInput(Joi.object<{ password: string }>({ password }), { password: newPassword });
-    const passwordHash = await hashPassword(valid.password);
+    const passwordHash = await hashPassword(newPassword);
     return this.db.transaction(async (trx) => {
       const row = await BusinessOwner.query(trx).findById(id).forUpdate();
       if (!row) throw new NotFound('Owner');

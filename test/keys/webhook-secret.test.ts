@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../server/config';
 import { loadAppKey } from '../../server/keys/app-key';
+import { newKeySchema } from '../../server/keys/schema';
 import { SecretBox } from '../../server/keys/secret-box';
+import { validateInput } from '../../server/validation';
 import { startApp, TestApp, TEST_APP_SECRET_KEY } from '../support/app';
 
 const SECRET = 'whsec_0123456789abcdef';
@@ -17,8 +19,9 @@ beforeAll(async () => {
 });
 afterAll(() => app?.stop());
 
+/** As the CLI creates one: the input validated by the key schema first. */
 async function createKey(webhookSecret?: string) {
-  return app.server.services.keys.create({ businessId, mode: 'test', scopes: ['invoices:read'], webhookUrl: 'http://127.0.0.1:9/hook', webhookSecret });
+  return app.server.services.keys.create(validateInput(newKeySchema, { businessId, mode: 'test', scopes: ['invoices:read'], webhookUrl: 'http://127.0.0.1:9/hook', webhookSecret }));
 }
 
 async function storedSecret(id: number): Promise<string> {
@@ -210,7 +213,7 @@ describe('sealed secrets are bound to their row and business', () => {
 
   test('when two businesses swap their sealed gateway credentials, then a Stripe notification to either is a 502 gateway_error naming the fix, never a 500', async () => {
     // Arrange
-    const credentials = (n: number) => ({ provider: 'stripe', secretKey: `sk_live_bindingTest${n}AbCdEf`, webhookSecret: `whsec_bindingTest${n}AbCdEf` });
+    const credentials = (n: number) => ({ provider: 'stripe' as const, secretKey: `sk_live_bindingTest${n}AbCdEf`, webhookSecret: `whsec_bindingTest${n}AbCdEf` });
     const first = (await app.server.services.businesses.create({ name: 'Gate One', currency: 'USD', country: 'US' })).id;
     const second = (await app.server.services.businesses.create({ name: 'Gate Two', currency: 'USD', country: 'US' })).id;
     await app.server.services.gateways.set(first, credentials(1));
