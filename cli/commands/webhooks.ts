@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import { EVENT_READ_SCOPES, EVENT_TYPES, EventType } from '../../server/events/outbox';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../../server/webhooks/model';
-import { DeliveryView, MAX_LOG_LIMIT, WebhookService } from '../../server/webhooks/service';
+import { MAX_LOG_LIMIT, WebhookService } from '../../server/webhooks/service';
+import { DeliveryView } from '../../server/webhooks/view';
 import { systemActor } from '../../server/auth/actor';
 import { startStopwatch } from '../../server/clock';
 import { loadAppKey } from '../../server/keys/app-key';

@@ -1,6 +1,6 @@
 import { READ_SCOPES } from '../auth/scopes';
 import { routeUsing } from '../http/routes';
-import { listEventsQuery } from './service';
+import { listEventsQuery } from './schema';
 import { EventService } from './service';
 
 const route = routeUsing<{ events: EventService }>();

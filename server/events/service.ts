@@ -1,38 +1,16 @@
 /** The event log a partner reads back (`GET /events`): what a receiver that missed deliveries catches up from. */
-import Joi from 'joi';
 import { Actor } from '../auth/actor';
 import { Credential } from '../auth/credential';
 import { Clock, startStopwatch } from '../clock';
 import { Database } from '../db/database';
 import { toDbTime } from '../db/time';
-import { listQuery, ListParams, Page, paginate } from '../http/pagination';
-import { Event, EVENT_TYPES, EventPayload, EventType, Outbox, readableEventTypes, toEventPayload } from './outbox';
-import { EventWatch, MAX_WAITS_PER_CREDENTIAL } from './watch';
+import { Page, paginate } from '../http/pagination';
+import { Event, EventPayload, Outbox, readableEventTypes, toEventPayload } from './outbox';
+import { EventListParams } from './schema';
+import { EventWatch } from './watch';
 
 /** How far back `GET /events` reaches. */
 export const EVENT_LOG_DAYS = 30;
-
-/** The longest a `GET /events?wait=` holds the request open, in seconds. */
-export const MAX_EVENT_WAIT_SECONDS = 30;
-
-export interface EventListParams extends ListParams {
-  type?: EventType;
-  wait: number;
-}
-
-export const listEventsQuery = listQuery<EventListParams>({
-  type: Joi.string()
-    .valid(...EVENT_TYPES)
-    .description('Only events of this type'),
-  wait: Joi.number()
-    .integer()
-    .min(0)
-    .max(MAX_EVENT_WAIT_SECONDS)
-    .default(0)
-    .description(
-      `Long polling: when no event matches yet, hold the request up to this many seconds (at most ${MAX_EVENT_WAIT_SECONDS}) and answer as soon as one is committed; 0 (the default) answers at once, as does a poll of a credential that has ${MAX_WAITS_PER_CREDENTIAL} waiting already`,
-    ),
-});
 
 export class EventService {
   private readonly watch: EventWatch;

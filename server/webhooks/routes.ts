@@ -1,5 +1,5 @@
 import { routeUsing } from '../http/routes';
-import { listDeliveriesQuery } from './service';
+import { listDeliveriesQuery } from './schema';
 import { WebhookService } from './service';
 
 const route = routeUsing<{ webhooks: WebhookService }>();

@@ -1,5 +1,4 @@
 /** The delivery log and replays, for the partner API (a key's own deliveries) and the CLI. */
-import Joi from 'joi';
 import { acrossTenants } from '../auth/actor';
 import { Credential } from '../auth/credential';
 import { grants } from '../auth/scopes';
@@ -7,51 +6,12 @@ import { Database } from '../db/database';
 import { Forbidden, InvalidState, NotFound } from '../errors';
 import { Clock } from '../clock';
 import { toDbTime } from '../db/time';
-import { EVENT_TYPES, EventType, Outbox, readScopeOf } from '../events/outbox';
-import { listQuery, ListParams, Page, paginate } from '../http/pagination';
+import { EventType, Outbox, readScopeOf } from '../events/outbox';
+import { Page, paginate } from '../http/pagination';
 import { ApiKey } from '../keys/model';
-import { DELIVERY_STATUSES, DeliveryStatus, WebhookAttempt, WebhookDelivery } from './model';
-
-export interface DeliveryView {
-  id: number;
-  event_id: number;
-  event_type: EventType;
-  idempotency_key: string;
-  api_key_id: number | null;
-  app_id: number | null;
-  url: string;
-  status: DeliveryStatus;
-  attempts: number;
-  next_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  delivered_at: string | null;
-  livemode: boolean;
-  created_at: string;
-}
-
-export interface AttemptView {
-  attempt: number;
-  started_at: string;
-  duration_ms: number;
-  status_code: number | null;
-  response_excerpt: string | null;
-  error: string | null;
-}
-
-export interface DeliveryListParams extends ListParams {
-  status?: DeliveryStatus;
-  event?: EventType;
-}
-
-export const listDeliveriesQuery = listQuery<DeliveryListParams>({
-  status: Joi.string()
-    .valid(...DELIVERY_STATUSES)
-    .description('Only deliveries in this status'),
-  event: Joi.string()
-    .valid(...EVENT_TYPES)
-    .description('Only deliveries of this event type'),
-});
+import { DeliveryStatus, WebhookAttempt, WebhookDelivery } from './model';
+import { DeliveryListParams } from './schema';
+import { AttemptView, DeliveryRow, DeliveryView, toAttemptView, toDeliveryView } from './view';
 
 /** The CLI's view of the whole log: any business, any key. */
 export interface DeliveryLogFilter {
@@ -81,39 +41,6 @@ const OWNER = acrossTenants('cli delivery log');
 
 export const DEFAULT_LOG_LIMIT = 100;
 export const MAX_LOG_LIMIT = 1000;
-
-type DeliveryRow = WebhookDelivery & { event_type: EventType; idempotency_key: string };
-
-function toDeliveryView(row: DeliveryRow): DeliveryView {
-  return {
-    id: row.id,
-    event_id: row.event_id,
-    event_type: row.event_type,
-    idempotency_key: row.idempotency_key,
-    api_key_id: row.api_key_id ?? null,
-    app_id: row.app_id ?? null,
-    url: row.url,
-    status: row.status,
-    attempts: row.attempts,
-    next_attempt_at: row.status === 'pending' ? row.next_attempt_at : null,
-    last_status_code: row.last_status_code ?? null,
-    last_error: row.last_error ?? null,
-    delivered_at: row.delivered_at ?? null,
-    livemode: row.livemode,
-    created_at: row.created_at,
-  };
-}
-
-function toAttemptView(row: WebhookAttempt): AttemptView {
-  return {
-    attempt: row.attempt,
-    started_at: row.started_at,
-    duration_ms: row.duration_ms,
-    status_code: row.status_code ?? null,
-    response_excerpt: row.response_excerpt ?? null,
-    error: row.error ?? null,
-  };
-}
 
 export class WebhookService {
   constructor(
