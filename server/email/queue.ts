@@ -107,6 +107,15 @@ export class EmailQueue extends Sweeper<EmailMessage> {
     return sent ? 'sent' : 'queued';
   }
 
+  /**
+   * What the invoice's latest message has come to, read without an attempt: `sent` once it left,
+   * else `queued` (the sweeps retry it, or gave up on it and logged why).
+   */
+  async latestStatus(actor: Actor, invoiceId: number): Promise<'sent' | 'queued'> {
+    const latest = await EmailMessage.of(actor, this.db.current).where({ invoice_id: invoiceId }).orderBy('id', 'desc').first();
+    return latest?.status === 'sent' ? 'sent' : 'queued';
+  }
+
   override async stop(): Promise<void> {
     await super.stop();
     await Promise.allSettled(this.firstAttempts);

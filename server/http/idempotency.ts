@@ -11,11 +11,19 @@
  *    is still this request's. A request whose claim was taken over (it was alive but stalled,
  *    say behind a table lock) rolls back, so one key never commits twice.
  * 4. A failed request releases its claim: a non-2xx answer stores nothing.
+ * 5. A stored response is never rewritten: a replay returns exactly the body the first request got.
  *
  * A route that calls a gateway (`callsOut`) cannot run inside one transaction: its work commits in
  * steps of its own, and the response is stored after. A retry while it runs still gets 409; a
  * process that dies between the work's commit and the stored response leaves the work done once
  * and the key free, which is where the work's own guards (a refund's reservation) take over.
+ *
+ * A response that reports what happened after the commit (`/send`'s `email.status`, settled by the
+ * first attempt an afterCommit hook makes) is made once that is known: the work commits with the
+ * key marked `committed` (a retry meanwhile still gets 409), its hooks run (bounded by their own
+ * wait), and the response is stored in one write. A process that dies in between leaves the work
+ * done once and the key committed: after the lease a retry takes the key over and answers the
+ * route's `outcome`, read from what the commit left, without doing the work again.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
@@ -29,6 +37,8 @@ import { Serializer } from '../shapes/component';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
+type ClaimState = 'in_flight' | 'committed' | 'completed';
+
 export class IdempotencyRecord extends BaseModel {
   static override tableName = 'idempotency_keys';
   static override timestampColumns = ['created_at', 'updated_at', 'expires_at'];
@@ -38,7 +48,8 @@ export class IdempotencyRecord extends BaseModel {
   fingerprint!: string;
   /** The token of the request that holds an in-flight claim. */
   owner!: string | null;
-  state!: 'in_flight' | 'completed';
+  /** `committed`: the work has committed and its afterCommit hooks run; the response is not stored yet. */
+  state!: ClaimState;
   response_status!: number | null;
   response_body!: string | null;
   expires_at!: string;
@@ -58,8 +69,16 @@ export interface IdempotentResponse {
   replayed: boolean;
 }
 
+/** A claim this request holds; `committed` when taken over from a request that died after its work committed. */
+interface Claimed {
+  kind: 'claimed';
+  id: number;
+  owner: string;
+  committed: boolean;
+}
+
 type Claim =
-  | { kind: 'claimed'; id: number; owner: string }
+  | Claimed
   | { kind: 'replay'; status: number; body: string }
   | { kind: 'in_flight' }
   | { kind: 'mismatch' };
@@ -93,6 +112,14 @@ export function fingerprintOf(method: string, path: string, body: unknown): stri
     .digest('hex');
 }
 
+/** How `run` stores a route's response (see `run`). */
+interface Settlement {
+  status: number;
+  serialize: Serializer;
+  transactional: boolean;
+  outcome?: () => Promise<unknown>;
+}
+
 export class IdempotencyKeys {
   constructor(
     private readonly db: Database,
@@ -103,56 +130,78 @@ export class IdempotencyKeys {
   ) {}
 
   /**
-   * Runs `work` once per key: inside one transaction with the stored response, while this request
-   * owns the claim. `work`'s afterCommit hooks have run when this resolves, and the body sent is
-   * the result as they left it (the stored copy is brought up to date, best effort).
+   * Runs `work` once per key while this request owns the claim, and stores its response once: with
+   * the work in one transaction; after it when it is not `transactional` (it calls out); or, with
+   * `outcome`, after the work has committed and its afterCommit hooks have run (see above). The body
+   * sent is the body stored.
    */
   async run(
     request: IdempotentRequest,
     status: number,
     work: () => Promise<unknown>,
-    { transactional = true, serialize }: { transactional?: boolean; serialize: Serializer },
+    { transactional = true, serialize, outcome }: { transactional?: boolean; serialize: Serializer; outcome?: () => Promise<unknown> },
   ): Promise<IdempotentResponse> {
     const claim = await this.claim(request);
     if (claim.kind === 'mismatch') throw new IdempotencyKeyReused();
     if (claim.kind === 'in_flight') throw new IdempotencyKeyInUse();
     if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
 
-    const mine = () => IdempotencyRecord.query(this.db.current).where({ id: claim.id, owner: claim.owner, state: 'in_flight' });
+    const mine = () => IdempotencyRecord.query(this.db.current).where({ id: claim.id, owner: claim.owner });
     const renewal = setInterval(() => {
       mine()
         .patch({ updated_at: this.clock.now().toISOString() })
         .catch(() => undefined); // a missed renewal only shortens the lease; settling still checks the owner
     }, Math.max(1, Math.floor(this.leaseMs / 4)));
     try {
-      let stored = '';
-      // Work that calls out commits on its own first; the stored response then commits alone.
-      const done = transactional ? undefined : { value: await work() };
-      const result = await this.db.transaction(async (trx) => {
-        const value = done ? done.value : await work();
-        stored = serialize(value);
-        const settled = await IdempotencyRecord.query(trx)
-          .patch({ state: 'completed', response_status: status, response_body: stored })
-          .where({ id: claim.id, owner: claim.owner, state: 'in_flight' });
-        if (settled !== 1) throw new IdempotencyKeyInUse(); // taken over while we ran: roll back, the new owner's outcome stands
-        return value;
-      });
-      const body = serialize(result);
-      if (body !== stored) {
-        await IdempotencyRecord.query(this.db.current)
-          .patch({ response_body: body })
-          .where({ id: claim.id, owner: claim.owner })
-          .catch(() => undefined);
-      }
+      const body = await this.settle(claim, work, { status, serialize, transactional, outcome });
       return { status, body, replayed: false };
     } catch (err) {
+      // A committed claim stays: its work is done, and a retry answers its outcome without doing it again.
       await mine()
+        .where({ state: 'in_flight' })
         .delete()
         .catch(() => undefined);
       throw err;
     } finally {
       clearInterval(renewal);
     }
+  }
+
+  /**
+   * Does the work, or reads its outcome for a claim taken over after its work committed, and stores
+   * the response once; resolves to the body stored.
+   */
+  private async settle(claim: Claimed, work: () => Promise<unknown>, { status, serialize, transactional, outcome }: Settlement): Promise<string> {
+    const complete = async (from: ClaimState, body: string) => {
+      await this.advance(claim, from, { state: 'completed', response_status: status, response_body: body });
+      return body;
+    };
+    if (outcome) {
+      // The work's transaction resolves after its commit and its afterCommit hooks: the response is made then.
+      const value = claim.committed
+        ? await outcome()
+        : await this.db.transaction(async () => {
+            const value = await work();
+            await this.advance(claim, 'in_flight', { state: 'committed' });
+            return value;
+          });
+      return complete('committed', serialize(value));
+    }
+    // Only a route that reports after its commit leaves a claim committed, and only it can answer for one.
+    if (claim.committed) throw new IdempotencyKeyInUse();
+    // Work that calls out commits on its own first; the response is then stored alone.
+    if (!transactional) return complete('in_flight', serialize(await work()));
+    return this.db.transaction(async () => complete('in_flight', serialize(await work())));
+  }
+
+  /**
+   * Moves the claim on from `state` while it is still this request's. Else it was taken over while
+   * this request ran: 409, and inside the work's transaction the work rolls back (the new owner's
+   * outcome stands).
+   */
+  private async advance(claim: Claimed, state: ClaimState, patch: Partial<Pick<IdempotencyRecord, 'state' | 'response_status' | 'response_body'>>): Promise<void> {
+    const moved = await IdempotencyRecord.query(this.db.current).patch(patch).where({ id: claim.id, owner: claim.owner, state });
+    if (moved !== 1) throw new IdempotencyKeyInUse();
   }
 
   private async claim({ subject, key, fingerprint }: IdempotentRequest): Promise<Claim> {
@@ -170,7 +219,7 @@ export class IdempotencyKeys {
           response_body: null,
           expires_at: new Date(this.clock.now().getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
         });
-        return { kind: 'claimed', id: row.id, owner };
+        return { kind: 'claimed', id: row.id, owner, committed: false };
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
       }
@@ -186,12 +235,12 @@ export class IdempotencyKeys {
       }
       const leaseEnd = Date.parse(existing.updated_at) + this.leaseMs;
       if (this.clock.now().getTime() < leaseEnd) return { kind: 'in_flight' };
-      // The lease ran out: take the claim over, unless its owner renewed it meanwhile.
+      // The lease ran out: take the claim over, unless its owner renewed it (or moved it on) meanwhile.
       const taken = await records()
         .patch({ owner, updated_at: this.clock.now().toISOString() })
-        .where({ id: existing.id, state: 'in_flight' })
+        .where({ id: existing.id, state: existing.state })
         .where('updated_at', '<=', toDbTime(new Date(this.clock.now().getTime() - this.leaseMs)));
-      if (taken === 1) return { kind: 'claimed', id: existing.id, owner };
+      if (taken === 1) return { kind: 'claimed', id: existing.id, owner, committed: existing.state === 'committed' };
     }
     return { kind: 'in_flight' };
   }

@@ -104,6 +104,13 @@ export interface RouteSpec<B, Q, R extends AnyResponse = AnyResponse, S = never>
    * transaction, and its response is stored once the work has finished.
    */
   callsOut?: true;
+  /**
+   * The response reports what happened after the work committed (`/send`'s `email.status`, from the
+   * first attempt an afterCommit hook makes): under an Idempotency-Key the response is made once
+   * those hooks have run and stored then, once. This reads that response back from what the commit
+   * left, for a retry of a request that died in between: the work is not done again.
+   */
+  afterCommitOutcome?(input: RouteInput<B, Q>, services: S): Promise<unknown>;
   handle(input: RouteInput<B, Q>, services: S): Promise<ResponseBody<R>>;
 }
 
@@ -193,6 +200,7 @@ export function mountRoutes<S extends { clocks: BusinessClocks }>(
     if (file && spec.method !== 'get') throw new Error(`${spec.operationId}: only a GET answers with a file`);
     const serialize = serializerFor(spec.response);
     const guard = deps.guard(...spec.scopes);
+    const afterCommitOutcome = spec.afterCommitOutcome?.bind(spec);
     const paths = prefixes.map((prefix) => `${prefix}${expressPath(spec.path)}`);
     const serve = async (req: Request, res: Response) => {
       const input: RouteInput<unknown, unknown> = {
@@ -219,7 +227,11 @@ export function mountRoutes<S extends { clocks: BusinessClocks }>(
       if (key === undefined) return void res.status(spec.response.status).type('json').send(serialize(await handle()));
 
       const request = { subject: input.cred.subject, key, fingerprint: fingerprintOf(req.method, pathBelow(byLength, req.path), req.body) };
-      const answer = await deps.idempotency.run(request, spec.response.status, handle, { transactional: !spec.callsOut, serialize });
+      const answer = await deps.idempotency.run(request, spec.response.status, handle, {
+        transactional: !spec.callsOut,
+        serialize,
+        outcome: afterCommitOutcome && (() => afterCommitOutcome(input, deps.services)),
+      });
       if (answer.replayed) res.set('Idempotent-Replayed', 'true');
       res.status(answer.status).type('json').send(answer.body);
     };

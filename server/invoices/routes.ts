@@ -104,6 +104,7 @@ export const invoiceRoutes = [
     record: 'Invoice',
     response: { status: 200, description: 'The invoice and the e-mail', schema: 'SentInvoice' },
     handle: ({ cred, id }, s) => s.invoices.send(cred, id),
+    afterCommitOutcome: ({ cred, id }, s) => s.invoices.sentOutcome(cred, id),
   }),
   route({
     method: 'get',

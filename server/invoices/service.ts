@@ -172,6 +172,20 @@ export class InvoiceService {
     });
   }
 
+  /**
+   * What `send` answers, read back without sending anything: for a retry of a send whose request
+   * died after its commit and before its answer was stored (server/http/idempotency.ts). The e-mail
+   * is the invoice's latest, as it is now: `sent`, or `queued` for the sweeps to retry.
+   */
+  async sentOutcome(actor: Actor, id: number): Promise<SentInvoice> {
+    const row = await this.find(actor, id);
+    const invoice = await invoiceDetail(actor, row, this.db.current, this.links);
+    const client = await Client.of(actor, this.db.current).findById(row.client_id);
+    if (!client) throw new NotFound('Client');
+    const status = actor.livemode ? await this.emails.latestStatus(actor, id) : 'suppressed';
+    return { invoice, email: { to: client.email, status } };
+  }
+
   /** The payment link; a draft is issued by it (numbered, `sent`) without an e-mail or `invoice.sent`. */
   async initiatePayment(actor: Actor, id: number): Promise<{ payment_url: string; invoice_id: number }> {
     return this.db.transaction(async (trx) => {
