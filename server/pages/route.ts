@@ -6,8 +6,8 @@
  * `mountPages` builds the Express routes, every one with the same steps:
  *   the page headers (for a route that sets them first) → its rate limit → parse the form (POST)
  *   → validate the query and the form → handle → answer.
- * A page has no JSON error to show, so its schemas coerce instead of refusing (a `failover` for
- * every field): a malformed value is read as an absent one, and the page says what is missing.
+ * A page has no JSON error to show, so its schemas coerce instead of refusing (a `failover`, or a
+ * value dropped): a malformed value is read as an absent one, and the page says what is missing.
  */
 import { CookieOptions, Request, RequestHandler, Response, Router } from 'express';
 import Joi from 'joi';
@@ -129,7 +129,12 @@ export function mountPages(routes: PageRoute[], forms: FormGuard): Router {
   for (const spec of routes) {
     const steps: RequestHandler[] = [];
     const { headers } = spec;
-    if (headers) steps.push((_req, res, next) => (setHostedPageHeaders(res, headers), next()));
+    if (headers) {
+      steps.push((_req, res, next) => {
+        setHostedPageHeaders(res, headers);
+        next();
+      });
+    }
     if (spec.limit) steps.push(spec.limit);
     if (spec.method === 'post') steps.push(parseForm);
     router[spec.method](spec.path, ...steps, async (req: Request, res: Response) => send(res, await spec.handle(inputOf(req, res, spec, forms))));
