@@ -1,6 +1,6 @@
 import { routeUsing } from '../http/routes';
 import { metadataOnlyBody } from '../metadata/schema';
-import { countersignBody, createContractBody, listContractsQuery } from './schema';
+import { ContractEnvelope, ContractList, countersignBody, createContractBody, listContractsQuery } from './schema';
 import { ContractService } from './service';
 
 const route = routeUsing<{ contracts: ContractService }>();
@@ -14,7 +14,7 @@ export const contractRoutes = [
     tag: 'Contracts',
     scopes: ['contracts:read'],
     query: listContractsQuery,
-    response: { status: 200, description: 'A page of contracts', schema: 'ContractList' },
+    response: { status: 200, description: 'A page of contracts', schema: ContractList },
     handle: ({ cred, query }, s) => s.contracts.list(cred, query),
   }),
   route({
@@ -26,7 +26,7 @@ export const contractRoutes = [
     tag: 'Contracts',
     scopes: ['contracts:write'],
     body: createContractBody,
-    response: { status: 201, description: 'The new contract', schema: 'ContractEnvelope' },
+    response: { status: 201, description: 'The new contract', schema: ContractEnvelope },
     handle: async ({ cred, body }, s) => ({ contract: await s.contracts.create(cred, body) }),
   }),
   route({
@@ -37,7 +37,7 @@ export const contractRoutes = [
     tag: 'Contracts',
     scopes: ['contracts:read'],
     record: 'Contract',
-    response: { status: 200, description: 'The contract', schema: 'ContractEnvelope' },
+    response: { status: 200, description: 'The contract', schema: ContractEnvelope },
     handle: async ({ cred, id }, s) => ({ contract: await s.contracts.get(cred, id) }),
   }),
   route({
@@ -50,7 +50,7 @@ export const contractRoutes = [
     scopes: ['contracts:write'],
     record: 'Contract',
     body: metadataOnlyBody,
-    response: { status: 200, description: 'The contract', schema: 'ContractEnvelope' },
+    response: { status: 200, description: 'The contract', schema: ContractEnvelope },
     handle: async ({ cred, id, body }, s) => ({ contract: await s.contracts.update(cred, id, body) }),
   }),
   route({
@@ -64,7 +64,7 @@ export const contractRoutes = [
     scopes: ['contracts:write'],
     record: 'Contract',
     body: countersignBody,
-    response: { status: 200, description: 'The contract with its signatures', schema: 'ContractEnvelope' },
+    response: { status: 200, description: 'The contract with its signatures', schema: ContractEnvelope },
     handle: async ({ cred, id, body, requester }, s) => ({
       contract: await s.contracts.countersign(cred, id, { name: body.name, ipAddress: requester.ip, userAgent: requester.userAgent }),
     }),

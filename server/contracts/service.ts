@@ -12,38 +12,12 @@ import { toDbTime } from '../db/time';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Outbox } from '../events/outbox';
 import { Page, paginate } from '../http/pagination';
-import { Metadata, MetadataChanges } from '../metadata/schema';
+import { MetadataChanges } from '../metadata/schema';
 import { indexMetadata, initialMetadata, updateMetadata, whereMetadata } from '../metadata/store';
-import { collectMinor, toMajor } from '../money/amount';
-import { Contract, ContractSignature, ContractStatus, ContractType, SigningParty } from './model';
-import { ContractInput, ContractListParams } from './schema';
-
-export interface ContractView {
-  id: number;
-  type: ContractType;
-  title: string;
-  client_id: number;
-  body: string;
-  amount: number | null;
-  currency: string | null;
-  status: ContractStatus;
-  client_signed_at: string | null;
-  business_signed_at: string | null;
-  signing_url: string;
-  embed_url: string;
-  signatures: SignatureView[];
-  metadata: Metadata;
-  livemode: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface SignatureView {
-  party: SigningParty;
-  name: string;
-  signed_at: string;
-  document_sha256: string;
-}
+import { collectMinor } from '../money/amount';
+import { Contract, ContractSignature, SigningParty } from './model';
+import { ContractInput, ContractListParams, ContractView } from './schema';
+import { toContractView } from './view';
 
 /** Who signs, and the audit record of how they reached us. */
 export interface Signer {
@@ -65,13 +39,6 @@ export function documentSha256(body: string): string {
   return createHash('sha256').update(body, 'utf8').digest('hex');
 }
 
-const toSignatureView = (row: ContractSignature): SignatureView => ({
-  party: row.party,
-  name: row.name,
-  signed_at: row.signed_at,
-  document_sha256: row.document_sha256,
-});
-
 /** 256 random bits: the token alone opens the signing page, so it must not be guessable. */
 export function newSigningToken(): string {
   return randomBytes(32).toString('base64url');
@@ -91,32 +58,6 @@ export class ContractService {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
   }
 
-  toView(row: Contract, signatures: readonly ContractSignature[]): ContractView {
-    const links = `${this.baseUrl}/contracts/${row.signing_token}`;
-    return {
-      id: row.id,
-      type: row.type,
-      title: row.title,
-      client_id: row.client_id,
-      body: row.body,
-      amount: row.amount === null || row.amount === undefined || !row.currency ? null : toMajor(Number(row.amount), row.currency),
-      currency: row.currency ?? null,
-      status: row.status,
-      client_signed_at: row.client_signed_at ?? null,
-      business_signed_at: row.business_signed_at ?? null,
-      signing_url: `${links}/sign`,
-      embed_url: `${links}/embed`,
-      signatures: signatures
-        .filter((signature) => signature.contract_id === row.id)
-        .sort((a, b) => a.signed_at.localeCompare(b.signed_at))
-        .map(toSignatureView),
-      metadata: row.metadata ?? {},
-      livemode: row.livemode,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
-    };
-  }
-
   async list(actor: Actor, params: ContractListParams): Promise<Page<ContractView>> {
     const query = Contract.of(actor, this.db.current);
     if (params.type) query.where('contracts.type', params.type);
@@ -124,7 +65,7 @@ export class ContractService {
     whereMetadata(query, actor, this.db.current, 'contract', params.metadata);
     const page = await paginate(query, Contract.tableName, params, (row) => row);
     const signatures = await ContractSignature.ofContracts(page.data, this.db.current);
-    return { ...page, data: page.data.map((row) => this.toView(row, signatures)) };
+    return { ...page, data: page.data.map((row) => toContractView(this.baseUrl, row, signatures)) };
   }
 
   async get(actor: Actor, id: number): Promise<ContractView> {
@@ -219,7 +160,7 @@ export class ContractService {
   }
 
   private async viewOf(row: Contract, conn: Knex): Promise<ContractView> {
-    return this.toView(row, await ContractSignature.ofContracts([row], conn));
+    return toContractView(this.baseUrl, row, await ContractSignature.ofContracts([row], conn));
   }
 
   /** The one read across tenants for signing: the 256-bit token is the capability. Locks the row inside a transaction. */
@@ -250,7 +191,7 @@ export class ContractService {
           ...Contract.ownedBy(actor),
         });
         await indexMetadata(trx, actor, { type: 'contract', id: row.id }, metadata, { replace: false });
-        return this.toView(row, []);
+        return toContractView(this.baseUrl, row, []);
       });
     } catch (err) {
       // The client was deleted between the check and the insert: the foreign key refused the row.

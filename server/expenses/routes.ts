@@ -1,5 +1,6 @@
 import { routeUsing } from '../http/routes';
-import { createExpenseBody, listExpensesQuery, updateExpenseBody } from './schema';
+import { Deleted } from '../shapes/common';
+import { createExpenseBody, ExpenseEnvelope, ExpenseList, listExpensesQuery, updateExpenseBody } from './schema';
 import { ExpenseService } from './service';
 
 const route = routeUsing<{ expenses: ExpenseService }>();
@@ -13,7 +14,7 @@ export const expenseRoutes = [
     tag: 'Expenses',
     scopes: ['expenses:read'],
     query: listExpensesQuery,
-    response: { status: 200, description: 'A page of expenses', schema: 'ExpenseList' },
+    response: { status: 200, description: 'A page of expenses', schema: ExpenseList },
     handle: ({ cred, query }, s) => s.expenses.list(cred, query),
   }),
   route({
@@ -24,7 +25,7 @@ export const expenseRoutes = [
     tag: 'Expenses',
     scopes: ['expenses:write'],
     body: createExpenseBody,
-    response: { status: 201, description: 'The new expense', schema: 'ExpenseEnvelope' },
+    response: { status: 201, description: 'The new expense', schema: ExpenseEnvelope },
     handle: async ({ cred, body }, s) => ({ expense: await s.expenses.create(cred, body) }),
   }),
   route({
@@ -35,7 +36,7 @@ export const expenseRoutes = [
     tag: 'Expenses',
     scopes: ['expenses:read'],
     record: 'Expense',
-    response: { status: 200, description: 'The expense', schema: 'ExpenseEnvelope' },
+    response: { status: 200, description: 'The expense', schema: ExpenseEnvelope },
     handle: async ({ cred, id }, s) => ({ expense: await s.expenses.get(cred, id) }),
   }),
   route({
@@ -47,7 +48,7 @@ export const expenseRoutes = [
     scopes: ['expenses:write'],
     record: 'Expense',
     body: updateExpenseBody,
-    response: { status: 200, description: 'The updated expense', schema: 'ExpenseEnvelope' },
+    response: { status: 200, description: 'The updated expense', schema: ExpenseEnvelope },
     handle: async ({ cred, id, body }, s) => ({ expense: await s.expenses.update(cred, id, body) }),
   }),
   route({
@@ -58,7 +59,7 @@ export const expenseRoutes = [
     tag: 'Expenses',
     scopes: ['expenses:write'],
     record: 'Expense',
-    response: { status: 200, description: 'Deleted', schema: 'Deleted' },
+    response: { status: 200, description: 'Deleted', schema: Deleted },
     handle: ({ cred, id }, s) => s.expenses.remove(cred, id),
   }),
 ];

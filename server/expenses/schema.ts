@@ -1,7 +1,13 @@
-/** Expense input: the contract's fields, with the limits and formats the specification leaves to us. */
+/**
+ * Expenses in and out: the contract's fields, with the limits and formats the specification leaves
+ * to us (joi), and the response shapes.
+ */
+import { Static, Type } from '@sinclair/typebox';
 import Joi from 'joi';
 import { listQuery, ListParams } from '../http/pagination';
 import { currencyField, moneyField } from '../money/amount';
+import { closed, Currency, date, dateTime, envelope, Id, listOf, money } from '../shapes/common';
+import { component, nullable } from '../shapes/component';
 import { calendarDate, optionalText } from '../validation';
 
 export interface ExpenseInput {
@@ -22,9 +28,12 @@ export interface ExpenseListParams extends ListParams {
 }
 
 /** A lower-case slug as given (`travel`, `office-supplies`): other input is refused, never rewritten. */
+const CATEGORY_SLUG = /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/;
+const CATEGORY_MAX = 64;
+
 const category = Joi.string()
-  .max(64)
-  .pattern(/^[a-z0-9]+(?:[-_][a-z0-9]+)*$/)
+  .max(CATEGORY_MAX)
+  .pattern(CATEGORY_SLUG)
   .messages({ 'string.pattern.base': '{{#label}} must be a lower-case slug such as "travel" or "office-supplies"' });
 
 const fields = {
@@ -58,3 +67,29 @@ export const listExpensesQuery = listQuery<ExpenseListParams>({
       : value,
   )
   .messages({ 'date.range': 'date_to must not be before date_from' });
+
+export const ExpenseCategoryShape = component(
+  'ExpenseCategory',
+  Type.String({ maxLength: CATEGORY_MAX, pattern: CATEGORY_SLUG.source, description: 'A free lower-case slug (`travel`, `office-supplies`)' }),
+);
+
+export const ExpenseShape = component(
+  'Expense',
+  closed({
+    id: Id,
+    amount: money({ exclusiveMinimum: 0 }),
+    currency: Currency,
+    category: ExpenseCategoryShape,
+    description: nullable(Type.String({ maxLength: 1000 })),
+    vendor: nullable(Type.String({ maxLength: 255 })),
+    date,
+    notes: nullable(Type.String({ maxLength: 5000 })),
+    livemode: Type.Boolean(),
+    created_at: dateTime,
+    updated_at: dateTime,
+  }),
+);
+export type ExpenseView = Static<typeof ExpenseShape>;
+
+export const ExpenseList = listOf('ExpenseList', ExpenseShape);
+export const ExpenseEnvelope = envelope('ExpenseEnvelope', 'expense', ExpenseShape);

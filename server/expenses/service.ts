@@ -5,40 +5,11 @@ import { BusinessService } from '../businesses/service';
 import { Database } from '../db/database';
 import { NotFound, ValidationFailed } from '../errors';
 import { Page, paginate } from '../http/pagination';
-import { collectMinor, toMajor } from '../money/amount';
+import { collectMinor } from '../money/amount';
 import { blankToNull } from '../validation';
 import { Expense } from './model';
-import { ExpenseInput, ExpenseListParams } from './schema';
-
-export interface ExpenseView {
-  id: number;
-  amount: number;
-  currency: string;
-  category: string;
-  description: string | null;
-  vendor: string | null;
-  date: string;
-  notes: string | null;
-  livemode: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export function toExpenseView(row: Expense): ExpenseView {
-  return {
-    id: row.id,
-    amount: toMajor(Number(row.amount), row.currency),
-    currency: row.currency,
-    category: row.category,
-    description: row.description ?? null,
-    vendor: row.vendor ?? null,
-    date: row.date,
-    notes: row.notes ?? null,
-    livemode: row.livemode,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
+import { ExpenseInput, ExpenseListParams, ExpenseView } from './schema';
+import { toExpenseView } from './view';
 
 /** The stored columns of a whole expense; the amount's decimals must suit its currency (422 otherwise). */
 function columnsFor(merged: ExpenseInput & { currency: string }): Partial<Expense> {

@@ -2,10 +2,12 @@
 import { Knex } from 'knex';
 import { Actor } from '../auth/actor';
 import { Payment } from './payment-model';
-import { PaymentView, toPaymentView } from './payment-view';
+import { PaymentView } from './payment-schema';
+import { toPaymentView } from './payment-view';
 import { InvoiceLinks } from './links';
 import { Invoice, InvoiceItem } from './model';
-import { InvoiceDetail, toInvoiceView } from './view';
+import { InvoiceDetail } from './schema';
+import { toInvoiceView } from './view';
 
 /** The items of each invoice, in order. */
 export async function itemsOf(invoices: readonly Invoice[], conn: Knex): Promise<Map<number, InvoiceItem[]>> {

@@ -1,24 +1,7 @@
 /** A payment as the API shows it: amounts back in major units. Pure. */
-import { Metadata } from '../metadata/schema';
 import { toMajor } from '../money/amount';
 import { Payment, PaymentStatus } from './payment-model';
-
-export interface PaymentView {
-  id: number;
-  invoice_id: number;
-  client_id: number;
-  amount: number;
-  amount_refunded: number;
-  currency: string;
-  status: PaymentStatus;
-  method: string;
-  gateway: string | null;
-  gateway_reference: string | null;
-  metadata: Metadata;
-  livemode: boolean;
-  paid_at: string | null;
-  created_at: string;
-}
+import { PaymentView } from './payment-schema';
 
 export function toPaymentView(row: Payment): PaymentView {
   return {

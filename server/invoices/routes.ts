@@ -1,18 +1,31 @@
 import { Actor } from '../auth/actor';
 import { routeUsing } from '../http/routes';
 import { InvoiceDocuments } from './documents';
-import { PaymentView } from './payment-view';
-import { createInvoiceBody, ExternalPayment, externalPaymentBody, listInvoicesQuery, simulatePaymentBody, updateInvoiceBody } from './schema';
+import { Deleted } from '../shapes/common';
+import {
+  createInvoiceBody,
+  ExternalPayment,
+  externalPaymentBody,
+  InvoiceEnvelope,
+  InvoiceList,
+  listInvoicesQuery,
+  PaymentLink,
+  PaymentStatusReport,
+  RecordedPayment,
+  RecordedPaymentShape,
+  SentInvoiceShape,
+  simulatePaymentBody,
+  updateInvoiceBody,
+} from './schema';
 import { InvoiceService } from './service';
-import { InvoiceDetail } from './view';
 
 /**
  * What the invoice's payment routes call of the payment path (PaymentService, server/payments/):
  * it records against invoices, so it sits above them, and this table names what it calls.
  */
 interface InvoicePayments {
-  simulate(actor: Actor, invoiceId: number, amount?: number): Promise<{ payment: PaymentView; invoice: InvoiceDetail }>;
-  recordExternal(actor: Actor, invoiceId: number, input: ExternalPayment): Promise<{ payment: PaymentView; invoice: InvoiceDetail }>;
+  simulate(actor: Actor, invoiceId: number, amount?: number): Promise<RecordedPayment>;
+  recordExternal(actor: Actor, invoiceId: number, input: ExternalPayment): Promise<RecordedPayment>;
 }
 
 const route = routeUsing<{ invoices: InvoiceService; documents: InvoiceDocuments; payments: InvoicePayments }>();
@@ -26,7 +39,7 @@ export const invoiceRoutes = [
     tag: 'Invoices',
     scopes: ['invoices:read'],
     query: listInvoicesQuery,
-    response: { status: 200, description: 'A page of invoices (without payments)', schema: 'InvoiceList' },
+    response: { status: 200, description: 'A page of invoices (without payments)', schema: InvoiceList },
     handle: ({ cred, query }, s) => s.invoices.list(cred, query),
   }),
   route({
@@ -39,7 +52,7 @@ export const invoiceRoutes = [
     tag: 'Invoices',
     scopes: ['invoices:write'],
     body: createInvoiceBody,
-    response: { status: 201, description: 'The new draft', schema: 'InvoiceEnvelope' },
+    response: { status: 201, description: 'The new draft', schema: InvoiceEnvelope },
     handle: async ({ cred, body }, s) => ({ invoice: await s.invoices.create(cred, body) }),
   }),
   route({
@@ -50,7 +63,7 @@ export const invoiceRoutes = [
     tag: 'Invoices',
     scopes: ['invoices:read'],
     record: 'Invoice',
-    response: { status: 200, description: 'The invoice', schema: 'InvoiceEnvelope' },
+    response: { status: 200, description: 'The invoice', schema: InvoiceEnvelope },
     handle: async ({ cred, id }, s) => ({ invoice: await s.invoices.get(cred, id) }),
   }),
   route({
@@ -76,7 +89,7 @@ export const invoiceRoutes = [
     scopes: ['invoices:write'],
     record: 'Invoice',
     body: updateInvoiceBody,
-    response: { status: 200, description: 'The updated draft', schema: 'InvoiceEnvelope' },
+    response: { status: 200, description: 'The updated draft', schema: InvoiceEnvelope },
     handle: async ({ cred, id, body }, s) => ({ invoice: await s.invoices.update(cred, id, body) }),
   }),
   route({
@@ -88,7 +101,7 @@ export const invoiceRoutes = [
     tag: 'Invoices',
     scopes: ['invoices:write'],
     record: 'Invoice',
-    response: { status: 200, description: 'Deleted', schema: 'Deleted' },
+    response: { status: 200, description: 'Deleted', schema: Deleted },
     errors: { '422': 'Unprocessable' },
     handle: ({ cred, id }, s) => s.invoices.remove(cred, id),
   }),
@@ -102,7 +115,7 @@ export const invoiceRoutes = [
     tag: 'Invoices',
     scopes: ['invoices:write'],
     record: 'Invoice',
-    response: { status: 200, description: 'The invoice and the e-mail', schema: 'SentInvoice' },
+    response: { status: 200, description: 'The invoice and the e-mail', schema: SentInvoiceShape },
     handle: ({ cred, id }, s) => s.invoices.send(cred, id),
     afterCommitOutcome: ({ cred, id }, s) => s.invoices.sentOutcome(cred, id),
   }),
@@ -114,7 +127,7 @@ export const invoiceRoutes = [
     tag: 'Invoices',
     scopes: ['invoices:read'],
     record: 'Invoice',
-    response: { status: 200, description: 'The status', schema: 'PaymentStatusReport' },
+    response: { status: 200, description: 'The status', schema: PaymentStatusReport },
     handle: ({ cred, id }, s) => s.invoices.paymentStatus(cred, id),
   }),
   route({
@@ -127,7 +140,7 @@ export const invoiceRoutes = [
     tag: 'Invoices',
     scopes: ['invoices:write', 'payments:write'],
     record: 'Invoice',
-    response: { status: 200, description: 'The payment link', schema: 'PaymentLink' },
+    response: { status: 200, description: 'The payment link', schema: PaymentLink },
     handle: ({ cred, id }, s) => s.invoices.initiatePayment(cred, id),
   }),
   route({
@@ -141,7 +154,7 @@ export const invoiceRoutes = [
     scopes: ['invoices:write', 'payments:write'],
     record: 'Invoice',
     body: simulatePaymentBody,
-    response: { status: 201, description: 'The payment and the invoice', schema: 'RecordedPayment' },
+    response: { status: 201, description: 'The payment and the invoice', schema: RecordedPaymentShape },
     errors: { '403': 'ForbiddenOrTestModeOnly' },
     handle: ({ cred, id, body }, s) => s.payments.simulate(cred, id, body.amount),
   }),
@@ -156,7 +169,7 @@ export const invoiceRoutes = [
     scopes: ['payments:write', 'invoices:write'],
     record: 'Invoice',
     body: externalPaymentBody,
-    response: { status: 201, description: 'The payment and the invoice', schema: 'RecordedPayment' },
+    response: { status: 201, description: 'The payment and the invoice', schema: RecordedPaymentShape },
     handle: ({ cred, id, body }, s) => s.payments.recordExternal(cred, id, body),
   }),
   route({
@@ -168,7 +181,7 @@ export const invoiceRoutes = [
     tag: 'Invoices',
     scopes: ['invoices:write'],
     record: 'Invoice',
-    response: { status: 200, description: 'The void invoice', schema: 'InvoiceEnvelope' },
+    response: { status: 200, description: 'The void invoice', schema: InvoiceEnvelope },
     handle: async ({ cred, id }, s) => ({ invoice: await s.invoices.void(cred, id) }),
   }),
 ];

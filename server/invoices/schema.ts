@@ -1,11 +1,18 @@
-/** Invoice input: shapes here; money, dates against each other and the client are checked by the service. */
+/**
+ * Invoices in and out: the request fields (joi; money, dates against each other and the client are
+ * checked by the service) and the response shapes (server/shapes).
+ */
+import { Static, Type } from '@sinclair/typebox';
 import Joi from 'joi';
 import { businessClock } from '../clock';
 import { idFilter, listQuery, ListParams } from '../http/pagination';
-import { MetadataChanges, metadataField, MetadataFilter, withMetadataFilter } from '../metadata/schema';
+import { MetadataChanges, metadataField, MetadataFilter, MetadataShape, withMetadataFilter } from '../metadata/schema';
 import { currencyField, MAX_QUANTITY, moneyField } from '../money/amount';
+import { closed, Currency, date, dateTime, envelope, Id, listOf, money, text } from '../shapes/common';
+import { component, nullable, stringEnum } from '../shapes/component';
 import { calendarDate, optionalText } from '../validation';
 import { INVOICE_STATUSES, InvoiceStatus } from './model';
+import { PaymentShape } from './payment-schema';
 
 export const MAX_ITEMS = 500;
 
@@ -105,3 +112,98 @@ export const listInvoicesQuery = withMetadataFilter(
     client_id: idFilter('client_id'),
   }),
 );
+
+export const InvoiceStatusShape = component(
+  'InvoiceStatus',
+  stringEnum(INVOICE_STATUSES, {
+    description:
+      'draft → sent (POST /send or initiate-payment) → viewed (payment page opened) → partial / paid (payments); draft, sent, viewed or partial → void (POST /void, not on paid invoices). Only a draft may be updated or deleted.',
+  }),
+);
+
+export const InvoiceItemShape = component(
+  'InvoiceItem',
+  closed({
+    id: Id,
+    description: text(1000, 1),
+    quantity: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'At most 4 decimals' }),
+    unit_price: money({ description: 'Major units; may be negative (a discount line)' }),
+    amount: money({ description: 'quantity × unit_price, rounded half away from zero to the minor unit' }),
+  }),
+);
+
+/** The fields every invoice carries: an Invoice is these, an InvoiceDetail adds its payments. */
+const invoiceFields = {
+  id: Id,
+  number: nullable(Type.String({ pattern: '^INV-[0-9]{6,}$' }), { description: 'Per business and mode, assigned when the invoice leaves draft; null for drafts' }),
+  client_id: Id,
+  status: InvoiceStatusShape,
+  currency: Currency,
+  issue_date: date,
+  due_date: Type.String({ format: 'date', description: 'Strictly after issue_date' }),
+  items: Type.Array(InvoiceItemShape, { minItems: 1, maxItems: MAX_ITEMS }),
+  subtotal: money({ description: 'Sum of the line amounts' }),
+  total: money({ minimum: 0, description: 'Sum of the line amounts (≥ 0)' }),
+  amount_paid: money({ minimum: 0 }),
+  amount_due: money({ description: 'total − amount_paid' }),
+  notes: nullable(Type.String({ maxLength: 5000 })),
+  metadata: MetadataShape,
+  livemode: Type.Boolean(),
+  sent_at: nullable(dateTime),
+  viewed_at: nullable(dateTime),
+  paid_at: nullable(dateTime),
+  voided_at: nullable(dateTime),
+  created_at: dateTime,
+  updated_at: dateTime,
+  payment_url: nullable(Type.String({ format: 'uri' }), {
+    description:
+      'The hosted page where the client pays (as Stripe\'s `hosted_invoice_url`); null on drafts. In live mode it offers Pay only for an amount the business\'s gateway can charge exactly (Stripe: ISK in whole krona, three-decimal currencies ending in 0), and says so otherwise',
+  }),
+};
+
+export const InvoiceShape = component(
+  'Invoice',
+  closed(invoiceFields, {
+    description: 'An invoice as lists return it. Responses about one invoice (and webhook events) are an InvoiceDetail, which adds `payments`.',
+  }),
+);
+export type InvoiceView = Static<typeof InvoiceShape>;
+
+export const InvoiceDetailShape = component(
+  'InvoiceDetail',
+  closed({ ...invoiceFields, payments: Type.Array(PaymentShape) }, { description: 'An invoice with its payment history (oldest first)' }),
+);
+/** A single invoice as every single-invoice response and event shows it: with its payment history. */
+export type InvoiceDetail = Static<typeof InvoiceDetailShape>;
+
+export const InvoiceList = listOf('InvoiceList', InvoiceShape);
+export const InvoiceEnvelope = envelope('InvoiceEnvelope', 'invoice', InvoiceDetailShape);
+
+export const PaymentStatusReport = component(
+  'PaymentStatusReport',
+  closed({ invoice_id: Id, status: InvoiceStatusShape, currency: Currency, total: money(), amount_paid: money(), amount_due: money() }),
+);
+
+export const PaymentLink = component(
+  'PaymentLink',
+  closed({ payment_url: Type.String({ format: 'uri', description: 'The client\'s payment page' }), invoice_id: Id }),
+);
+
+export const SentInvoiceShape = component(
+  'SentInvoice',
+  closed({
+    invoice: InvoiceDetailShape,
+    email: closed({
+      to: Type.String({ description: 'The client\'s e-mail address' }),
+      status: stringEnum(['sent', 'queued', 'suppressed'], {
+        description:
+          '`sent`: the first attempt, made after the change committed, was accepted by the SMTP server (or written to the outbox directory without SMTP_URL) within a few seconds; `queued`: it is still under way or failed, and is retried on the webhook schedule; `suppressed`: test key, no e-mail leaves',
+      }),
+    }),
+  }),
+);
+export type SentInvoice = Static<typeof SentInvoiceShape>;
+
+/** A payment just recorded (simulated, or received elsewhere) and its invoice after it. */
+export const RecordedPaymentShape = component('RecordedPayment', closed({ payment: PaymentShape, invoice: InvoiceDetailShape }));
+export type RecordedPayment = Static<typeof RecordedPaymentShape>;

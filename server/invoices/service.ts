@@ -11,7 +11,7 @@ import { Client } from '../clients/model';
 import { UNKNOWN_CLIENT_ID } from '../clients/service';
 import { businessClock } from '../clock';
 import { Database } from '../db/database';
-import { EmailQueue, EmailStatus } from '../email/queue';
+import { EmailQueue } from '../email/queue';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Outbox } from '../events/outbox';
 import { Page, paginate } from '../http/pagination';
@@ -24,13 +24,8 @@ import { formatMoney, invoiceEmail } from './email';
 import { Invoice, InvoiceItem } from './model';
 import { drawInvoiceNumber } from './numbering';
 import { itemsAsInput, PricedItem, priceItems } from './pricing';
-import { InvoiceChanges, InvoiceInput, InvoiceListParams } from './schema';
-import { InvoiceDetail, InvoiceView, toInvoiceView } from './view';
-
-export interface SentInvoice {
-  invoice: InvoiceDetail;
-  email: { to: string; status: EmailStatus };
-}
+import { InvoiceChanges, InvoiceDetail, InvoiceInput, InvoiceListParams, InvoiceView, SentInvoice } from './schema';
+import { toInvoiceView } from './view';
 
 export interface IssuedInvoice {
   invoice: InvoiceDetail;

@@ -1,50 +1,14 @@
 /** An invoice as the API and its events show it: amounts back in major units. Pure. */
-import { Metadata } from '../metadata/schema';
+import { Static } from '@sinclair/typebox';
 import { fromQuantityUnits, toMajor } from '../money/amount';
-import { PaymentView } from './payment-view';
 import { InvoiceLinks } from './links';
-import { Invoice, InvoiceItem, InvoiceStatus } from './model';
+import { Invoice, InvoiceItem } from './model';
+import { InvoiceItemShape, InvoiceView } from './schema';
 
-export interface InvoiceItemView {
-  id: number;
-  description: string;
-  quantity: number;
-  unit_price: number;
-  amount: number;
-}
+/** What the mappers make, for the modules that take an invoice as the API shows it (the payment page, the CLI's triggers). */
+export type { InvoiceDetail } from './schema';
 
-export interface InvoiceView {
-  id: number;
-  number: string | null;
-  client_id: number;
-  status: InvoiceStatus;
-  currency: string;
-  issue_date: string;
-  due_date: string;
-  items: InvoiceItemView[];
-  subtotal: number;
-  total: number;
-  amount_paid: number;
-  amount_due: number;
-  notes: string | null;
-  metadata: Metadata;
-  livemode: boolean;
-  sent_at: string | null;
-  viewed_at: string | null;
-  paid_at: string | null;
-  voided_at: string | null;
-  created_at: string;
-  updated_at: string;
-  /** The hosted page where the client pays (as Stripe's `hosted_invoice_url`); null on drafts. */
-  payment_url: string | null;
-}
-
-/** A single invoice as every single-invoice response and event shows it: with its payment history. */
-export interface InvoiceDetail extends InvoiceView {
-  payments: PaymentView[];
-}
-
-function toItemView(row: InvoiceItem, currency: string): InvoiceItemView {
+function toItemView(row: InvoiceItem, currency: string): Static<typeof InvoiceItemShape> {
   return {
     id: row.id,
     description: row.description,

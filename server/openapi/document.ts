@@ -4,13 +4,9 @@
  * `/api/v1/openapi.json`); the test suite validates every response it sees against it, so it
  * cannot drift from the code. Schemas are JSON Schema 2020-12 (nullable = `type: [T, 'null']`).
  */
-import { CONTRACT_STATUSES, CONTRACT_TYPES } from '../contracts/model';
 import { EVENT_TYPES, EventType, readScopeOf } from '../events/outbox';
 import { DELIVERY_STATUSES } from '../webhooks/model';
-import { INVOICE_STATUSES } from '../invoices/model';
 import { MetadataShape, takesMetadataFilter } from '../metadata/schema';
-import { PAYMENT_STATUSES } from '../invoices/payment-model';
-import { REFUND_STATUSES } from '../refunds/model';
 import { TSchema } from '@sinclair/typebox';
 import Joi from 'joi';
 import { BadRequest, DatabaseBusy, Forbidden, GatewayError, InvalidState, NotFound, PayloadTooLarge, PdfBusy, RateLimited, ServerError, ServiceUnavailable, Unauthorized, ValidationFailed } from '../errors';
@@ -117,9 +113,6 @@ function object(properties: Record<string, Schema | Reference>, required: string
 
 const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
 const dateTime: Schema = { type: 'string', format: 'date-time', description: 'ISO 8601 UTC timestamp with milliseconds' };
-const date: Schema = { type: 'string', format: 'date', description: 'Calendar date YYYY-MM-DD' };
-const money: Schema = { type: 'number', description: 'Amount in major units (12.5 = 12.50), at most the currency\'s decimals' };
-const text = (maxLength: number, minLength = 0): Schema => ({ type: 'string', maxLength, ...(minLength ? { minLength } : {}) });
 
 /**
  * The codes of the error classes: what an error body's `error` may be. Every class that a response
@@ -214,142 +207,6 @@ const schemas: Record<string, Schema> = {
     livemode: { type: 'boolean', description: 'true for a live key (svc_live_…), false for a test key' },
   }),
 
-  InvoiceStatus: {
-    type: 'string',
-    enum: [...INVOICE_STATUSES],
-    description:
-      'draft → sent (POST /send or initiate-payment) → viewed (payment page opened) → partial / paid (payments); draft, sent, viewed or partial → void (POST /void, not on paid invoices). Only a draft may be updated or deleted.',
-  },
-  InvoiceItem: object({
-    id: schemaRef('Id'),
-    description: text(1000, 1),
-    quantity: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000, description: 'At most 4 decimals' },
-    unit_price: { ...money, description: 'Major units; may be negative (a discount line)' },
-    amount: { ...money, description: 'quantity × unit_price, rounded half away from zero to the minor unit' },
-  }),
-  InvoiceFields: {
-    type: 'object',
-    description: 'The fields every invoice carries (open: the base of Invoice and InvoiceDetail)',
-    properties: {
-      id: schemaRef('Id'),
-      number: { type: ['string', 'null'], pattern: '^INV-[0-9]{6,}$', description: 'Per business and mode, assigned when the invoice leaves draft; null for drafts' },
-      client_id: schemaRef('Id'),
-      status: schemaRef('InvoiceStatus'),
-      currency: schemaRef('Currency'),
-      issue_date: date,
-      due_date: { ...date, description: 'Strictly after issue_date' },
-      items: { type: 'array', items: schemaRef('InvoiceItem'), minItems: 1, maxItems: 500 },
-      subtotal: { ...money, description: 'Sum of the line amounts' },
-      total: { ...money, minimum: 0, description: 'Sum of the line amounts (≥ 0)' },
-      amount_paid: { ...money, minimum: 0 },
-      amount_due: { ...money, description: 'total − amount_paid' },
-      notes: { type: ['string', 'null'], maxLength: 5000 },
-      metadata: schemaRef('Metadata'),
-      livemode: { type: 'boolean' },
-      sent_at: nullable(dateTime),
-      viewed_at: nullable(dateTime),
-      paid_at: nullable(dateTime),
-      voided_at: nullable(dateTime),
-      created_at: dateTime,
-      updated_at: dateTime,
-      payment_url: {
-        type: ['string', 'null'],
-        format: 'uri',
-        description:
-          'The hosted page where the client pays (as Stripe\'s `hosted_invoice_url`); null on drafts. In live mode it offers Pay only for an amount the business\'s gateway can charge exactly (Stripe: ISK in whole krona, three-decimal currencies ending in 0), and says so otherwise',
-      },
-    },
-    required: [
-      'id', 'number', 'client_id', 'status', 'currency', 'issue_date', 'due_date', 'items', 'subtotal', 'total',
-      'amount_paid', 'amount_due', 'notes', 'metadata', 'livemode', 'sent_at', 'viewed_at', 'paid_at', 'voided_at', 'created_at', 'updated_at',
-      'payment_url',
-    ],
-  },
-  Invoice: {
-    type: 'object',
-    description: 'An invoice as lists return it. Responses about one invoice (and webhook events) are an InvoiceDetail, which adds `payments`.',
-    allOf: [schemaRef('InvoiceFields')],
-    unevaluatedProperties: false,
-  },
-  InvoiceDetail: {
-    type: 'object',
-    description: 'An invoice with its payment history (oldest first)',
-    allOf: [schemaRef('InvoiceFields')],
-    properties: { payments: { type: 'array', items: schemaRef('Payment') } },
-    required: ['payments'],
-    unevaluatedProperties: false,
-  },
-  PaymentStatusReport: object({
-    invoice_id: schemaRef('Id'),
-    status: schemaRef('InvoiceStatus'),
-    currency: schemaRef('Currency'),
-    total: money,
-    amount_paid: money,
-    amount_due: money,
-  }),
-  PaymentLink: object({
-    payment_url: { type: 'string', format: 'uri', description: 'The client\'s payment page' },
-    invoice_id: schemaRef('Id'),
-  }),
-  SentInvoice: object({
-    invoice: schemaRef('InvoiceDetail'),
-    email: object({
-      to: { type: 'string', description: 'The client\'s e-mail address' },
-      status: {
-        type: 'string',
-        enum: ['sent', 'queued', 'suppressed'],
-        description:
-          '`sent`: the first attempt, made after the change committed, was accepted by the SMTP server (or written to the outbox directory without SMTP_URL) within a few seconds; `queued`: it is still under way or failed, and is retried on the webhook schedule; `suppressed`: test key, no e-mail leaves',
-      },
-    }),
-  }),
-  RecordedPayment: object({ payment: schemaRef('Payment'), invoice: schemaRef('InvoiceDetail') }),
-
-  QuickChargeResult: object({
-    invoice: { ...schemaRef('InvoiceDetail'), description: 'Issued (status sent) with one line item' },
-    client: schemaRef('Client'),
-    payment_url: { type: 'string', format: 'uri' },
-  }),
-
-  PaymentStatus: { type: 'string', enum: [...PAYMENT_STATUSES] },
-  Payment: object({
-    id: schemaRef('Id'),
-    invoice_id: schemaRef('Id'),
-    client_id: schemaRef('Id'),
-    amount: money,
-    amount_refunded: { ...money, minimum: 0, description: 'Refunded so far; the status is `refunded` once it equals `amount`' },
-    currency: schemaRef('Currency'),
-    status: schemaRef('PaymentStatus'),
-    method: { type: 'string', description: '`simulated` (test mode), `card` (a gateway), or for a payment received elsewhere `bank_transfer`, `cash`, `card`, `check`, `other`' },
-    gateway: { type: ['string', 'null'], description: '`test`, `stripe`, or `external` (received elsewhere)' },
-    gateway_reference: { type: ['string', 'null'] },
-    metadata: schemaRef('Metadata'),
-    livemode: { type: 'boolean' },
-    paid_at: nullable(dateTime),
-    created_at: dateTime,
-  }),
-
-  Refund: object({
-    id: schemaRef('Id'),
-    payment_id: schemaRef('Id'),
-    invoice_id: schemaRef('Id'),
-    amount: { ...money, exclusiveMinimum: 0 },
-    currency: schemaRef('Currency'),
-    reason: { type: ['string', 'null'], maxLength: 500 },
-    status: {
-      type: 'string',
-      enum: [...REFUND_STATUSES],
-      description:
-        '`pending` while its outcome at the gateway is not known (asked, or the answer was lost: a retry, the gateway\'s events or the reconciliation sweep settle it); `succeeded` when made; `failed` when refused, or failed later at the bank (the amount then counts as paid again)',
-    },
-    failure_reason: { type: ['string', 'null'], maxLength: 500, description: 'Why a `failed` refund returned nothing; null otherwise' },
-    gateway_reference: { type: ['string', 'null'], description: 'The gateway\'s refund id (Stripe `re_…`); null for a recorded refund' },
-    metadata: schemaRef('Metadata'),
-    livemode: { type: 'boolean' },
-    created_at: dateTime,
-  }),
-  RefundResult: object({ refund: schemaRef('Refund'), payment: schemaRef('Payment'), invoice: schemaRef('InvoiceDetail') }),
-
   DeliveryStatus: { type: 'string', enum: [...DELIVERY_STATUSES] },
   WebhookDelivery: object({
     id: schemaRef('Id'),
@@ -379,57 +236,6 @@ const schemas: Record<string, Schema> = {
   WebhookDeliveryDetail: object({
     delivery: schemaRef('WebhookDelivery'),
     attempts: { type: 'array', items: schemaRef('WebhookAttempt') },
-  }),
-
-  ExpenseCategory: {
-    type: 'string',
-    maxLength: 64,
-    pattern: '^[a-z0-9]+(?:[-_][a-z0-9]+)*$',
-    description: 'A free lower-case slug (`travel`, `office-supplies`)',
-  },
-  Expense: object({
-    id: schemaRef('Id'),
-    amount: { ...money, exclusiveMinimum: 0 },
-    currency: schemaRef('Currency'),
-    category: schemaRef('ExpenseCategory'),
-    description: { type: ['string', 'null'], maxLength: 1000 },
-    vendor: { type: ['string', 'null'], maxLength: 255 },
-    date,
-    notes: { type: ['string', 'null'], maxLength: 5000 },
-    livemode: { type: 'boolean' },
-    created_at: dateTime,
-    updated_at: dateTime,
-  }),
-  ContractType: { type: 'string', enum: [...CONTRACT_TYPES] },
-  ContractStatus: {
-    type: 'string',
-    enum: [...CONTRACT_STATUSES],
-    description: 'pending → partially_signed (one party signed) → signed (both; fires contract.signed), or declined',
-  },
-  Contract: object({
-    id: schemaRef('Id'),
-    type: schemaRef('ContractType'),
-    title: text(255, 1),
-    client_id: schemaRef('Id'),
-    body: { type: 'string', minLength: 1, maxLength: 100_000 },
-    amount: { type: ['number', 'null'], minimum: 0, description: 'Major units, or null' },
-    currency: { type: ['string', 'null'], pattern: '^[A-Z]{3}$' },
-    status: schemaRef('ContractStatus'),
-    client_signed_at: nullable(dateTime),
-    business_signed_at: nullable(dateTime),
-    signing_url: { type: 'string', format: 'uri', description: 'Where the client reads and signs' },
-    embed_url: { type: 'string', format: 'uri', description: 'The iframe-friendly signing page' },
-    signatures: { type: 'array', items: schemaRef('Signature'), description: 'Oldest first' },
-    metadata: schemaRef('Metadata'),
-    livemode: { type: 'boolean' },
-    created_at: dateTime,
-    updated_at: dateTime,
-  }),
-  Signature: object({
-    party: { type: 'string', enum: ['client', 'business'] },
-    name: { type: 'string', minLength: 1, maxLength: 255 },
-    signed_at: dateTime,
-    document_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the contract body the signer was shown (UTF-8)' },
   }),
 
   EventType: {
@@ -526,20 +332,10 @@ const schemas: Record<string, Schema> = {
   },
 };
 
-schemas.InvoiceList = listOf('Invoice');
-schemas.PaymentList = listOf('Payment');
-schemas.RefundList = listOf('Refund');
 schemas.WebhookDeliveryList = listOf('WebhookDelivery');
 schemas.EventList = listOf('Event');
-schemas.ExpenseList = listOf('Expense');
-schemas.ContractList = listOf('Contract');
 
 const wrapped = (key: string, name: string): Schema => object({ [key]: schemaRef(name) });
-schemas.InvoiceEnvelope = wrapped('invoice', 'InvoiceDetail');
-schemas.ExpenseEnvelope = wrapped('expense', 'Expense');
-schemas.ContractEnvelope = wrapped('contract', 'Contract');
-schemas.PaymentEnvelope = wrapped('payment', 'Payment');
-schemas.RefundEnvelope = wrapped('refund', 'Refund');
 schemas.BusinessEnvelope = wrapped('business', 'Business');
 schemas.WebhookDeliveryEnvelope = wrapped('delivery', 'WebhookDelivery');
 

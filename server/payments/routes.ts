@@ -1,6 +1,7 @@
 import { routeUsing } from '../http/routes';
 import { metadataOnlyBody } from '../metadata/schema';
-import { listPaymentsQuery, PaymentService } from './service';
+import { listPaymentsQuery, PaymentEnvelope, PaymentList } from './schema';
+import { PaymentService } from './service';
 
 const route = routeUsing<{ payments: PaymentService }>();
 
@@ -13,7 +14,7 @@ export const paymentRoutes = [
     tag: 'Payments',
     scopes: ['payments:read'],
     query: listPaymentsQuery,
-    response: { status: 200, description: 'A page of payments', schema: 'PaymentList' },
+    response: { status: 200, description: 'A page of payments', schema: PaymentList },
     handle: ({ cred, query }, s) => s.payments.list(cred, query),
   }),
   route({
@@ -24,7 +25,7 @@ export const paymentRoutes = [
     tag: 'Payments',
     scopes: ['payments:read'],
     record: 'Payment',
-    response: { status: 200, description: 'The payment', schema: 'PaymentEnvelope' },
+    response: { status: 200, description: 'The payment', schema: PaymentEnvelope },
     handle: async ({ cred, id }, s) => ({ payment: await s.payments.get(cred, id) }),
   }),
   route({
@@ -37,7 +38,7 @@ export const paymentRoutes = [
     scopes: ['payments:write'],
     record: 'Payment',
     body: metadataOnlyBody,
-    response: { status: 200, description: 'The payment', schema: 'PaymentEnvelope' },
+    response: { status: 200, description: 'The payment', schema: PaymentEnvelope },
     handle: async ({ cred, id, body }, s) => ({ payment: await s.payments.update(cred, id, body) }),
   }),
 ];

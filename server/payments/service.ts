@@ -4,7 +4,6 @@
  * events in the same transaction.
  */
 import { randomBytes } from 'node:crypto';
-import Joi from 'joi';
 import { Knex } from 'knex';
 import { acrossTenants, Actor, systemActor } from '../auth/actor';
 import { businessClock } from '../clock';
@@ -12,31 +11,18 @@ import { Database } from '../db/database';
 import { isUniqueViolation } from '../db/errors';
 import { AppError, InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Outbox } from '../events/outbox';
-import { idFilter, listQuery, ListParams, Page, paginate } from '../http/pagination';
+import { Page, paginate } from '../http/pagination';
 import { invoiceDetail } from '../invoices/detail';
 import { InvoiceLinks } from '../invoices/links';
 import { Invoice, PAYABLE_STATUSES } from '../invoices/model';
-import { ExternalPayment } from '../invoices/schema';
-import { InvoiceDetail } from '../invoices/view';
-import { Metadata, MetadataChanges, MetadataFilter, withMetadataFilter } from '../metadata/schema';
+import { ExternalPayment, RecordedPayment } from '../invoices/schema';
+import { Metadata, MetadataChanges } from '../metadata/schema';
 import { indexMetadata, initialMetadata, updateMetadata, whereMetadata } from '../metadata/store';
 import { collectMinor, toMajor } from '../money/amount';
-import { Payment, PAYMENT_STATUSES, PaymentStatus } from '../invoices/payment-model';
-import { PaymentView, toPaymentView } from '../invoices/payment-view';
-
-export interface PaymentListParams extends ListParams, MetadataFilter {
-  status?: PaymentStatus;
-  invoice_id?: number;
-}
-
-export const listPaymentsQuery = withMetadataFilter(
-  listQuery<PaymentListParams>({
-    status: Joi.string()
-      .valid(...PAYMENT_STATUSES)
-      .description('Only payments in this status; an unknown value is a 400'),
-    invoice_id: idFilter('invoice_id'),
-  }),
-);
+import { Payment } from '../invoices/payment-model';
+import { PaymentView } from '../invoices/payment-schema';
+import { toPaymentView } from '../invoices/payment-view';
+import { PaymentListParams } from './schema';
 
 /** What brought the money, as stored on the payment. */
 export interface PaymentSource {
@@ -49,11 +35,6 @@ export interface PaymentSource {
   metadata?: Metadata;
 }
 
-export interface RecordedPayment {
-  payment: PaymentView;
-  invoice: InvoiceDetail;
-}
-
 /** 403 for a test-mode-only action under a live key. */
 export class TestModeOnly extends AppError {
   static readonly code = 'test_mode_only';
@@ -62,7 +43,6 @@ export class TestModeOnly extends AppError {
     super(403, TestModeOnly.code, message);
   }
 }
-
 
 export class PaymentService {
   constructor(

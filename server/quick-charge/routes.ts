@@ -1,5 +1,5 @@
 import { routeUsing } from '../http/routes';
-import { quickChargeBody } from './schema';
+import { quickChargeBody, QuickChargeResultShape } from './schema';
 import { QuickChargeService } from './service';
 
 const route = routeUsing<{ quickCharge: QuickChargeService }>();
@@ -14,7 +14,7 @@ export const quickChargeRoutes = [
     tag: 'Invoices',
     scopes: ['invoices:write'],
     body: quickChargeBody,
-    response: { status: 201, description: 'The invoice, the client and the payment URL', schema: 'QuickChargeResult' },
+    response: { status: 201, description: 'The invoice, the client and the payment URL', schema: QuickChargeResultShape },
     handle: ({ cred, body }, s) => s.quickCharge.charge(cred, body),
   }),
 ];

@@ -1,8 +1,12 @@
+/** Quick-charge in and out: the request (joi) and the response shape. */
+import { Static, Type } from '@sinclair/typebox';
 import Joi from 'joi';
-import { ClientInput, createClientBody } from '../clients/schema';
-import { ItemInput, itemsField, recordIdField } from '../invoices/schema';
+import { ClientInput, ClientShape, createClientBody } from '../clients/schema';
+import { InvoiceDetailShape, ItemInput, itemsField, recordIdField } from '../invoices/schema';
 import { MetadataChanges, metadataField } from '../metadata/schema';
 import { currencyField, moneyField } from '../money/amount';
+import { closed } from '../shapes/common';
+import { component, described } from '../shapes/component';
 import { calendarDate, optionalText } from '../validation';
 
 export interface QuickChargeInput {
@@ -55,3 +59,13 @@ export const quickChargeBody = Joi.object<QuickChargeInput>({
       return error;
     }),
   );
+
+export const QuickChargeResultShape = component(
+  'QuickChargeResult',
+  closed({
+    invoice: described(InvoiceDetailShape, 'Issued (status sent) with one line item'),
+    client: ClientShape,
+    payment_url: Type.String({ format: 'uri' }),
+  }),
+);
+export type QuickChargeResult = Static<typeof QuickChargeResultShape>;

@@ -8,9 +8,8 @@ import { Database } from '../db/database';
 import { NotFound, ValidationFailed } from '../errors';
 import { lockInvoiceNumbering } from '../invoices/numbering';
 import { InvoiceService } from '../invoices/service';
-import { InvoiceDetail } from '../invoices/view';
 import { collectMinor } from '../money/amount';
-import { QuickChargeInput } from './schema';
+import { QuickChargeInput, QuickChargeResult } from './schema';
 
 export const DEFAULT_DESCRIPTION = 'Payment';
 
@@ -23,7 +22,7 @@ export class QuickChargeService {
   ) {}
 
   /** One transaction: a failure leaves neither a new client nor an invoice behind. */
-  async charge(actor: Actor, input: QuickChargeInput): Promise<{ invoice: InvoiceDetail; client: ClientView; payment_url: string }> {
+  async charge(actor: Actor, input: QuickChargeInput): Promise<QuickChargeResult> {
     // The amount is checked here, so that its errors name `amount`, not the invoice line it becomes.
     const currency = input.currency ?? (await this.businesses.ofCredential(actor)).currency;
     const errors = new Map<string, string[]>();

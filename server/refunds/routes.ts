@@ -1,5 +1,5 @@
 import { routeUsing } from '../http/routes';
-import { listRefundsQuery, refundBody } from './schema';
+import { listRefundsQuery, RefundEnvelope, refundBody, RefundList, RefundResultShape } from './schema';
 import { RefundService } from './service';
 
 const route = routeUsing<{ refunds: RefundService }>();
@@ -16,7 +16,7 @@ export const refundRoutes = [
     scopes: ['payments:write', 'invoices:write'],
     record: 'Payment',
     body: refundBody,
-    response: { status: 201, description: 'The refund, the payment and the invoice after it', schema: 'RefundResult' },
+    response: { status: 201, description: 'The refund, the payment and the invoice after it', schema: RefundResultShape },
     errors: { '422': 'Unprocessable', '502': 'GatewayError' },
     callsOut: true,
     handle: ({ cred, id, body, requestKey }, s) => s.refunds.refund(cred, id, body, requestKey),
@@ -30,7 +30,7 @@ export const refundRoutes = [
     tag: 'Payments',
     scopes: ['payments:read', 'invoices:read'],
     query: listRefundsQuery,
-    response: { status: 200, description: 'A page of refunds', schema: 'RefundList' },
+    response: { status: 200, description: 'A page of refunds', schema: RefundList },
     handle: ({ cred, query }, s) => s.refunds.list(cred, query),
   }),
   route({
@@ -41,7 +41,7 @@ export const refundRoutes = [
     tag: 'Payments',
     scopes: ['payments:read', 'invoices:read'],
     record: 'Refund',
-    response: { status: 200, description: 'The refund', schema: 'RefundEnvelope' },
+    response: { status: 200, description: 'The refund', schema: RefundEnvelope },
     handle: async ({ cred, id }, s) => ({ refund: await s.refunds.get(cred, id) }),
   }),
 ];

@@ -25,23 +25,16 @@ import { ListParams, MAX_PER_PAGE, Page, paginate } from '../http/pagination';
 import { invoiceDetail } from '../invoices/detail';
 import { InvoiceLinks } from '../invoices/links';
 import { Invoice } from '../invoices/model';
-import { InvoiceDetail } from '../invoices/view';
 import { claimDue, LeasedRow } from '../jobs/lease';
 import { Metadata } from '../metadata/schema';
 import { initialMetadata } from '../metadata/store';
 import { collectMinor, toMajor } from '../money/amount';
 import { Payment } from '../invoices/payment-model';
 import { TestModeOnly } from '../payments/service';
-import { PaymentView, toPaymentView } from '../invoices/payment-view';
+import { toPaymentView } from '../invoices/payment-view';
 import { Refund } from './model';
-import { RefundInput, RefundListParams } from './schema';
-import { RefundView, toRefundView } from './view';
-
-export interface RefundResult {
-  refund: RefundView;
-  payment: PaymentView;
-  invoice: InvoiceDetail;
-}
+import { RefundInput, RefundListParams, RefundResult, RefundView } from './schema';
+import { toRefundView } from './view';
 
 /** Gateways whose payments are refunded at the gateway; others (`external`, `test`) are recorded only. */
 function isOnline(gateway: string | null): gateway is GatewayProvider {

@@ -1,23 +1,7 @@
 /** A refund as the API shows it: amounts back in major units. Pure. */
-import { Metadata } from '../metadata/schema';
 import { toMajor } from '../money/amount';
-import { Refund, RefundStatus } from './model';
-
-export interface RefundView {
-  id: number;
-  payment_id: number;
-  invoice_id: number;
-  amount: number;
-  currency: string;
-  reason: string | null;
-  status: RefundStatus;
-  /** Why a failed refund returned nothing (the gateway's refusal, or the bank's failure); null otherwise. */
-  failure_reason: string | null;
-  gateway_reference: string | null;
-  metadata: Metadata;
-  livemode: boolean;
-  created_at: string;
-}
+import { Refund } from './model';
+import { RefundView } from './schema';
 
 export function toRefundView(row: Refund): RefundView {
   return {

@@ -1,5 +1,5 @@
 /** The signing page (`signing_url`) and its embeddable twin (`embed_url`): plain HTML, no scripts. */
-import { ContractView } from '../contracts/service';
+import { ContractView } from '../contracts/schema';
 import { formatMoney } from '../invoices/email';
 import { toMinor } from '../money/amount';
 import { UNFRAMED } from '../pages/hygiene';

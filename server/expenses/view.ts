@@ -1,0 +1,20 @@
+/** An expense as the API shows it: the amount back in major units. Pure. */
+import { toMajor } from '../money/amount';
+import { Expense } from './model';
+import { ExpenseView } from './schema';
+
+export function toExpenseView(row: Expense): ExpenseView {
+  return {
+    id: row.id,
+    amount: toMajor(Number(row.amount), row.currency),
+    currency: row.currency,
+    category: row.category,
+    description: row.description ?? null,
+    vendor: row.vendor ?? null,
+    date: row.date,
+    notes: row.notes ?? null,
+    livemode: row.livemode,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
