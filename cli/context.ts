@@ -4,7 +4,7 @@ import { STORED_SECRETS_UNOPENABLE } from '../server/keys/app-key';
 import { Database } from '../server/db/database';
 import { prepareSchema } from '../server/server';
 import { createServices, Services } from '../server/services';
-import { BusinessView } from '../server/businesses/view';
+import { BusinessView } from '../server/businesses/schema';
 import { CliFailure, UsageError } from './errors';
 
 export interface CliContext {

@@ -1,6 +1,5 @@
 import { Command } from 'commander';
-import { businessChangesSchema, BusinessChanges, newBusinessSchema } from '../../server/businesses/schema';
-import { BusinessView } from '../../server/businesses/view';
+import { businessChangesSchema, BusinessChanges, BusinessView, newBusinessSchema } from '../../server/businesses/schema';
 import { gatewayCredentialsSchema } from '../../server/gateways/schema';
 import { GatewayView } from '../../server/gateways/view';
 import { validateInput } from '../../server/validation';

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { EVENT_READ_SCOPES, EVENT_TYPES, EventType } from '../../server/events/outbox';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../../server/webhooks/model';
 import { MAX_LOG_LIMIT, WebhookService } from '../../server/webhooks/service';
-import { DeliveryView } from '../../server/webhooks/view';
+import { DeliveryView } from '../../server/webhooks/schema';
 import { systemActor } from '../../server/auth/actor';
 import { startStopwatch } from '../../server/clock';
 import { loadAppKey } from '../../server/keys/app-key';

@@ -1,4 +1,5 @@
 import { routeUsing } from '../http/routes';
+import { BusinessEnvelope, PingShape } from './schema';
 import { BusinessService } from './service';
 
 const route = routeUsing<{ businesses: BusinessService }>();
@@ -12,10 +13,10 @@ export const businessRoutes = [
     summary: 'Verify a key',
     tag: 'Business',
     scopes: [],
-    response: { status: 200, description: 'The key\'s business, scopes and mode', schema: 'Ping' },
+    response: { status: 200, description: 'The key\'s business, scopes and mode', schema: PingShape },
     handle: async ({ cred }, s) => {
       const { id, name, currency } = await s.businesses.ofCredential(cred);
-      return { business: { id, name, currency }, scopes: cred.scopes, livemode: cred.livemode };
+      return { business: { id, name, currency }, scopes: [...cred.scopes], livemode: cred.livemode };
     },
   }),
   route({
@@ -25,7 +26,7 @@ export const businessRoutes = [
     summary: 'The business profile',
     tag: 'Business',
     scopes: [],
-    response: { status: 200, description: 'The business', schema: 'BusinessEnvelope' },
+    response: { status: 200, description: 'The business', schema: BusinessEnvelope },
     handle: async ({ cred }, s) => ({ business: await s.businesses.ofCredential(cred) }),
   }),
 ];

@@ -1,6 +1,12 @@
-/** Business input, from the CLI (`business create`, `business update`, `init`): validated before the service sees it. */
+/**
+ * Business input, from the CLI (`business create`, `business update`, `init`), validated before the
+ * service sees it; and the business as `GET /business` and `GET /ping` answer.
+ */
+import { Static, Type } from '@sinclair/typebox';
 import Joi from 'joi';
 import { currencyField } from '../money/amount';
+import { closed, Currency, envelope, Id, Scope } from '../shapes/common';
+import { component, nullable } from '../shapes/component';
 import { isCountry } from './countries';
 
 export interface NewBusiness {
@@ -56,3 +62,27 @@ export const businessChangesSchema = Joi.object<BusinessChanges>({
 })
   .or('name', 'currency', 'country', 'plan', 'embed_origins')
   .messages({ 'object.missing': 'nothing to change: give a name, currency, country, plan or embed origins' });
+
+export const BusinessShape = component(
+  'Business',
+  closed({
+    id: Id,
+    name: Type.String(),
+    currency: Currency,
+    country: nullable(Type.String({ pattern: '^[A-Z]{2}$' }), { description: 'ISO 3166-1 alpha-2, or null' }),
+    plan: Type.String({ description: '`free` unless set' }),
+  }),
+);
+export type BusinessView = Static<typeof BusinessShape>;
+
+export const BusinessEnvelope = envelope('BusinessEnvelope', 'business', BusinessShape);
+
+/** `GET /ping`: what the key is, and whose. */
+export const PingShape = component(
+  'Ping',
+  closed({
+    business: component('BusinessSummary', closed({ id: Id, name: Type.String(), currency: Currency })),
+    scopes: Type.Array(Scope),
+    livemode: Type.Boolean({ description: 'true for a live key (svc_live_…), false for a test key' }),
+  }),
+);

@@ -3,8 +3,8 @@ import { Actor } from '../auth/actor';
 import { Database } from '../db/database';
 import { NotFound } from '../errors';
 import { Business } from './model';
-import { BusinessChanges, NewBusiness } from './schema';
-import { BusinessView, toBusinessView } from './view';
+import { BusinessChanges, BusinessView, NewBusiness } from './schema';
+import { toBusinessView } from './view';
 
 /** The plan of a business created without one. */
 const DEFAULT_PLAN = 'free';

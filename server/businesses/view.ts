@@ -1,13 +1,6 @@
 /** A business as the API (`GET /business`) and the CLI show it. Pure. */
 import { Business } from './model';
-
-export interface BusinessView {
-  id: number;
-  name: string;
-  currency: string;
-  country: string | null;
-  plan: string;
-}
+import { BusinessView } from './schema';
 
 export function toBusinessView(row: Business): BusinessView {
   return { id: row.id, name: row.name, currency: row.currency, country: row.country ?? null, plan: row.plan };

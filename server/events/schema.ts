@@ -1,6 +1,7 @@
-/** The query of `GET /events`. */
+/** The query of `GET /events`, and the event type as responses and webhook headers name it. */
 import Joi from 'joi';
 import { listQuery, ListParams } from '../http/pagination';
+import { component, stringEnum } from '../shapes/component';
 import { EVENT_TYPES, EventType } from './outbox';
 import { MAX_WAITS_PER_CREDENTIAL } from './watch';
 
@@ -25,3 +26,5 @@ export const listEventsQuery = listQuery<EventListParams>({
       `Long polling: when no event matches yet, hold the request up to this many seconds (at most ${MAX_EVENT_WAIT_SECONDS}) and answer as soon as one is committed; 0 (the default) answers at once, as does a poll of a credential that has ${MAX_WAITS_PER_CREDENTIAL} waiting already`,
     ),
 });
+
+export const EventTypeShape = component('EventType', stringEnum(EVENT_TYPES));

@@ -4,8 +4,7 @@
  * `/api/v1/openapi.json`); the test suite validates every response it sees against it, so it
  * cannot drift from the code. Schemas are JSON Schema 2020-12 (nullable = `type: [T, 'null']`).
  */
-import { EVENT_TYPES, EventType, readScopeOf } from '../events/outbox';
-import { DELIVERY_STATUSES } from '../webhooks/model';
+import { EventType, readScopeOf } from '../events/outbox';
 import { MetadataShape, takesMetadataFilter } from '../metadata/schema';
 import { TSchema } from '@sinclair/typebox';
 import Joi from 'joi';
@@ -111,7 +110,6 @@ function object(properties: Record<string, Schema | Reference>, required: string
   return { type: 'object', properties, required, additionalProperties: false, ...extra };
 }
 
-const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
 const dateTime: Schema = { type: 'string', format: 'date-time', description: 'ISO 8601 UTC timestamp with milliseconds' };
 
 /**
@@ -193,55 +191,6 @@ const listOf = (item: string): Schema =>
   object({ data: { type: 'array', items: schemaRef(item) }, meta: schemaRef('PageMeta') });
 
 const schemas: Record<string, Schema> = {
-  BusinessSummary: object({ id: schemaRef('Id'), name: { type: 'string' }, currency: schemaRef('Currency') }),
-  Business: object({
-    id: schemaRef('Id'),
-    name: { type: 'string' },
-    currency: schemaRef('Currency'),
-    country: { type: ['string', 'null'], pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, or null' },
-    plan: { type: 'string', description: '`free` unless set' },
-  }),
-  Ping: object({
-    business: schemaRef('BusinessSummary'),
-    scopes: { type: 'array', items: schemaRef('Scope') },
-    livemode: { type: 'boolean', description: 'true for a live key (svc_live_…), false for a test key' },
-  }),
-
-  DeliveryStatus: { type: 'string', enum: [...DELIVERY_STATUSES] },
-  WebhookDelivery: object({
-    id: schemaRef('Id'),
-    event_id: schemaRef('Id'),
-    event_type: schemaRef('EventType'),
-    idempotency_key: { type: 'string', format: 'uuid', description: 'The event\'s: the same on every attempt and replay' },
-    api_key_id: { type: ['integer', 'null'], minimum: 1, description: 'The receiving key; null for an OAuth app\'s delivery' },
-    app_id: { type: ['integer', 'null'], minimum: 1, description: 'The receiving OAuth app; null for a key\'s delivery' },
-    url: { type: 'string', description: 'The receiver\'s webhook URL when the event happened' },
-    status: schemaRef('DeliveryStatus'),
-    attempts: { type: 'integer', minimum: 0 },
-    next_attempt_at: { ...nullable(dateTime), description: 'When a pending delivery is next tried' },
-    last_status_code: { type: ['integer', 'null'] },
-    last_error: { type: ['string', 'null'] },
-    delivered_at: nullable(dateTime),
-    livemode: { type: 'boolean' },
-    created_at: dateTime,
-  }),
-  WebhookAttempt: object({
-    attempt: { type: 'integer', minimum: 1 },
-    started_at: dateTime,
-    duration_ms: { type: 'integer', minimum: 0 },
-    status_code: { type: ['integer', 'null'] },
-    response_excerpt: { type: ['string', 'null'], description: 'The start of the response body, at most 2 KB' },
-    error: { type: ['string', 'null'] },
-  }),
-  WebhookDeliveryDetail: object({
-    delivery: schemaRef('WebhookDelivery'),
-    attempts: { type: 'array', items: schemaRef('WebhookAttempt') },
-  }),
-
-  EventType: {
-    type: 'string',
-    enum: [...EVENT_TYPES],
-  },
   EventEnvelope: {
     type: 'object',
     properties: {
@@ -332,12 +281,7 @@ const schemas: Record<string, Schema> = {
   },
 };
 
-schemas.WebhookDeliveryList = listOf('WebhookDelivery');
 schemas.EventList = listOf('Event');
-
-const wrapped = (key: string, name: string): Schema => object({ [key]: schemaRef(name) });
-schemas.BusinessEnvelope = wrapped('business', 'Business');
-schemas.WebhookDeliveryEnvelope = wrapped('delivery', 'WebhookDelivery');
 
 /** A route's response: a named shape (server/shapes), or until its resource declares one, a hand-written component's name. */
 const responseShapeName = (schema: TSchema | string): string => (typeof schema === 'string' ? schema : componentNameOf(schema));

@@ -1,5 +1,5 @@
 import { routeUsing } from '../http/routes';
-import { listDeliveriesQuery } from './schema';
+import { listDeliveriesQuery, WebhookDeliveryDetail, WebhookDeliveryEnvelope, WebhookDeliveryList } from './schema';
 import { WebhookService } from './service';
 
 const route = routeUsing<{ webhooks: WebhookService }>();
@@ -14,7 +14,7 @@ export const webhookRoutes = [
     tag: 'Webhooks',
     scopes: [],
     query: listDeliveriesQuery,
-    response: { status: 200, description: 'A page of deliveries', schema: 'WebhookDeliveryList' },
+    response: { status: 200, description: 'A page of deliveries', schema: WebhookDeliveryList },
     handle: ({ cred, query }, s) => s.webhooks.list(cred, query),
   }),
   route({
@@ -25,7 +25,7 @@ export const webhookRoutes = [
     tag: 'Webhooks',
     scopes: [],
     record: 'Webhook delivery',
-    response: { status: 200, description: 'The delivery and its attempts', schema: 'WebhookDeliveryDetail' },
+    response: { status: 200, description: 'The delivery and its attempts', schema: WebhookDeliveryDetail },
     handle: ({ cred, id }, s) => s.webhooks.get(cred, id),
   }),
   route({
@@ -39,7 +39,7 @@ export const webhookRoutes = [
     scopes: [],
     record: 'Webhook delivery',
     errors: { '403': 'Forbidden' },
-    response: { status: 200, description: 'The delivery, pending again', schema: 'WebhookDeliveryEnvelope' },
+    response: { status: 200, description: 'The delivery, pending again', schema: WebhookDeliveryEnvelope },
     handle: async ({ cred, id }, s) => ({ delivery: await s.webhooks.replay(cred, id) }),
   }),
 ];

@@ -10,8 +10,8 @@ import { EventType, Outbox, readScopeOf } from '../events/outbox';
 import { Page, paginate } from '../http/pagination';
 import { ApiKey } from '../keys/model';
 import { DeliveryStatus, WebhookAttempt, WebhookDelivery } from './model';
-import { DeliveryListParams } from './schema';
-import { AttemptView, DeliveryRow, DeliveryView, toAttemptView, toDeliveryView } from './view';
+import { AttemptView, DeliveryListParams, DeliveryView } from './schema';
+import { DeliveryRow, toAttemptView, toDeliveryView } from './view';
 
 /** The CLI's view of the whole log: any business, any key. */
 export interface DeliveryLogFilter {

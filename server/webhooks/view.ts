@@ -1,33 +1,7 @@
 /** Webhook deliveries and their attempts as the delivery log (API and CLI) shows them. Pure. */
 import { EventType } from '../events/outbox';
-import { DeliveryStatus, WebhookAttempt, WebhookDelivery } from './model';
-
-export interface DeliveryView {
-  id: number;
-  event_id: number;
-  event_type: EventType;
-  idempotency_key: string;
-  api_key_id: number | null;
-  app_id: number | null;
-  url: string;
-  status: DeliveryStatus;
-  attempts: number;
-  next_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  delivered_at: string | null;
-  livemode: boolean;
-  created_at: string;
-}
-
-export interface AttemptView {
-  attempt: number;
-  started_at: string;
-  duration_ms: number;
-  status_code: number | null;
-  response_excerpt: string | null;
-  error: string | null;
-}
+import { WebhookAttempt, WebhookDelivery } from './model';
+import { AttemptView, DeliveryView } from './schema';
 
 /** A delivery read with its event's type and idempotency key. */
 export type DeliveryRow = WebhookDelivery & { event_type: EventType; idempotency_key: string };
