@@ -16,6 +16,7 @@ import { Currency, Deleted, errorBody, Id, PageMeta } from '../shapes/common';
 import { componentNameOf, componentsOf } from '../shapes/component';
 import { partnerRoutes } from '../partner-api';
 import { hasRequiredField, jsonSchemaOf } from './request-schema';
+import { ApiIndexShape, OpenApiDocumentShape } from './schema';
 
 /** A JSON Schema 2020-12 schema (the OpenAPI 3.1 base dialect). */
 export interface Schema {
@@ -263,22 +264,6 @@ const schemas: Record<string, Schema> = {
     description: 'An event as its webhook deliveries carry it',
     oneOf: [schemaRef('InvoiceEvent'), schemaRef('PaymentReceivedEvent'), schemaRef('PaymentFailedEvent'), schemaRef('PaymentRefundedEvent'), schemaRef('PaymentRefundFailedEvent'), schemaRef('ContractSignedEvent')],
   },
-
-  ApiIndex: object({
-    name: { type: 'string' },
-    version: { type: 'string' },
-    openapi: { type: 'string', format: 'uri', description: 'This document' },
-    docs: { type: ['string', 'null'], format: 'uri', description: 'The API decisions, as Markdown (null when the server was installed without them)' },
-    authentication: { type: 'string' },
-    ping: { type: 'string', format: 'uri', description: 'A call that verifies a key' },
-  }),
-
-  OpenApiDocument: {
-    type: 'object',
-    description: 'This document',
-    properties: { openapi: { type: 'string', const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
-    required: ['openapi', 'info', 'paths'],
-  },
 };
 
 schemas.EventList = listOf('Event');
@@ -295,6 +280,8 @@ function allSchemas(): Record<string, Schema> {
     errorBody(ERROR_CODES),
     // Named by the path parameter {id}, and by the hand-written components left.
     ...[Id, Currency, MetadataShape, PageMeta, Deleted],
+    // What the meta routes answer (./routes.ts).
+    ...[ApiIndexShape, OpenApiDocumentShape],
     ...partnerRoutes.flatMap((spec) => ('schema' in spec.response && typeof spec.response.schema !== 'string' ? [spec.response.schema] : [])),
   ]);
   const twice = Object.keys(shapes).filter((name) => name in schemas);

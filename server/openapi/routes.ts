@@ -6,7 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Router } from 'express';
+import { serializerOf } from '../shapes/component';
 import { openapiDocument } from './document';
+import { ApiIndex, ApiIndexShape } from './schema';
 
 /** docs/api.md, from the compiled server (dist/server/openapi) or the sources (server/openapi); undefined when not shipped. */
 function apiDecisions(): string | undefined {
@@ -18,16 +20,18 @@ export function openapiRoutes(options: { baseUrl: string }): Router {
   const r = Router();
   const body = JSON.stringify(openapiDocument);
   const docs = apiDecisions();
+  const serializeIndex = serializerOf(ApiIndexShape);
   r.get('/', (req, res) => {
     const root = `${options.baseUrl}${req.baseUrl}`;
-    res.json({
+    const index: ApiIndex = {
       name: openapiDocument.info.title,
       version: openapiDocument.info.version,
       openapi: `${root}/openapi.json`,
       docs: docs === undefined ? null : `${root}/docs`,
       authentication: 'Authorization: Bearer <API key or OAuth access token>',
       ping: `${root}/ping`,
-    });
+    };
+    res.type('json').send(serializeIndex(index));
   });
   r.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(body);
