@@ -86,7 +86,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   const keys = new KeyService(db, { webhookAllowPrivate: config.webhookAllowPrivate, cacheTtlMs: config.keyCacheTtlMs, secretBox: new SecretBox(appKey, 'webhook_secret') }, clock);
   const oauthTokens = new OAuthTokens(db, { cacheTtlMs: config.keyCacheTtlMs }, clock);
   const outbox = new Outbox(db, clock);
-  const clocks = new BusinessClocks(db, clock);
+  const clocks = new BusinessClocks(db, { cacheTtlMs: config.keyCacheTtlMs }, clock);
   const businesses = new BusinessService(db);
   const clients = new ClientService(db);
   const links = new InvoiceLinks(config.baseUrl);
