@@ -7,7 +7,8 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { startStopwatch, systemClock } from '../server/clock';
-import { EventPayload, EventType } from '../server/events/outbox';
+import { EventType } from '../server/events/outbox';
+import { EventPayload } from '../server/events/schema';
 import { deliveryHeaders } from '../server/webhooks/signing';
 import { CliFailure } from './errors';
 

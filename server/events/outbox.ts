@@ -69,29 +69,6 @@ export class Event extends TenantModel {
   data!: string;
 }
 
-/** What a receiver gets: the contract's payload. */
-export interface EventPayload {
-  id: number;
-  type: EventType;
-  created_at: string;
-  livemode: boolean;
-  business_id: number;
-  idempotency_key: string;
-  data: Record<string, unknown>;
-}
-
-export function toEventPayload(row: Event): EventPayload {
-  return {
-    id: row.id,
-    type: row.type,
-    created_at: row.created_at,
-    livemode: row.livemode,
-    business_id: row.business_id,
-    idempotency_key: row.idempotency_key,
-    data: JSON.parse(row.data) as Record<string, unknown>,
-  };
-}
-
 /** A new delivery with its receiver's sealed signing secret, as read in the transaction that created it. */
 export interface DispatchedDelivery {
   delivery: WebhookDelivery;

@@ -1,6 +1,6 @@
 import { READ_SCOPES } from '../auth/scopes';
 import { routeUsing } from '../http/routes';
-import { listEventsQuery } from './schema';
+import { EventList, listEventsQuery } from './schema';
 import { EventService } from './service';
 
 const route = routeUsing<{ events: EventService }>();
@@ -16,7 +16,7 @@ export const eventRoutes = [
     tag: 'Webhooks',
     scopes: [...READ_SCOPES],
     query: listEventsQuery,
-    response: { status: 200, description: 'A page of events', schema: 'EventList' },
+    response: { status: 200, description: 'A page of events', schema: EventList },
     handle: ({ cred, query, gone }, s) => s.events.listOrWait(cred, query, gone),
   }),
 ];

@@ -1,7 +1,14 @@
-/** The query of `GET /events`, and the event type as responses and webhook headers name it. */
+/**
+ * The query of `GET /events`, and the events as it and the webhook deliveries carry them. The
+ * payloads hold the features' records (an invoice, a payment, a refund, a contract) as they were
+ * when the event happened; events/ sits below those features, so a payload names their shapes by
+ * component name, and the event log is written back as stored.
+ */
+import { Static, TSchema, Type } from '@sinclair/typebox';
 import Joi from 'joi';
 import { listQuery, ListParams } from '../http/pagination';
-import { component, stringEnum } from '../shapes/component';
+import { closed, dateTime, Id, listOf } from '../shapes/common';
+import { component, stringEnum, writtenAsStored } from '../shapes/component';
 import { EVENT_TYPES, EventType } from './outbox';
 import { MAX_WAITS_PER_CREDENTIAL } from './watch';
 
@@ -28,3 +35,47 @@ export const listEventsQuery = listQuery<EventListParams>({
 });
 
 export const EventTypeShape = component('EventType', stringEnum(EVENT_TYPES));
+
+/** What every event carries around its `data`. */
+const EventEnvelopeShape = component(
+  'EventEnvelope',
+  Type.Object({
+    id: Id,
+    type: EventTypeShape,
+    created_at: dateTime,
+    livemode: Type.Boolean(),
+    business_id: Id,
+    idempotency_key: Type.String({ format: 'uuid', description: 'The same on every retry of one event: deduplicate on it' }),
+    data: Type.Unsafe<Record<string, unknown>>({ type: 'object' }),
+  }),
+);
+/** What a receiver gets: the contract's payload. */
+export type EventPayload = Static<typeof EventEnvelopeShape>;
+
+/** A feature's shape, by its component name (see above). */
+const shapeNamed = (name: string) => Type.Unsafe<Record<string, unknown>>({ $ref: `#/components/schemas/${name}` });
+
+/** The event `name`: the envelope, with the type(s) and the data it carries. */
+const eventOf = (name: string, type: TSchema, data: Record<string, TSchema>) =>
+  component(name, Type.Unsafe<EventPayload>({ type: 'object', allOf: [EventEnvelopeShape], properties: { type, data: closed(data) }, unevaluatedProperties: false }));
+
+const EventShape = component(
+  'Event',
+  Type.Unsafe<EventPayload>({
+    description: 'An event as its webhook deliveries carry it',
+    oneOf: [
+      eventOf('InvoiceEvent', stringEnum(EVENT_TYPES.filter((type) => type.startsWith('invoice.'))), { invoice: shapeNamed('InvoiceDetail') }),
+      eventOf('PaymentReceivedEvent', Type.Literal('payment.received'), { payment: shapeNamed('Payment'), invoice: shapeNamed('InvoiceDetail') }),
+      eventOf('PaymentFailedEvent', Type.Literal('payment.failed'), { invoice: shapeNamed('InvoiceDetail'), reason: Type.String() }),
+      eventOf('PaymentRefundedEvent', Type.Literal('payment.refunded'), { payment: shapeNamed('Payment'), invoice: shapeNamed('InvoiceDetail'), refund: shapeNamed('Refund') }),
+      eventOf('PaymentRefundFailedEvent', Type.Literal('payment.refund_failed'), {
+        payment: shapeNamed('Payment'),
+        invoice: shapeNamed('InvoiceDetail'),
+        refund: shapeNamed('Refund'),
+      }),
+      eventOf('ContractSignedEvent', Type.Literal('contract.signed'), { contract: shapeNamed('Contract') }),
+    ],
+  }),
+);
+
+export const EventList = writtenAsStored(listOf('EventList', EventShape));

@@ -5,8 +5,9 @@ import { Clock, startStopwatch } from '../clock';
 import { Database } from '../db/database';
 import { toDbTime } from '../db/time';
 import { Page, paginate } from '../http/pagination';
-import { Event, EventPayload, Outbox, readableEventTypes, toEventPayload } from './outbox';
-import { EventListParams } from './schema';
+import { Event, Outbox, readableEventTypes } from './outbox';
+import { EventListParams, EventPayload } from './schema';
+import { toEventPayload } from './view';
 import { EventWatch } from './watch';
 
 /** How far back `GET /events` reaches. */

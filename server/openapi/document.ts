@@ -106,13 +106,6 @@ const responseRef = (name: string): Reference => ({ $ref: `#/components/response
 const parameterRef = (name: string): Reference => ({ $ref: `#/components/parameters/${name}` });
 const headerRef = (name: string): Reference => ({ $ref: `#/components/headers/${name}` });
 
-/** A closed object: every property listed, the required ones required, nothing else allowed. */
-function object(properties: Record<string, Schema | Reference>, required: string[] = Object.keys(properties), extra: Schema = {}): Schema {
-  return { type: 'object', properties, required, additionalProperties: false, ...extra };
-}
-
-const dateTime: Schema = { type: 'string', format: 'date-time', description: 'ISO 8601 UTC timestamp with milliseconds' };
-
 /**
  * The codes of the error classes: what an error body's `error` may be. Every class that a response
  * can carry is listed here (a code thrown but missing would fail the tests' response checks).
@@ -188,85 +181,7 @@ function optionalHeader(name: string): Header {
 // ---------------------------------------------------------------------------------------------
 // Schemas
 
-const listOf = (item: string): Schema =>
-  object({ data: { type: 'array', items: schemaRef(item) }, meta: schemaRef('PageMeta') });
-
-const schemas: Record<string, Schema> = {
-  EventEnvelope: {
-    type: 'object',
-    properties: {
-      id: schemaRef('Id'),
-      type: schemaRef('EventType'),
-      created_at: dateTime,
-      livemode: { type: 'boolean' },
-      business_id: schemaRef('Id'),
-      idempotency_key: { type: 'string', format: 'uuid', description: 'The same on every retry of one event: deduplicate on it' },
-      data: { type: 'object' },
-    },
-    required: ['id', 'type', 'created_at', 'livemode', 'business_id', 'idempotency_key', 'data'],
-  },
-  InvoiceEvent: {
-    type: 'object',
-    allOf: [schemaRef('EventEnvelope')],
-    properties: {
-      type: { type: 'string', enum: ['invoice.created', 'invoice.sent', 'invoice.viewed', 'invoice.paid'] },
-      data: object({ invoice: schemaRef('InvoiceDetail') }),
-    },
-    unevaluatedProperties: false,
-  },
-  PaymentReceivedEvent: {
-    type: 'object',
-    allOf: [schemaRef('EventEnvelope')],
-    properties: {
-      type: { type: 'string', const: 'payment.received' },
-      data: object({ payment: schemaRef('Payment'), invoice: schemaRef('InvoiceDetail') }),
-    },
-    unevaluatedProperties: false,
-  },
-  PaymentFailedEvent: {
-    type: 'object',
-    allOf: [schemaRef('EventEnvelope')],
-    properties: {
-      type: { type: 'string', const: 'payment.failed' },
-      data: object({ invoice: schemaRef('InvoiceDetail'), reason: { type: 'string' } }),
-    },
-    unevaluatedProperties: false,
-  },
-  PaymentRefundFailedEvent: {
-    type: 'object',
-    allOf: [schemaRef('EventEnvelope')],
-    properties: {
-      type: { type: 'string', const: 'payment.refund_failed' },
-      data: object({ payment: schemaRef('Payment'), invoice: schemaRef('InvoiceDetail'), refund: schemaRef('Refund') }),
-    },
-    unevaluatedProperties: false,
-  },
-  PaymentRefundedEvent: {
-    type: 'object',
-    allOf: [schemaRef('EventEnvelope')],
-    properties: {
-      type: { type: 'string', const: 'payment.refunded' },
-      data: object({ payment: schemaRef('Payment'), invoice: schemaRef('InvoiceDetail'), refund: schemaRef('Refund') }),
-    },
-    unevaluatedProperties: false,
-  },
-  ContractSignedEvent: {
-    type: 'object',
-    allOf: [schemaRef('EventEnvelope')],
-    properties: {
-      type: { type: 'string', const: 'contract.signed' },
-      data: object({ contract: schemaRef('Contract') }),
-    },
-    unevaluatedProperties: false,
-  },
-
-  Event: {
-    description: 'An event as its webhook deliveries carry it',
-    oneOf: [schemaRef('InvoiceEvent'), schemaRef('PaymentReceivedEvent'), schemaRef('PaymentFailedEvent'), schemaRef('PaymentRefundedEvent'), schemaRef('PaymentRefundFailedEvent'), schemaRef('ContractSignedEvent')],
-  },
-};
-
-schemas.EventList = listOf('Event');
+const schemas: Record<string, Schema> = {};
 
 /** A route's response: a named shape (server/shapes), or until its resource declares one, a hand-written component's name. */
 const responseShapeName = (schema: TSchema | string): string => (typeof schema === 'string' ? schema : componentNameOf(schema));

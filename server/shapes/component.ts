@@ -94,6 +94,16 @@ export type Serializer<T = unknown> = (value: T) => string;
 
 const serializers = new WeakMap<TSchema, Serializer>();
 
+/**
+ * Marks a response shape whose values are JSON kept as written when they happened (the event log):
+ * it is written back as stored, by JSON.stringify. Compiled, it would refuse (a 500) an event stored
+ * before a field was added to a shape it carries, and drop or reorder its fields.
+ */
+export function writtenAsStored<T extends TSchema>(schema: T): T {
+  serializers.set(schema, JSON.stringify);
+  return schema;
+}
+
 /** The compiled serializer of a shape (compiled once per shape, however many routes answer with it). */
 export function serializerOf<T extends TSchema>(schema: T): Serializer<Static<T>> {
   let serialize = serializers.get(schema);
