@@ -7,7 +7,7 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { startStopwatch, systemClock } from '../server/clock';
-import { EventType } from '../server/events/outbox';
+import { EventType } from '../server/events/model';
 import { EventPayload } from '../server/events/schema';
 import { deliveryHeaders } from '../server/webhooks/signing';
 import { CliFailure } from './errors';

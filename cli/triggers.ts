@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SystemActor } from '../server/auth/actor';
-import { EventType } from '../server/events/outbox';
+import { EventType } from '../server/events/model';
 import { InvoiceDetail } from '../server/invoices/view';
 import { Services } from '../server/services';
 

@@ -1,7 +1,7 @@
 /** `invoicing trigger <event-type>`: makes one event happen for real in test mode (fixtures in cli/triggers.ts). */
 import { Command } from 'commander';
 import { systemActor } from '../../server/auth/actor';
-import { EVENT_TYPES, EventType } from '../../server/events/outbox';
+import { EVENT_TYPES, EventType } from '../../server/events/model';
 import { testBusiness, withContext } from '../context';
 import { UsageError } from '../errors';
 import { positiveId } from '../options';

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { EVENT_READ_SCOPES, EVENT_TYPES, EventType } from '../../server/events/outbox';
+import { EVENT_TYPES, EventType } from '../../server/events/model';
+import { EVENT_READ_SCOPES } from '../../server/events/outbox';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../../server/webhooks/model';
 import { MAX_LOG_LIMIT, WebhookService } from '../../server/webhooks/service';
 import { DeliveryView } from '../../server/webhooks/schema';

@@ -17,22 +17,9 @@ import { ALL_SCOPES, grants, Scope } from '../auth/scopes';
 import { Clock } from '../clock';
 import { Database } from '../db/database';
 import { selectRows } from '../db/statement';
-import { TenantModel } from '../db/tenant-model';
 import { toDbTime } from '../db/time';
 import { WebhookDelivery } from './deliveries';
-
-export const EVENT_TYPES = [
-  'invoice.created',
-  'invoice.sent',
-  'invoice.viewed',
-  'invoice.paid',
-  'payment.received',
-  'payment.failed',
-  'payment.refunded',
-  'payment.refund_failed',
-  'contract.signed',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+import { Event, EVENT_TYPES, EventType } from './model';
 
 /** The resource an event type is named for: the part before its dot. */
 type EventResource = EventType extends `${infer Resource}.${string}` ? Resource : never;
@@ -59,15 +46,6 @@ export function readableEventTypes(scopes: readonly Scope[]): EventType[] {
 
 /** The scopes that read every event type: what `webhooks listen`'s own key holds. */
 export const EVENT_READ_SCOPES: readonly Scope[] = [...new Set(EVENT_TYPES.map(readScopeOf))];
-
-export class Event extends TenantModel {
-  static override tableName = 'events';
-
-  type!: EventType;
-  idempotency_key!: string;
-  /** JSON text of the event's `data`. */
-  data!: string;
-}
 
 /** A new delivery with its receiver's sealed signing secret, as read in the transaction that created it. */
 export interface DispatchedDelivery {

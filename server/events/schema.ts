@@ -9,7 +9,7 @@ import Joi from 'joi';
 import { listQuery, ListParams } from '../http/pagination';
 import { closed, dateTime, Id, listOf } from '../shapes/common';
 import { component, stringEnum, writtenAsStored } from '../shapes/component';
-import { EVENT_TYPES, EventType } from './outbox';
+import { EVENT_TYPES, EventType } from './model';
 import { MAX_WAITS_PER_CREDENTIAL } from './watch';
 
 /** The longest a `GET /events?wait=` holds the request open, in seconds. */

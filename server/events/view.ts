@@ -1,5 +1,5 @@
 /** An event as `GET /events` and its webhook deliveries carry it. Pure. */
-import { Event } from './outbox';
+import { Event } from './model';
 import { EventPayload } from './schema';
 
 export function toEventPayload(row: Event): EventPayload {

@@ -8,7 +8,8 @@
  */
 import { Credential, Tenancy } from '../auth/credential';
 import { Database } from '../db/database';
-import { Event, EventWaiters } from './outbox';
+import { Event } from './model';
+import { EventWaiters } from './outbox';
 
 /** Waiting polls of one credential at once; more answer at once. */
 export const MAX_WAITS_PER_CREDENTIAL = 5;

@@ -4,7 +4,8 @@
  * `/api/v1/openapi.json`); the test suite validates every response it sees against it, so it
  * cannot drift from the code. Schemas are JSON Schema 2020-12 (nullable = `type: [T, 'null']`).
  */
-import { EventType, readScopeOf } from '../events/outbox';
+import { EventType } from '../events/model';
+import { readScopeOf } from '../events/outbox';
 import { MetadataShape, takesMetadataFilter } from '../metadata/schema';
 import { TSchema } from '@sinclair/typebox';
 import Joi from 'joi';

@@ -1,7 +1,7 @@
 /** The query of `GET /webhook-deliveries`, and the delivery log as the API (and the CLI) show it. */
 import { Static, Type } from '@sinclair/typebox';
 import Joi from 'joi';
-import { EVENT_TYPES, EventType } from '../events/outbox';
+import { EVENT_TYPES, EventType } from '../events/model';
 import { EventTypeShape } from '../events/schema';
 import { listQuery, ListParams } from '../http/pagination';
 import { closed, dateTime, envelope, Id, listOf } from '../shapes/common';

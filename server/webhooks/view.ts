@@ -1,5 +1,5 @@
 /** Webhook deliveries and their attempts as the delivery log (API and CLI) shows them. Pure. */
-import { EventType } from '../events/outbox';
+import { EventType } from '../events/model';
 import { WebhookAttempt, WebhookDelivery } from './model';
 import { AttemptView, DeliveryView } from './schema';
 

@@ -1,6 +1,6 @@
 /** `invoicing trigger`: every event type can be made to happen, for real, in test mode. */
 import { systemActor } from '../../server/auth/actor';
-import { EVENT_TYPES } from '../../server/events/outbox';
+import { EVENT_TYPES } from '../../server/events/model';
 import { TRIGGERS } from '../../cli/triggers';
 import { useCliApp } from '../support/cli';
 

@@ -5,7 +5,7 @@
  */
 import { systemActor } from '../../server/auth/actor';
 import { Scope } from '../../server/auth/scopes';
-import { EventType } from '../../server/events/outbox';
+import { EventType } from '../../server/events/model';
 import { TRIGGERS } from '../../cli/triggers';
 import { useApp, Tenant } from '../support/app';
 import { eventually } from '../support/eventually';

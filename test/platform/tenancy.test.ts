@@ -2,7 +2,7 @@
 import { acrossTenants, systemActor } from '../../server/auth/actor';
 import { UnscopedQuery } from '../../server/db/tenant-model';
 import { EmailMessage } from '../../server/email/queue';
-import { Event } from '../../server/events/outbox';
+import { Event } from '../../server/events/model';
 import { Invoice, InvoiceItem } from '../../server/invoices/model';
 import { Payment } from '../../server/invoices/payment-model';
 import { WebhookAttempt, WebhookDelivery } from '../../server/webhooks/model';

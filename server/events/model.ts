@@ -1,0 +1,24 @@
+/** The event log's table: one row per event, written by the outbox in the change's own transaction. */
+import { TenantModel } from '../db/tenant-model';
+
+export const EVENT_TYPES = [
+  'invoice.created',
+  'invoice.sent',
+  'invoice.viewed',
+  'invoice.paid',
+  'payment.received',
+  'payment.failed',
+  'payment.refunded',
+  'payment.refund_failed',
+  'contract.signed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export class Event extends TenantModel {
+  static override tableName = 'events';
+
+  type!: EventType;
+  idempotency_key!: string;
+  /** JSON text of the event's `data`. */
+  data!: string;
+}
