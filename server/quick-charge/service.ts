@@ -10,6 +10,7 @@ import { lockInvoiceNumbering } from '../invoices/numbering';
 import { InvoiceService } from '../invoices/service';
 import { collectMinor } from '../money/amount';
 import { QuickChargeInput, QuickChargeResult } from './schema';
+import { toQuickChargeResult } from './view';
 
 export const DEFAULT_DESCRIPTION = 'Payment';
 
@@ -40,7 +41,7 @@ export class QuickChargeService {
         notes: input.notes,
         metadata: input.metadata,
       });
-      return { invoice: issued.invoice, client, payment_url: issued.payment_url };
+      return toQuickChargeResult(issued, client);
     });
   }
 
