@@ -1,6 +1,7 @@
 import { routeUsing } from '../http/routes';
 import { BusinessEnvelope, PingShape } from './schema';
 import { BusinessService } from './service';
+import { toPing } from './view';
 
 const route = routeUsing<{ businesses: BusinessService }>();
 
@@ -14,10 +15,7 @@ export const businessRoutes = [
     tag: 'Business',
     scopes: [],
     response: { status: 200, description: 'The key\'s business, scopes and mode', schema: PingShape },
-    handle: async ({ cred }, s) => {
-      const { id, name, currency } = await s.businesses.ofCredential(cred);
-      return { business: { id, name, currency }, scopes: [...cred.scopes], livemode: cred.livemode };
-    },
+    handle: async ({ cred }, s) => toPing(await s.businesses.ofCredential(cred), cred),
   }),
   route({
     method: 'get',

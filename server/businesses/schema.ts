@@ -86,3 +86,4 @@ export const PingShape = component(
     livemode: Type.Boolean({ description: 'true for a live key (svc_live_…), false for a test key' }),
   }),
 );
+export type PingView = Static<typeof PingShape>;
