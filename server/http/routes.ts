@@ -56,20 +56,10 @@ export interface FileResponse {
   file: 'application/pdf';
 }
 
-/**
- * A JSON response documented by a hand-written component of server/openapi/document.ts, named here:
- * only until its resource declares its shape (server/shapes), then it goes.
- */
-export interface NamedResponse {
-  status: 200 | 201;
-  description: string;
-  schema: string;
-}
-
-type AnyResponse = JsonResponse | FileResponse | NamedResponse;
+type AnyResponse = JsonResponse | FileResponse;
 
 /** What the handler of a route with response `R` resolves to. */
-export type ResponseBody<R> = R extends JsonResponse<infer S> ? Static<S> : R extends FileResponse ? FileBody : unknown;
+export type ResponseBody<R> = R extends JsonResponse<infer S> ? Static<S> : FileBody;
 
 /**
  * A route whose handler reads body `B` and query `Q`, answers `R` and calls the services `S`: what its
@@ -168,17 +158,14 @@ function abortedOnClose(res: Response): AbortSignal {
   return gone.signal;
 }
 
-/**
- * What writes a route's JSON: its shape's serializer, compiled here once per shape (it writes the
- * shape's fields only, in the shape's order); JSON.stringify for a response still named.
- */
+/** What writes a route's JSON: its shape's serializer, compiled here once per shape (it writes the shape's fields only, in the shape's order). */
 function serializerFor(response: AnyResponse): Serializer {
   if ('file' in response) {
     return () => {
       throw new Error('A file response is sent as its bytes, never serialized');
     };
   }
-  return typeof response.schema === 'string' ? JSON.stringify : serializerOf(response.schema);
+  return serializerOf(response.schema);
 }
 
 /**

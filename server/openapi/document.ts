@@ -6,14 +6,13 @@
  */
 import { EventType } from '../events/model';
 import { readScopeOf } from '../events/outbox';
-import { MetadataShape, takesMetadataFilter } from '../metadata/schema';
-import { TSchema } from '@sinclair/typebox';
+import { takesMetadataFilter } from '../metadata/schema';
 import Joi from 'joi';
 import { BadRequest, DatabaseBusy, Forbidden, GatewayError, InvalidState, NotFound, PayloadTooLarge, PdfBusy, RateLimited, ServerError, ServiceUnavailable, Unauthorized, ValidationFailed } from '../errors';
 import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../http/idempotency';
 import { bodySchemaOf, Route } from '../http/routes';
 import { TestModeOnly } from '../payments/service';
-import { Currency, Deleted, errorBody, Id, PageMeta } from '../shapes/common';
+import { errorBody, Id } from '../shapes/common';
 import { componentNameOf, componentsOf } from '../shapes/component';
 import { partnerRoutes } from '../partner-api';
 import { hasRequiredField, jsonSchemaOf } from './request-schema';
@@ -182,28 +181,19 @@ function optionalHeader(name: string): Header {
 // ---------------------------------------------------------------------------------------------
 // Schemas
 
-const schemas: Record<string, Schema> = {};
-
-/** A route's response: a named shape (server/shapes), or until its resource declares one, a hand-written component's name. */
-const responseShapeName = (schema: TSchema | string): string => (typeof schema === 'string' ? schema : componentNameOf(schema));
-
 /**
- * The components: every named response shape the routes answer with and the shapes they nest,
- * each written once from its definition, beside the hand-written ones left (a name in both is an error).
+ * The components, none written here: every named response shape (server/shapes) that the routes
+ * answer with, and the shapes they nest, each written once from its definition.
  */
-function allSchemas(): Record<string, Schema> {
-  const shapes = componentsOf([
-    errorBody(ERROR_CODES),
-    // Named by the path parameter {id}, and by the hand-written components left.
-    ...[Id, Currency, MetadataShape, PageMeta, Deleted],
-    // What the meta routes answer (./routes.ts).
-    ...[ApiIndexShape, OpenApiDocumentShape],
-    ...partnerRoutes.flatMap((spec) => ('schema' in spec.response && typeof spec.response.schema !== 'string' ? [spec.response.schema] : [])),
-  ]);
-  const twice = Object.keys(shapes).filter((name) => name in schemas);
-  if (twice.length) throw new Error(`Response components both declared and hand-written: ${twice.join(', ')}`);
-  return { ...schemas, ...shapes };
-}
+const schemas = componentsOf([
+  errorBody(ERROR_CODES),
+  // Named by the path parameter {id}.
+  Id,
+  // What the meta routes answer (./routes.ts).
+  ApiIndexShape,
+  OpenApiDocumentShape,
+  ...partnerRoutes.flatMap((spec) => ('schema' in spec.response ? [spec.response.schema] : [])),
+]);
 
 // ---------------------------------------------------------------------------------------------
 // Responses
@@ -310,7 +300,7 @@ function operation(spec: Route): Operation {
             headers: { ...responseHeaders('authenticated'), 'Content-Disposition': attachmentHeader },
             content: { [spec.response.file]: { schema: { type: 'string', format: 'binary' } } },
           }
-        : { description: spec.response.description, headers: responseHeaders('authenticated', isPost), content: json(schemaRef(responseShapeName(spec.response.schema))) },
+        : { description: spec.response.description, headers: responseHeaders('authenticated', isPost), content: json(schemaRef(componentNameOf(spec.response.schema))) },
     '400': responseRef('BadRequest'),
     '401': responseRef('Unauthorized'),
     ...(spec.scopes.length ? { '403': responseRef('Forbidden') } : {}),
@@ -499,7 +489,7 @@ export const openapiDocument: OpenApiDocument = {
         description: 'An API key (or OAuth access token). The requirement lists the scopes the operation accepts: any one of them suffices.',
       },
     },
-    schemas: allSchemas(),
+    schemas,
     responses,
     parameters: {
       Id: { name: 'id', in: 'path', required: true, description: 'A record id; anything but a positive integer is a 404', schema: schemaRef('Id') },
