@@ -15,13 +15,10 @@ import { TestModeOnly } from '../payments/service';
 import { errorBody, Id } from '../shapes/common';
 import { componentNameOf, componentsOf } from '../shapes/component';
 import { partnerRoutes } from '../partner-api';
-import { hasRequiredField, jsonSchemaOf } from './request-schema';
+import { hasRequiredField, jsonSchemaOf, type Schema } from './request-schema';
 import { ApiIndexShape, OpenApiDocumentShape } from './schema';
 
-/** A JSON Schema 2020-12 schema (the OpenAPI 3.1 base dialect). */
-export interface Schema {
-  [keyword: string]: unknown;
-}
+export type { Schema };
 
 /** A `$ref` (a type alias, so that a reference is also usable where a Schema is expected). */
 export type Reference = {

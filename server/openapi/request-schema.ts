@@ -4,7 +4,11 @@
  */
 import Joi from 'joi';
 import parse from 'joi-to-json';
-import type { Schema } from './document';
+
+/** A JSON Schema 2020-12 schema (the OpenAPI 3.1 base dialect). */
+export interface Schema {
+  [keyword: string]: unknown;
+}
 
 /** The JSON Schema (OpenAPI 3.1) of a joi schema. */
 export function jsonSchemaOf(schema: Joi.Schema): Schema {
