@@ -90,7 +90,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   const businesses = new BusinessService(db);
   const clients = new ClientService(db);
   const links = new InvoiceLinks(config.baseUrl);
-  const payments = new PaymentService(db, outbox, links);
+  const payments = new PaymentService(db, outbox, links, clocks);
   const documents = new InvoiceDocuments(db, businesses, links, { threads: config.pdfThreads });
   const emails = new EmailQueue(db, createMailer(config), logger, {
     clock,
@@ -113,7 +113,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     keys,
     clients,
     expenses: new ExpenseService(db, businesses),
-    contracts: new ContractService(db, businesses, outbox, { baseUrl: config.baseUrl }),
+    contracts: new ContractService(db, businesses, outbox, clocks, { baseUrl: config.baseUrl }),
     payments,
     refunds,
     invoices,

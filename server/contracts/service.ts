@@ -6,6 +6,7 @@ import { BusinessService } from '../businesses/service';
 import { Client } from '../clients/model';
 import { UNKNOWN_CLIENT_ID } from '../clients/service';
 import { businessClock } from '../clock';
+import { BusinessClocks } from '../db/clocks';
 import { Database } from '../db/database';
 import { isMissingReferenceViolation } from '../db/errors';
 import { toDbTime } from '../db/time';
@@ -53,6 +54,7 @@ export class ContractService {
     private readonly db: Database,
     private readonly businesses: BusinessService,
     private readonly outbox: Outbox,
+    private readonly clocks: BusinessClocks,
     options: { baseUrl: string },
   ) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -97,7 +99,8 @@ export class ContractService {
   async countersignAsOwner(id: number, signer: Signer): Promise<ContractView> {
     const row = await Contract.acrossTenants(acrossTenants('cli contract countersign'), this.db.current).findById(id);
     if (!row) throw new NotFound('Contract');
-    return this.countersign(systemActor('cli', { businessId: row.business_id, livemode: row.livemode }), id, signer);
+    const actor = systemActor('cli', { businessId: row.business_id, livemode: row.livemode });
+    return this.clocks.actFor(actor, () => this.countersign(actor, id, signer));
   }
 
   /** The contract behind a signing link, as its page shows it; null for an unknown or malformed token. */

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { Knex } from 'knex';
 import { acrossTenants, Actor, systemActor } from '../auth/actor';
 import { businessClock } from '../clock';
+import { BusinessClocks } from '../db/clocks';
 import { Database } from '../db/database';
 import { isUniqueViolation } from '../db/errors';
 import { AppError, InvalidState, NotFound, ValidationFailed } from '../errors';
@@ -49,6 +50,7 @@ export class PaymentService {
     private readonly db: Database,
     private readonly outbox: Outbox,
     private readonly links: InvoiceLinks,
+    private readonly clocks: BusinessClocks,
   ) {}
 
   private readonly recordedListeners: ((actor: Actor, invoiceId: number) => Promise<void>)[] = [];
@@ -122,7 +124,8 @@ export class PaymentService {
     const invoice = await Invoice.acrossTenants(acrossTenants('cli payment simulation'), this.db.current).findById(invoiceId);
     if (!invoice) throw new NotFound('Invoice');
     if (invoice.livemode) throw new TestModeOnly('payments can be simulated only in test mode (this invoice is live)');
-    return this.simulate(systemActor('cli', { businessId: invoice.business_id, livemode: false }), invoiceId, amount);
+    const actor = systemActor('cli', { businessId: invoice.business_id, livemode: false });
+    return this.clocks.actFor(actor, () => this.simulate(actor, invoiceId, amount));
   }
 
   /**

@@ -43,6 +43,18 @@ describe('a business clock', () => {
     expect(draft.created_at).toBe(later.toISOString());
   });
 
+  test('when the owner simulates a payment from the CLI, then it is dated by the business\'s frozen clock', async () => {
+    const t = await ctx.app.tenant();
+    await ctx.app.server.services.clocks.freezeTestMode(t.businessId, FROZEN);
+    const draft = await aDraft(t);
+    await t.api.post(`/invoices/${draft.id}/send`);
+
+    const { payment, invoice } = await ctx.app.server.services.payments.simulateForOwner(draft.id);
+
+    expect(payment).toMatchObject({ paid_at: FROZEN.toISOString(), created_at: FROZEN.toISOString() });
+    expect(invoice).toMatchObject({ status: 'paid', paid_at: FROZEN.toISOString() });
+  });
+
   test('when a live-mode clock is stored, then the database refuses it, and live mode is read as the real time without a query', async () => {
     const t = await ctx.app.tenant();
     const now = '2031-03-14 09:26:53.589';
