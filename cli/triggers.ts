@@ -41,7 +41,7 @@ async function aSentInvoice(services: Services, actor: SystemActor): Promise<Inv
 
 async function aPaidInvoice(services: Services, actor: SystemActor) {
   const sent = await aSentInvoice(services, actor);
-  return services.payments.simulate(actor, sent.id);
+  return services.paymentPath.simulate(actor, sent.id);
 }
 
 const made = (what: string, id: number) => `${what} ${id}`;
@@ -68,7 +68,7 @@ export const TRIGGERS: Record<EventType, Trigger> = {
     does: 'creates and sends an invoice, then records a simulated payment of 50.00 of its 145.00',
     fire: async (services, actor) => {
       const sent = await aSentInvoice(services, actor);
-      const { payment } = await services.payments.simulate(actor, sent.id, 50);
+      const { payment } = await services.paymentPath.simulate(actor, sent.id, 50);
       return [made('invoice', sent.id), made('payment', payment.id)];
     },
   },
@@ -83,7 +83,7 @@ export const TRIGGERS: Record<EventType, Trigger> = {
     does: 'creates and sends an invoice, then reports a failed payment attempt on it',
     fire: async (services, actor) => {
       const sent = await aSentInvoice(services, actor);
-      await services.payments.simulateFailure(actor, sent.id);
+      await services.paymentPath.simulateFailure(actor, sent.id);
       return [made('invoice', sent.id)];
     },
   },

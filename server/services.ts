@@ -14,6 +14,7 @@ import { EventService } from './events/service';
 import { ExpenseService } from './expenses/service';
 import { InvoiceDocuments } from './invoices/documents';
 import { InvoiceLinks } from './invoices/links';
+import { PaymentPath } from './invoices/payment-path';
 import { InvoiceService } from './invoices/service';
 import { loadAppKey } from './keys/app-key';
 import { SecretBox } from './keys/secret-box';
@@ -42,7 +43,10 @@ export interface Services {
   clients: ClientService;
   expenses: ExpenseService;
   contracts: ContractService;
+  /** The payments resource: list, read, metadata. */
   payments: PaymentService;
+  /** The one payment path: every payment recorded against its invoice. */
+  paymentPath: PaymentPath;
   refunds: RefundService;
   invoices: InvoiceService;
   /** Invoice and receipt PDFs. */
@@ -90,7 +94,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   const businesses = new BusinessService(db);
   const clients = new ClientService(db);
   const links = new InvoiceLinks(config.baseUrl);
-  const payments = new PaymentService(db, outbox, links, clocks);
+  const paymentPath = new PaymentPath(db, outbox, links, clocks);
   const documents = new InvoiceDocuments(db, businesses, links, { threads: config.pdfThreads });
   const emails = new EmailQueue(db, createMailer(config), logger, {
     clock,
@@ -102,9 +106,9 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   const invoices = new InvoiceService(db, businesses, emails, outbox, links);
   const gatewayClients = new GatewayClients(db, new SecretBox(appKey, 'gateway_secret'), { stripeApiUrl: config.stripeApiUrl });
   const refunds = new RefundService(db, outbox, gatewayClients, logger, links, clock);
-  const gateways = new GatewayService(db, payments, refunds, gatewayClients, logger, links, clock);
+  const gateways = new GatewayService(db, paymentPath, refunds, gatewayClients, logger, links, clock);
   invoices.whenVoided((actor, invoiceId) => gateways.expireStaleCheckouts(actor, invoiceId));
-  payments.whenRecorded((actor, invoiceId) => gateways.expireStaleCheckouts(actor, invoiceId));
+  paymentPath.whenRecorded((actor, invoiceId) => gateways.expireStaleCheckouts(actor, invoiceId));
   const owners = new OwnerService(db, businesses, clock);
   return {
     clocks,
@@ -114,7 +118,8 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     clients,
     expenses: new ExpenseService(db, businesses),
     contracts: new ContractService(db, businesses, outbox, clocks, { baseUrl: config.baseUrl }),
-    payments,
+    payments: new PaymentService(db),
+    paymentPath,
     refunds,
     invoices,
     documents,

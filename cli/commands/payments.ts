@@ -47,7 +47,7 @@ The running server delivers the events' webhooks.`,
       const opts = await ensureOptions(raw, [{ key: 'invoice', flag: '--invoice', message: 'Invoice id' }]);
       const id = positiveId(String(opts.invoice).trim(), '--invoice');
       const amount = opts.amount === undefined ? undefined : parseAmount(opts.amount);
-      const result = await withContext(({ services }) => services.payments.simulateForOwner(id, amount));
+      const result = await withContext(({ services }) => services.paymentPath.simulateForOwner(id, amount));
       const { payment, invoice } = result;
       output(opts.json, result, () => [
         `Recorded simulated payment ${payment.id} of ${money(payment.amount, payment.currency)} on invoice ${invoice.id}${invoice.number ? ` (${invoice.number})` : ''}`,

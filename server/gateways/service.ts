@@ -2,7 +2,7 @@
  * Online payment through a business's own gateway: its sealed credentials, the checkout opened
  * from the payment page, and the gateway's confirmation (its signed notification, or a server-side
  * read of the checkout when the client returns). A payment is recorded only on the gateway's word,
- * never on the browser's return alone, and always through PaymentService (one payment path).
+ * never on the browser's return alone, and always through PaymentPath (one payment path).
  * Gateway calls happen outside database transactions.
  */
 import { Knex } from 'knex';
@@ -13,7 +13,7 @@ import { Database } from '../db/database';
 import { toDbTime } from '../db/time';
 import { InvoiceLinks } from '../invoices/links';
 import { Invoice, PAYABLE_STATUSES } from '../invoices/model';
-import { PaymentService } from '../payments/service';
+import { PaymentPath } from '../invoices/payment-path';
 import { GatewayClients } from './clients';
 import { CheckoutState, GatewayRefund, GatewayUnavailable, RefundedPayment } from './gateway';
 import { CheckoutSession, GatewayCredentials } from './model';
@@ -51,7 +51,7 @@ export interface GatewayRefunds {
 export class GatewayService {
   constructor(
     private readonly db: Database,
-    private readonly payments: PaymentService,
+    private readonly paymentPath: PaymentPath,
     private readonly refunds: GatewayRefunds,
     private readonly clients: GatewayClients,
     private readonly logger: Logger,
@@ -271,7 +271,7 @@ export class GatewayService {
     // The excess refund is reserved with the payment, in its transaction: if this process dies
     // before sending it, the reconciliation sweep finds it pending and sends it, once.
     let excessRefund: unknown = null;
-    const recorded = await this.payments.recordFromGateway(
+    const recorded = await this.paymentPath.recordFromGateway(
       actor,
       session.invoice_id,
       state.amount,
@@ -313,7 +313,7 @@ export class GatewayService {
       const invoice = await Invoice.of(actor, trx).findById(session.invoice_id);
       if (!invoice) return;
       await CheckoutSession.of(actor, trx).findById(session.id).patch({ status: 'failed' });
-      await this.payments.recordFailure(trx, actor, invoice, state.failureReason ?? 'The payment failed');
+      await this.paymentPath.recordFailure(trx, actor, invoice, state.failureReason ?? 'The payment failed');
     });
   }
 

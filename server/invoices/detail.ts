@@ -1,9 +1,9 @@
 /** Reads what an invoice response shows besides its row: its items and its payments, through the invoice. */
 import { Knex } from 'knex';
 import { Actor } from '../auth/actor';
-import { Payment } from './payment-model';
-import { PaymentView } from './payment-schema';
-import { toPaymentView } from './payment-view';
+import { Payment } from '../payments/model';
+import { PaymentView } from '../payments/schema';
+import { toPaymentView } from '../payments/view';
 import { InvoiceLinks } from './links';
 import { Invoice, InvoiceItem } from './model';
 import { InvoiceDetail } from './schema';

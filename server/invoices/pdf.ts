@@ -6,8 +6,8 @@ import { formatMoney } from './email';
 import { fromQuantityUnits } from '../money/amount';
 import { FittedLine, lineHeight, MARGIN, PdfLayout, TextStyle } from '../pdf/layout';
 import type { PdfFile } from '../pdf/pool';
-import { Payment } from './payment-model';
-import { paymentMethodName, tookMoney } from './payment-view';
+import { Payment } from '../payments/model';
+import { paymentMethodName, tookMoney } from '../payments/view';
 import type { Invoice, InvoiceItem } from './model';
 import { PAYABLE_STATUSES } from './status';
 

@@ -1,17 +1,15 @@
-import { Actor } from '../auth/actor';
 import { routeUsing } from '../http/routes';
 import { InvoiceDocuments } from './documents';
+import { PaymentPath } from './payment-path';
 import { Deleted } from '../shapes/common';
 import {
   createInvoiceBody,
-  ExternalPayment,
   externalPaymentBody,
   InvoiceEnvelope,
   InvoiceList,
   listInvoicesQuery,
   PaymentLink,
   PaymentStatusReport,
-  RecordedPayment,
   RecordedPaymentShape,
   SentInvoiceShape,
   simulatePaymentBody,
@@ -19,16 +17,7 @@ import {
 } from './schema';
 import { InvoiceService } from './service';
 
-/**
- * What the invoice's payment routes call of the payment path (PaymentService, server/payments/):
- * it records against invoices, so it sits above them, and this table names what it calls.
- */
-interface InvoicePayments {
-  simulate(actor: Actor, invoiceId: number, amount?: number): Promise<RecordedPayment>;
-  recordExternal(actor: Actor, invoiceId: number, input: ExternalPayment): Promise<RecordedPayment>;
-}
-
-const route = routeUsing<{ invoices: InvoiceService; documents: InvoiceDocuments; payments: InvoicePayments }>();
+const route = routeUsing<{ invoices: InvoiceService; documents: InvoiceDocuments; paymentPath: PaymentPath }>();
 
 export const invoiceRoutes = [
   route({
@@ -156,7 +145,7 @@ export const invoiceRoutes = [
     body: simulatePaymentBody,
     response: { status: 201, description: 'The payment and the invoice', schema: RecordedPaymentShape },
     errors: { '403': 'ForbiddenOrTestModeOnly' },
-    handle: ({ cred, id, body }, s) => s.payments.simulate(cred, id, body.amount),
+    handle: ({ cred, id, body }, s) => s.paymentPath.simulate(cred, id, body.amount),
   }),
   route({
     method: 'post',
@@ -170,7 +159,7 @@ export const invoiceRoutes = [
     record: 'Invoice',
     body: externalPaymentBody,
     response: { status: 201, description: 'The payment and the invoice', schema: RecordedPaymentShape },
-    handle: ({ cred, id, body }, s) => s.payments.recordExternal(cred, id, body),
+    handle: ({ cred, id, body }, s) => s.paymentPath.recordExternal(cred, id, body),
   }),
   route({
     method: 'post',

@@ -12,7 +12,7 @@ import { closed, Currency, date, dateTime, envelope, Id, listOf, money, text } f
 import { component, nullable, stringEnum } from '../shapes/component';
 import { calendarDate, optionalText } from '../validation';
 import { INVOICE_STATUSES, InvoiceStatus } from './model';
-import { PaymentShape } from './payment-schema';
+import { PaymentShape } from '../payments/schema';
 
 export const MAX_ITEMS = 500;
 

@@ -11,7 +11,7 @@ import Joi from 'joi';
 import { BadRequest, DatabaseBusy, Forbidden, GatewayError, InvalidState, NotFound, PayloadTooLarge, PdfBusy, RateLimited, ServerError, ServiceUnavailable, Unauthorized, ValidationFailed } from '../errors';
 import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../http/idempotency';
 import { bodySchemaOf, Route } from '../http/routes';
-import { TestModeOnly } from '../payments/service';
+import { TestModeOnly } from '../invoices/payment-path';
 import { errorBody, Id } from '../shapes/common';
 import { componentNameOf, componentsOf } from '../shapes/component';
 import { partnerRoutes } from '../partner-api';

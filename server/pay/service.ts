@@ -7,12 +7,12 @@ import { GatewayError, InvalidState, NotFound, PdfBusy } from '../errors';
 import { GatewayAmountRefused, GatewayUnavailable } from '../gateways/gateway';
 import { GatewayService } from '../gateways/service';
 import { InvoiceDocuments } from '../invoices/documents';
+import { PaymentPath } from '../invoices/payment-path';
 import { PAYABLE_STATUSES } from '../invoices/model';
 import { InvoiceService } from '../invoices/service';
 import { toMinor } from '../money/amount';
 import { InvoiceDetail } from '../invoices/view';
 import { PageContext } from '../pages/route';
-import { PaymentService } from '../payments/service';
 
 const PAY = 'pay';
 
@@ -47,7 +47,7 @@ export class PaymentPages {
     private readonly deps: {
       invoices: InvoiceService;
       documents: InvoiceDocuments;
-      payments: PaymentService;
+      paymentPath: PaymentPath;
       gateways: GatewayService;
     },
   ) {}
@@ -98,13 +98,13 @@ export class PaymentPages {
 
   /** The Pay button: a simulated payment in test mode, the gateway's checkout in live mode. */
   async pay(token: string, context: PageContext): Promise<PayOutcome> {
-    const { invoices, payments, gateways } = this.deps;
+    const { invoices, paymentPath, gateways } = this.deps;
     const link = await invoices.payableThroughLink(token);
     if (!link) return { kind: 'not_found' };
     if (!context.forms.accepts(PAY, token)) return { kind: 'refused' };
     if (!link.actor.livemode) {
       // The same path as simulate-payment: one payment of the amount due, the same events.
-      await payments.simulate(link.actor, link.invoiceId).catch((err: unknown) => {
+      await paymentPath.simulate(link.actor, link.invoiceId).catch((err: unknown) => {
         if (!(err instanceof InvalidState)) throw err; // paid meanwhile (a double click): the page shows it
       });
       return { kind: 'back' };

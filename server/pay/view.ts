@@ -6,7 +6,7 @@ import { toMinor } from '../money/amount';
 import { html, SafeHtml } from '../pages/html';
 import { page, refusedFormPage } from '../pages/layout';
 import { PageAnswer } from '../pages/route';
-import { paymentMethodName, tookMoney } from '../invoices/payment-view';
+import { paymentMethodName, tookMoney } from '../payments/view';
 import type { PayAction, PaymentPageState, PayOutcome, PdfDownload } from './service';
 
 const STATUS_LINES: Record<string, string> = {

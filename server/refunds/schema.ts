@@ -2,7 +2,7 @@
 import { Static, Type } from '@sinclair/typebox';
 import Joi from 'joi';
 import { idFilter, listQuery, ListParams } from '../http/pagination';
-import { PaymentShape } from '../invoices/payment-schema';
+import { PaymentShape } from '../payments/schema';
 import { InvoiceDetailShape } from '../invoices/schema';
 import { MetadataChanges, metadataField, MetadataShape } from '../metadata/schema';
 import { moneyField } from '../money/amount';

@@ -29,9 +29,9 @@ import { claimDue, LeasedRow } from '../jobs/lease';
 import { Metadata } from '../metadata/schema';
 import { initialMetadata } from '../metadata/store';
 import { collectMinor, toMajor } from '../money/amount';
-import { Payment } from '../invoices/payment-model';
-import { TestModeOnly } from '../payments/service';
-import { toPaymentView } from '../invoices/payment-view';
+import { TestModeOnly } from '../invoices/payment-path';
+import { Payment } from '../payments/model';
+import { toPaymentView } from '../payments/view';
 import { Refund } from './model';
 import { RefundInput, RefundListParams, RefundResult, RefundView } from './schema';
 import { toRefundView } from './view';
@@ -403,7 +403,7 @@ export class RefundService {
     return result;
   }
 
-  /** The invoice's row, then the payment's: the order every payment change takes (see PaymentService.record). */
+  /** The invoice's row, then the payment's: the order every payment change takes (see PaymentPath.record). */
   private async lockBoth(trx: Knex.Transaction, actor: Actor, payment: Pick<Payment, 'id' | 'invoice_id'>): Promise<{ invoice: Invoice; payment: Payment }> {
     const invoice = await Invoice.of(actor, trx).findById(payment.invoice_id).forUpdate();
     const locked = await Payment.of(actor, trx).findById(payment.id).forUpdate();

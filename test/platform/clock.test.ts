@@ -49,7 +49,7 @@ describe('a business clock', () => {
     const draft = await aDraft(t);
     await t.api.post(`/invoices/${draft.id}/send`);
 
-    const { payment, invoice } = await ctx.app.server.services.payments.simulateForOwner(draft.id);
+    const { payment, invoice } = await ctx.app.server.services.paymentPath.simulateForOwner(draft.id);
 
     expect(payment).toMatchObject({ paid_at: FROZEN.toISOString(), created_at: FROZEN.toISOString() });
     expect(invoice).toMatchObject({ status: 'paid', paid_at: FROZEN.toISOString() });

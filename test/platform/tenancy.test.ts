@@ -4,7 +4,7 @@ import { UnscopedQuery } from '../../server/db/tenant-model';
 import { EmailMessage } from '../../server/email/queue';
 import { Event } from '../../server/events/model';
 import { Invoice, InvoiceItem } from '../../server/invoices/model';
-import { Payment } from '../../server/invoices/payment-model';
+import { Payment } from '../../server/payments/model';
 import { WebhookAttempt, WebhookDelivery } from '../../server/webhooks/model';
 import { aDraft, useApp } from '../support/app';
 

@@ -1,7 +1,7 @@
 /** A payment as the API shows it: amounts back in major units. Pure. */
 import { toMajor } from '../money/amount';
-import { Payment, PaymentStatus } from './payment-model';
-import { PaymentView } from './payment-schema';
+import { Payment, PaymentStatus } from './model';
+import { PaymentView } from './schema';
 
 export function toPaymentView(row: Payment): PaymentView {
   return {
