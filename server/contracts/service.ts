@@ -119,7 +119,9 @@ export class ContractService {
   signThroughLink(token: string, signer: Signer): Promise<ContractView | null> {
     return this.db.transaction(async (trx) => {
       const row = await this.bySigningToken(trx, token);
-      return row ? this.sign(trx, signingPageActor(row), row, 'client', signer) : null;
+      if (!row) return null;
+      const actor = signingPageActor(row);
+      return this.clocks.actFor(actor, () => this.sign(trx, actor, row, 'client', signer));
     });
   }
 
@@ -130,7 +132,7 @@ export class ContractService {
       if (!row) return null;
       if (row.status === 'declined') return this.viewOf(row, trx);
       if (row.client_signed_at) throw new InvalidState('This contract is already signed by the client');
-      await row.$query(trx).patch({ status: 'declined' });
+      await this.clocks.actFor(signingPageActor(row), async () => row.$query(trx).patch({ status: 'declined' }));
       return this.viewOf(row, trx);
     });
   }

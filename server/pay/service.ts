@@ -3,6 +3,8 @@
  * its PDF, press Pay. Each orchestrates the invoice, gateway and payment services and returns what
  * happened; view.ts turns that into the answer.
  */
+import { SystemActor } from '../auth/actor';
+import { BusinessClocks } from '../db/clocks';
 import { GatewayError, InvalidState, NotFound, PdfBusy } from '../errors';
 import { GatewayAmountRefused, GatewayUnavailable } from '../gateways/gateway';
 import { GatewayService } from '../gateways/service';
@@ -15,6 +17,9 @@ import { InvoiceDetail } from '../invoices/view';
 import { PageContext } from '../pages/route';
 
 const PAY = 'pay';
+
+/** The invoice a payment link names, and the actor the page acts as for its business. */
+type PayableLink = { actor: SystemActor; invoiceId: number };
 
 /**
  * What the page offers for paying: a button (a simulated payment in test mode, the gateway's
@@ -49,6 +54,7 @@ export class PaymentPages {
       documents: InvoiceDocuments;
       paymentPath: PaymentPath;
       gateways: GatewayService;
+      clocks: BusinessClocks;
     },
   ) {}
 
@@ -57,10 +63,23 @@ export class PaymentPages {
    * client came back from; `visit`: a client's view (a GET), not a link checker's HEAD.
    */
   async open(token: string, request: { returningFrom: string | null; visit: boolean }, context: PageContext): Promise<PaymentPageState | null> {
-    const { invoices, gateways } = this.deps;
+    const { invoices, clocks } = this.deps;
     const checkout = request.returningFrom;
     const link = await invoices.payableThroughLink(token);
-    const live = link?.actor.livemode ? link : null;
+    if (!link) return null;
+    // What the page records (the client's view, in test mode a payment) is dated by the business's clock.
+    return clocks.actFor(link.actor, () => this.openFor(link, token, checkout, request.visit, context));
+  }
+
+  private async openFor(
+    link: PayableLink,
+    token: string,
+    checkout: string | null,
+    visit: boolean,
+    context: PageContext,
+  ): Promise<PaymentPageState | null> {
+    const { invoices, gateways } = this.deps;
+    const live = link.actor.livemode ? link : null;
     // Back from the gateway, or a delayed payment still pending (its notification may be lost): ask
     // the gateway, server to server, before showing anything (at most once per interval per
     // checkout). The return alone proves nothing.
@@ -71,7 +90,7 @@ export class PaymentPages {
       });
     }
     // Link checkers and mail scanners send HEAD: only a real GET counts as the client's view.
-    const opened = await invoices.openPaymentPage(token, { markViewed: request.visit });
+    const opened = await invoices.openPaymentPage(token, { markViewed: visit });
     if (!opened) return null;
     const { invoice } = opened;
     const formToken = context.forms.issue(PAY, token);
@@ -98,10 +117,15 @@ export class PaymentPages {
 
   /** The Pay button: a simulated payment in test mode, the gateway's checkout in live mode. */
   async pay(token: string, context: PageContext): Promise<PayOutcome> {
-    const { invoices, paymentPath, gateways } = this.deps;
+    const { invoices, clocks } = this.deps;
     const link = await invoices.payableThroughLink(token);
     if (!link) return { kind: 'not_found' };
     if (!context.forms.accepts(PAY, token)) return { kind: 'refused' };
+    return clocks.actFor(link.actor, () => this.payFor(link, token, context));
+  }
+
+  private async payFor(link: PayableLink, token: string, context: PageContext): Promise<PayOutcome> {
+    const { paymentPath, gateways } = this.deps;
     if (!link.actor.livemode) {
       // The same path as simulate-payment: one payment of the amount due, the same events.
       await paymentPath.simulate(link.actor, link.invoiceId).catch((err: unknown) => {

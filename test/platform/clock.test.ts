@@ -5,7 +5,7 @@
  * clock is set through the reader's own store.
  */
 import { systemActor } from '../../server/auth/actor';
-import { aDraft, useApp } from '../support/app';
+import { aClient, aDraft, useApp } from '../support/app';
 
 const ctx = useApp();
 const FROZEN = new Date('2031-03-14T09:26:53.589Z');
@@ -53,6 +53,46 @@ describe('a business clock', () => {
 
     expect(payment).toMatchObject({ paid_at: FROZEN.toISOString(), created_at: FROZEN.toISOString() });
     expect(invoice).toMatchObject({ status: 'paid', paid_at: FROZEN.toISOString() });
+  });
+
+  test('when a client views and pays a frozen test-mode invoice on its payment page, then the view and the payment are dated by the business\'s clock', async () => {
+    // Arrange
+    const t = await ctx.app.tenant();
+    await ctx.app.server.services.clocks.freezeTestMode(t.businessId, FROZEN);
+    const draft = await aDraft(t);
+    const page = new URL((await t.api.post(`/invoices/${draft.id}/initiate-payment`)).body.payment_url);
+    const link = `${ctx.app.url}${page.pathname}`;
+
+    // Act
+    const html = await (await fetch(link)).text();
+    const formToken = /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? '';
+    const paid = await fetch(link, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ form_token: formToken }).toString() });
+
+    // Assert
+    expect(paid.status).toBe(303);
+    const invoice = (await t.api.get(`/invoices/${draft.id}`)).body.invoice;
+    expect(invoice).toMatchObject({ status: 'paid', viewed_at: FROZEN.toISOString(), paid_at: FROZEN.toISOString() });
+    expect((await t.api.get(`/payments?invoice_id=${draft.id}`)).body.data[0]).toMatchObject({ paid_at: FROZEN.toISOString() });
+  });
+
+  test('when a client signs a frozen test-mode contract on its signing page, then the signature is dated by the business\'s clock', async () => {
+    // Arrange
+    const t = await ctx.app.tenant();
+    await ctx.app.server.services.clocks.freezeTestMode(t.businessId, FROZEN);
+    const client = await t.api.post('/clients', aClient());
+    const contract = (await t.api.post('/contracts', { title: 'Website build', client_id: client.body.client.id, body: 'We build.', amount: 1000, currency: 'eur' })).body.contract;
+    const page = new URL(contract.signing_url);
+    const link = `${ctx.app.url}${page.pathname}`;
+    const html = await (await fetch(link)).text();
+    const formToken = /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? '';
+
+    // Act
+    const signed = await fetch(link, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ form_token: formToken, action: 'sign', full_name: 'Grace Hopper', agree: 'yes' }).toString() });
+
+    // Assert
+    expect(signed.status).toBe(303);
+    const after = (await t.api.get(`/contracts/${contract.id}`)).body.contract;
+    expect(after.signatures[0]).toMatchObject({ signed_at: FROZEN.toISOString() });
   });
 
   test('when a live-mode clock is stored, then the database refuses it, and live mode is read as the real time without a query', async () => {
