@@ -7,7 +7,7 @@ const project = (database) => ({
   testPathIgnorePatterns: database === 'sqlite' ? [] : ['<rootDir>/test/unit/'],
   setupFiles: [`<rootDir>/test/support/use-${database}.js`],
   // Transpile only: `npm run typecheck` checks the types once, before the tests, instead of per test file.
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', isolatedModules: true }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.jest.json' }] },
 });
 
 const projects = [project('sqlite')];
