@@ -7,6 +7,7 @@
  */
 import { Static, TSchema, TUnsafe, Type } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
+import { isDeepStrictEqual } from 'node:util';
 
 /** Where a named shape keeps its component name: a symbol, so neither JSON nor the serializer sees it. */
 const componentName = Symbol('component name');
@@ -104,11 +105,40 @@ export function writtenAsStored<T extends TSchema>(schema: T): T {
   return schema;
 }
 
+/**
+ * Under the tests (jest sets NODE_ENV=test), every answer is also compared with JSON.stringify's: the
+ * compiled serializer drops a field its shape does not name, coerces a value of another type (null to
+ * 0, 1.5 to 1 for an integer) and throws on a missing required field, so a view that drifts from its
+ * shape must fail its tests rather than answer differently.
+ */
+const compareWithJson = process.env.NODE_ENV === 'test';
+
+/**
+ * Writes `value` with the compiled serializer. Should it throw (a view that left a required field
+ * undefined), the value is written by JSON.stringify, as before serializers were compiled: the answer
+ * of work already committed must not become a 500.
+ */
+function guarded(compiled: Serializer): Serializer {
+  return (value) => {
+    let written: string;
+    try {
+      written = compiled(value);
+    } catch (err) {
+      if (compareWithJson) throw err;
+      return JSON.stringify(value);
+    }
+    if (compareWithJson && !isDeepStrictEqual(JSON.parse(written), JSON.parse(JSON.stringify(value)))) {
+      throw new Error(`The response differs from its shape: ${JSON.stringify(value)} was written as ${written}`);
+    }
+    return written;
+  };
+}
+
 /** The compiled serializer of a shape (compiled once per shape, however many routes answer with it). */
 export function serializerOf<T extends TSchema>(schema: T): Serializer<Static<T>> {
   let serialize = serializers.get(schema);
   if (!serialize) {
-    serialize = fastJson(schema) as Serializer;
+    serialize = guarded(fastJson(schema) as Serializer);
     serializers.set(schema, serialize);
   }
   return serialize;
