@@ -95,6 +95,21 @@ describe('a business clock', () => {
     expect(after.signatures[0]).toMatchObject({ signed_at: FROZEN.toISOString() });
   });
 
+  test('when a test-mode clock is frozen in the past, then its events keep the real time, so the 30-day event log still lists them', async () => {
+    // Arrange
+    const t = await ctx.app.tenant();
+    await ctx.app.server.services.clocks.freezeTestMode(t.businessId, new Date('2020-01-01T00:00:00.000Z'));
+
+    // Act
+    const draft = await aDraft(t);
+    const events = (await t.api.get('/events?type=invoice.created')).body.data;
+
+    // Assert
+    expect(draft.created_at).toBe('2020-01-01T00:00:00.000Z');
+    expect(events).toHaveLength(1);
+    expect(isRealTime(events[0].created_at)).toBe(true);
+  });
+
   test('when a live-mode clock is stored, then the database refuses it, and live mode is read as the real time without a query', async () => {
     const t = await ctx.app.tenant();
     const now = '2031-03-14 09:26:53.589';
