@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { SystemActor } from '../server/auth/actor';
 import { EventType } from '../server/events/model';
-import { InvoiceDetail } from '../server/invoices/view';
+import { InvoiceDetail } from '../server/invoices/schema';
 import { Services } from '../server/services';
 
 export interface Trigger {

@@ -5,9 +5,6 @@ import { InvoiceLinks } from './links';
 import { Invoice, InvoiceItem } from './model';
 import { InvoiceItemShape, InvoiceView } from './schema';
 
-/** What the mappers make, for the modules that take an invoice as the API shows it (the payment page, the CLI's triggers). */
-export type { InvoiceDetail } from './schema';
-
 function toItemView(row: InvoiceItem, currency: string): Static<typeof InvoiceItemShape> {
   return {
     id: row.id,

@@ -18,7 +18,6 @@ import { partnerRoutes } from '../partner-api';
 import { hasRequiredField, jsonSchemaOf, type Schema } from './request-schema';
 import { ApiIndexShape, OpenApiDocumentShape } from './schema';
 
-export type { Schema };
 
 /** A `$ref` (a type alias, so that a reference is also usable where a Schema is expected). */
 export type Reference = {
@@ -198,7 +197,9 @@ const schemas = componentsOf([
 const json = (schema: Schema | Reference): Record<string, MediaType> => ({ 'application/json': { schema } });
 
 /** An error response whose `error` is one of `codes`. */
-function errorResponse(description: string, codes: string[], headerSet: HeaderSet): Response {
+/** An error response: the codes its body may carry are those of the error classes that answer with it. */
+function errorResponse(description: string, errors: readonly { code: string }[], headerSet: HeaderSet): Response {
+  const codes = [...new Set(errors.map((error) => error.code))];
   return {
     description,
     headers: responseHeaders(headerSet),
@@ -209,38 +210,38 @@ function errorResponse(description: string, codes: string[], headerSet: HeaderSe
 const responses: Record<string, Response> = {
   BadRequest: errorResponse(
     'Malformed request (`bad_request`): unparseable JSON, a body that is not a JSON object, a content type other than JSON, a malformed query parameter (with `errors`), an unknown filter value, an Idempotency-Key outside 1–255 characters',
-    ['bad_request'],
+    [BadRequest],
     'authenticated',
   ),
-  Unauthorized: errorResponse('Missing or invalid API key (`unauthorized`). Carries no rate-limit headers.', ['unauthorized'], 'none'),
-  Forbidden: errorResponse('The key lacks the scope (`forbidden`, with `required_scope` and `key_scopes`)', ['forbidden'], 'authenticated'),
+  Unauthorized: errorResponse('Missing or invalid API key (`unauthorized`). Carries no rate-limit headers.', [Unauthorized], 'none'),
+  Forbidden: errorResponse('The key lacks the scope (`forbidden`, with `required_scope` and `key_scopes`)', [Forbidden], 'authenticated'),
   ForbiddenOrTestModeOnly: errorResponse(
     'The key lacks the scope (`forbidden`, with `required_scope` and `key_scopes`), or a live key asked for a test-mode-only action (`test_mode_only`)',
-    ['forbidden', 'test_mode_only'],
+    [Forbidden, TestModeOnly],
     'authenticated',
   ),
   NotFound: errorResponse(
     'No such record in this business and mode, or an id that is not a positive integer (`not_found`); also every unknown path',
-    ['not_found'],
+    [NotFound],
     'maybeAuthenticated',
   ),
-  IdempotencyKeyInUse: errorResponse('A request with this Idempotency-Key is still running (`idempotency_key_in_use`)', ['idempotency_key_in_use'], 'authenticated'),
-  PayloadTooLarge: errorResponse('The body is larger than 1 MB (`payload_too_large`)', ['payload_too_large'], 'authenticated'),
+  IdempotencyKeyInUse: errorResponse('A request with this Idempotency-Key is still running (`idempotency_key_in_use`)', [IdempotencyKeyInUse], 'authenticated'),
+  PayloadTooLarge: errorResponse('The body is larger than 1 MB (`payload_too_large`)', [PayloadTooLarge], 'authenticated'),
   Unprocessable: errorResponse(
     'Field errors (`validation_failed`, with `errors`), a business rule refusing the request in the record\'s state (`invalid_state`), or an Idempotency-Key reused with another request (`idempotency_key_reused`)',
-    ['validation_failed', 'invalid_state', 'idempotency_key_reused'],
+    [ValidationFailed, InvalidState, IdempotencyKeyReused],
     'authenticated',
   ),
   RateLimited: errorResponse(
     'Over 120 requests in the credential\'s 60-second window, or too many failed authentications from the address (`rate_limited`): wait Retry-After seconds',
-    ['rate_limited'],
+    [RateLimited],
     'rateLimited',
   ),
-  ServerError: errorResponse('Server-side failure (`server_error`); the message names the request id, never a stack trace', ['server_error'], 'maybeAuthenticated'),
-  ServiceUnavailable: errorResponse('The database cannot be reached, or (a PDF) too many PDFs are being made, then with Retry-After (`service_unavailable`): nothing was written; retry later', ['service_unavailable'], 'maybeAuthenticated'),
+  ServerError: errorResponse('Server-side failure (`server_error`); the message names the request id, never a stack trace', [ServerError], 'maybeAuthenticated'),
+  ServiceUnavailable: errorResponse('The database cannot be reached, or (a PDF) too many PDFs are being made, then with Retry-After (`service_unavailable`): nothing was written; retry later', [ServiceUnavailable, PdfBusy, DatabaseBusy], 'maybeAuthenticated'),
   GatewayError: errorResponse(
     'The payment gateway refused the request or could not be reached (`gateway_error`, with its message); nothing was changed. For a refund whose outcome at the gateway is unknown (a timeout, a lost answer), the refund stays `pending` instead and the message says so: retry with the same Idempotency-Key',
-    ['gateway_error'],
+    [GatewayError],
     'authenticated',
   ),
 };

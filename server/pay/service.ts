@@ -13,7 +13,7 @@ import { PaymentPath } from '../invoices/payment-path';
 import { PAYABLE_STATUSES } from '../invoices/model';
 import { InvoiceService } from '../invoices/service';
 import { toMinor } from '../money/amount';
-import { InvoiceDetail } from '../invoices/view';
+import { InvoiceDetail } from '../invoices/schema';
 import { PageContext } from '../pages/route';
 
 const PAY = 'pay';

@@ -1,6 +1,6 @@
 /** The hosted payment page a client reaches from the invoice e-mail or a payment link: plain HTML, no scripts. */
 import { formatMoney } from '../invoices/email';
-import { InvoiceDetail } from '../invoices/view';
+import { InvoiceDetail } from '../invoices/schema';
 import { PAYABLE_STATUSES } from '../invoices/model';
 import { toMinor } from '../money/amount';
 import { html, SafeHtml } from '../pages/html';

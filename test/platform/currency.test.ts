@@ -2,7 +2,8 @@
  * One answer to "what is a currency?": three letters in any case on input, checked against ISO 4217,
  * returned upper-case, and the OpenAPI document says exactly that for every request that takes one.
  */
-import { openapiDocument, Schema } from '../../server/openapi/document';
+import { openapiDocument } from '../../server/openapi/document';
+import { Schema } from '../../server/openapi/request-schema';
 import { aClient, useApp } from '../support/app';
 
 const ctx = useApp();

@@ -23,8 +23,8 @@ import {
   Reference,
   RequestBody,
   Response,
-  Schema,
 } from '../../server/openapi/document';
+import { Schema } from '../../server/openapi/request-schema';
 
 export interface ApiResponse<T = any> {
   status: number;
