@@ -9,8 +9,8 @@ const timeMessage = 'Read the time through server/clock.ts: a Clock (systemClock
 const timeReads = [
   { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: timeMessage },
   { selector: "CallExpression[callee.name='Date']", message: timeMessage },
-  { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: timeMessage },
-  { selector: "CallExpression[callee.object.name='performance'][callee.property.name='now']", message: timeMessage },
+  { selector: "MemberExpression[object.name='Date'][property.name='now']", message: timeMessage },
+  { selector: "MemberExpression[object.name='performance'][property.name='now']", message: timeMessage },
   { selector: "MemberExpression[object.name='process'][property.name='hrtime']", message: timeMessage },
 ];
 
