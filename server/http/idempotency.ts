@@ -185,13 +185,25 @@ export class IdempotencyKeys {
             await this.advance(claim, 'in_flight', { state: 'committed' });
             return value;
           });
-      return complete('committed', serialize(value));
+      return complete('committed', serialize(value)).catch((err: unknown) => this.answerOfTakeover(claim, err));
     }
     // Only a route that reports after its commit leaves a claim committed, and only it can answer for one.
     if (claim.committed) throw new IdempotencyKeyInUse();
     // Work that calls out commits on its own first; the response is then stored alone.
     if (!transactional) return complete('in_flight', serialize(await work()));
     return this.db.transaction(async () => complete('in_flight', serialize(await work())));
+  }
+
+  /**
+   * The work committed, but a retry took the claim over meanwhile (this request stalled past its
+   * lease) and stored its answer: the work was done once, so that answer is this request's too. While
+   * the retry is still making it, 409 as before.
+   */
+  private async answerOfTakeover(claim: Claimed, err: unknown): Promise<string> {
+    if (!(err instanceof IdempotencyKeyInUse)) throw err;
+    const record = await IdempotencyRecord.query(this.db.current).findById(claim.id);
+    if (record?.state !== 'completed' || record.response_body === null) throw err;
+    return record.response_body;
   }
 
   /**

@@ -223,6 +223,32 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
     }
   });
 
+  test('when a retry took over a send that stalled after its commit and stored its answer, then the stalled request answers that too, not 409', async () => {
+    // Arrange: a send waiting for the mail server after its commit, whose claim a retry then took
+    // over (the first request stalled past its lease) and completed with its own answer
+    const live = await app.tenant({ mode: 'live' });
+    const draft = await aDraft(live);
+    const key = `taken-${draft.id}`;
+    smtp.delayAnswers(1500);
+    try {
+      const first = live.api.post(`/invoices/${draft.id}/send`, undefined, withKey(key));
+      await eventually(async () => (await app.db.knex('idempotency_keys').where({ idempotency_key: key }).first())?.state === 'committed', FIRST_ATTEMPT_WAIT_MS);
+      const invoice = (await live.api.get(`/invoices/${draft.id}`)).body.invoice;
+      const takenOver = JSON.stringify({ invoice, email: { to: 'client@example.com', status: 'queued' } });
+      await app.db.knex('idempotency_keys').where({ idempotency_key: key }).update({ owner: randomUUID(), state: 'completed', response_status: 200, response_body: takenOver });
+
+      // Act
+      const res = await first;
+
+      // Assert
+      expect(res.status).toBe(200);
+      expect(res.text).toBe(takenOver);
+      await smtp.nextMessage();
+    } finally {
+      smtp.delayAnswers(0);
+    }
+  });
+
   test('when the process died after a send committed and before its response was stored, then a retry sends nothing again and answers what was sent, and a replay returns exactly that', async () => {
     // Arrange: a send whose key is left as a process leaves it that died between the commit and
     // the stored response, its lease run out
