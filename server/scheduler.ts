@@ -1,29 +1,27 @@
-/** Recurring jobs of a serving process (node-cron): the expiry of idempotency keys, the reconciliation of pending refunds. */
-import cron, { ScheduledTask } from 'node-cron';
+/**
+ * The recurring work of a serving process: the job sweeps (each a `start(seconds)` of the engine's
+ * queues or the webhook worker, see jobs/engine.ts) and the one task that is no leased job, the
+ * expiry of idempotency keys (node-cron).
+ */
+import cron from 'node-cron';
 import { Logger } from 'pino';
 import { Database } from './db/database';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency';
-import { RefundService } from './refunds/service';
 
-export function startScheduler(db: Database, logger: Logger, refunds: RefundService): { stop(): void } {
-  const tasks: ScheduledTask[] = [
-    // Pending refunds whose outcome at the gateway is not known (each claimed by one process at a time).
-    cron.schedule('*/3 * * * *', async () => {
-      try {
-        const reconciled = await refunds.reconcileDue();
-        if (reconciled) logger.info({ reconciled }, 'pending refunds reconciled');
-      } catch (err) {
-        logger.error({ err }, 'refund reconciliation failed; the next sweep retries');
-      }
-    }),
-    cron.schedule('17 * * * *', async () => {
-      try {
-        const purged = await purgeExpiredIdempotencyKeys(db);
-        if (purged) logger.info({ purged }, 'expired idempotency keys purged');
-      } catch (err) {
-        logger.error({ err }, 'idempotency key purge failed');
-      }
-    }),
-  ];
-  return { stop: () => tasks.forEach((t) => void t.stop()) };
+/** A sweep of leased jobs: retries, and anything a nudge missed. */
+export interface Sweep {
+  start(seconds: number): void;
+}
+
+export function startScheduler(db: Database, logger: Logger, sweeps: [Sweep, number][]): { stop(): void } {
+  for (const [sweep, seconds] of sweeps) sweep.start(seconds);
+  const purge = cron.schedule('17 * * * *', async () => {
+    try {
+      const purged = await purgeExpiredIdempotencyKeys(db);
+      if (purged) logger.info({ purged }, 'expired idempotency keys purged');
+    } catch (err) {
+      logger.error({ err }, 'idempotency key purge failed');
+    }
+  });
+  return { stop: () => void purge.stop() };
 }

@@ -14,6 +14,9 @@ import { createServices, Services } from './services';
 import { Clock, systemClock } from './clock';
 import { WebhookWorker } from './webhooks/worker';
 
+/** How often pending refunds are looked at for reconciliation (each is read back a few minutes after the last time). */
+const REFUND_SWEEP_SECONDS = 180;
+
 export interface RunningServer {
   url: string;
   port: number;
@@ -106,11 +109,15 @@ export async function startServer(
     answerClientErrors(s);
     s.once('error', reject);
   });
-  const scheduler = options.scheduler === false ? undefined : startScheduler(db, logger, services.refunds);
-  if (options.scheduler !== false) {
-    webhooks.start(config.webhookSweepSeconds);
-    services.emails.start(config.webhookSweepSeconds);
-  }
+  const scheduler =
+    options.scheduler === false
+      ? undefined
+      : startScheduler(db, logger, [
+          [webhooks, config.webhookSweepSeconds],
+          [services.emails, config.webhookSweepSeconds],
+          // Pending refunds whose outcome at the gateway is not known.
+          [services.refunds.reconciliation, REFUND_SWEEP_SECONDS],
+        ]);
   // Deliveries and e-mails committed while the process was down are due now.
   webhooks.nudge();
   services.emails.nudge();
@@ -126,6 +133,7 @@ export async function startServer(
       scheduler?.stop();
       await webhooks.stop();
       await services.emails.stop();
+      await services.refunds.reconciliation.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       // After the requests under way have their PDFs.

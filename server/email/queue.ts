@@ -1,7 +1,9 @@
 /**
  * Invoice e-mails leave after the change that sends them has committed, never inside a database
  * transaction: the message is written with the change, tried once right after the commit, and
- * retried on the webhook schedule (10 s, 30 s, 90 s, 270 s, 810 s) until it is sent or fails.
+ * retried on the webhook schedule (10 s, 30 s, 90 s, 270 s, 810 s) until it is sent or fails. The
+ * messages are a job kind of the engine (jobs/engine.ts): the PDF is made before the attempt begins,
+ * so a PDF that waited past the lease leaves the message to the claim that took it over, uncounted.
  */
 import { randomBytes } from 'node:crypto';
 import { Knex } from 'knex';
@@ -10,8 +12,7 @@ import { acrossTenants, Actor, systemActor } from '../auth/actor';
 import { Clock } from '../clock';
 import { Database } from '../db/database';
 import { TenantModel } from '../db/tenant-model';
-import { claimDue, renewLease } from '../jobs/lease';
-import { Sweeper } from '../jobs/sweeper';
+import { JobQueue, Outcome } from '../jobs/engine';
 import { nextAttemptAfter } from '../jobs/retry-schedule';
 import { EmailFailed, Mailer, OutgoingEmail } from './mailer';
 
@@ -36,12 +37,10 @@ export class EmailMessage extends TenantModel {
   sent_at!: string | null;
 }
 
-const QUEUE = acrossTenants('email queue');
-
 /**
  * Messages claimed, and made, at once. Each carries a PDF made on the PDF threads, up to half a
  * second for the longest invoice: a small round ends well within its lease (15 s at the least), so
- * no message is claimed again, and sent twice, while its round is still making PDFs.
+ * no message is claimed again while its round is still making PDFs.
  */
 const EMAILS_PER_ROUND = 5;
 
@@ -56,17 +55,30 @@ export interface EmailQueueOptions {
   invoicePdf(actor: Actor, invoiceId: number): Promise<{ filename: string; content: Buffer }>;
 }
 
-export class EmailQueue extends Sweeper<EmailMessage> {
-  /** First attempts still under way after their request answered: stopping waits for them. */
-  private readonly firstAttempts = new Set<Promise<boolean>>();
+/** A message's PDF, or why it could not be made (recorded as a failed attempt). */
+type Attachment = { pdf: { filename: string; content: Buffer } } | { error: string };
+
+export class EmailQueue {
+  private readonly jobs: JobQueue<EmailMessage, Attachment>;
 
   constructor(
     private readonly db: Database,
     private readonly mailer: Mailer,
-    logger: Logger,
+    private readonly logger: Logger,
     private readonly options: EmailQueueOptions,
   ) {
-    super(logger, 'e-mail');
+    this.jobs = new JobQueue(db, logger, {
+      label: 'invoice e-mail',
+      model: EmailMessage,
+      access: acrossTenants('email queue'),
+      batch: EMAILS_PER_ROUND,
+      leaseSeconds: options.leaseSeconds,
+      clock: options.clock,
+      schedule: nextAttemptAfter,
+      statuses: { done: 'sent', failed: 'failed' },
+      prepare: (message) => this.attachment(message),
+      work: (message, attachment) => this.send(message, attachment),
+    });
   }
 
   /** Writes the message in `trx`, the transaction of the change that sends it; it leaves after the commit. */
@@ -93,18 +105,13 @@ export class EmailQueue extends Sweeper<EmailMessage> {
    * the wait, else `queued` (the attempt goes on, and a failure is retried by the sweeps).
    */
   async deliverNow(id: number): Promise<'sent' | 'queued'> {
-    const attempt = (async () => {
-      const [claimed] = await claimDue(this.db, EmailMessage, { ...this.leaseOptions(), limit: 1, id });
-      return claimed ? this.attempt(claimed) : false;
-    })();
-    this.firstAttempts.add(attempt);
-    void attempt.finally(() => this.firstAttempts.delete(attempt));
+    const attempt = this.jobs.runNow(id);
     let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), this.options.firstAttemptWaitMs);
+    const waited = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), this.options.firstAttemptWaitMs);
     });
-    const sent = await Promise.race([attempt, waited]).finally(() => clearTimeout(timer));
-    return sent ? 'sent' : 'queued';
+    const outcome = await Promise.race([attempt, waited]).finally(() => clearTimeout(timer));
+    return outcome !== null && typeof outcome === 'object' && 'done' in outcome ? 'sent' : 'queued';
   }
 
   /**
@@ -116,56 +123,57 @@ export class EmailQueue extends Sweeper<EmailMessage> {
     return latest?.status === 'sent' ? 'sent' : 'queued';
   }
 
-  override async stop(): Promise<void> {
-    await super.stop();
-    await Promise.allSettled(this.firstAttempts);
+  /** Sweeps every `seconds` for retries and anything a nudge missed. */
+  start(seconds: number): void {
+    this.jobs.start(seconds);
   }
 
-  protected claim(): Promise<EmailMessage[]> {
-    return claimDue(this.db, EmailMessage, { ...this.leaseOptions(), limit: EMAILS_PER_ROUND });
+  /** Messages have become due: send them now. */
+  nudge(): void {
+    this.jobs.nudge();
   }
 
-  protected async work(message: EmailMessage): Promise<void> {
-    await this.attempt(message);
+  /** Sends everything due; resolves with how many messages were tried. */
+  sweep(): Promise<number> {
+    return this.jobs.sweep();
   }
 
-  private leaseOptions() {
-    return { access: QUEUE, leaseSeconds: this.options.leaseSeconds, clock: this.options.clock };
+  /** Stops sweeping and waits for the attempts under way. */
+  stop(): Promise<void> {
+    return this.jobs.stop();
   }
 
-  /** Sends a claimed message and records the outcome (unless its lease has passed to another claim); true when sent. */
-  private async attempt(message: EmailMessage): Promise<boolean> {
-    let error: string | null = null;
+  private async attachment(message: EmailMessage): Promise<Attachment> {
     try {
-      const pdf = await this.options.invoicePdf(systemActor('email queue', { businessId: message.business_id, livemode: message.livemode }), message.invoice_id);
-      // The PDF may have waited for a thread past the lease: a later claim then sends the message, not this attempt.
-      if (!(await renewLease(this.db, EmailMessage, message, this.leaseOptions()))) {
-        this.logger.info({ emailId: message.id, invoiceId: message.invoice_id }, 'invoice e-mail left to a later claim: its lease ran out while the PDF was made');
-        return false;
-      }
-      await this.mailer.send({
-        messageId: message.message_id,
-        to: message.recipient,
-        subject: message.subject,
-        text: message.text_body,
-        html: message.html_body,
-        attachments: [{ ...pdf, contentType: 'application/pdf' }],
-      });
+      return { pdf: await this.options.invoicePdf(systemActor('email queue', { businessId: message.business_id, livemode: message.livemode }), message.invoice_id) };
     } catch (err) {
-      if (!(err instanceof EmailFailed)) this.logger.error({ err, emailId: message.id, invoiceId: message.invoice_id }, 'invoice e-mail not made');
-      error = err instanceof EmailFailed ? err.reason : 'the message could not be made';
-      // The reason may name our mail server; it goes to the log and the queue row, never to an API client.
-      this.logger.warn({ emailId: message.id, invoiceId: message.invoice_id, attempt: message.attempts, reason: error }, 'invoice e-mail not sent');
+      this.logger.error({ err, emailId: message.id, invoiceId: message.invoice_id }, 'invoice e-mail not made');
+      return { error: 'the message could not be made' };
     }
-    const now = this.options.clock.now();
-    const retryAt = error === null ? null : nextAttemptAfter(message.attempts, now);
-    await EmailMessage.acrossTenants(QUEUE, this.db.current)
-      .where({ id: message.id, lease_id: message.lease_id })
-      .patch({
-        lease_id: null,
-        last_error: error,
-        ...(error === null ? { status: 'sent', sent_at: now.toISOString() } : retryAt ? { next_attempt_at: retryAt.toISOString() } : { status: 'failed' }),
-      });
-    return error === null;
+  }
+
+  /** Hands a claimed message, its attempt begun, to the mail server. */
+  private async send(message: EmailMessage, attachment: Attachment): Promise<Outcome> {
+    let error: string;
+    if ('error' in attachment) error = attachment.error;
+    else {
+      try {
+        await this.mailer.send({
+          messageId: message.message_id,
+          to: message.recipient,
+          subject: message.subject,
+          text: message.text_body,
+          html: message.html_body,
+          attachments: [{ ...attachment.pdf, contentType: 'application/pdf' }],
+        });
+        return { done: { last_error: null, sent_at: this.options.clock.now().toISOString() } };
+      } catch (err) {
+        if (!(err instanceof EmailFailed)) this.logger.error({ err, emailId: message.id, invoiceId: message.invoice_id }, 'invoice e-mail not made');
+        error = err instanceof EmailFailed ? err.reason : 'the message could not be made';
+      }
+    }
+    // The reason may name our mail server; it goes to the log and the queue row, never to an API client.
+    this.logger.warn({ emailId: message.id, invoiceId: message.invoice_id, attempt: message.attempts, reason: error }, 'invoice e-mail not sent');
+    return { failed: { last_error: error } };
   }
 }

@@ -25,7 +25,7 @@ import { ListParams, MAX_PER_PAGE, Page, paginate } from '../http/pagination';
 import { invoiceDetail } from '../invoices/detail';
 import { InvoiceLinks } from '../invoices/links';
 import { Invoice } from '../invoices/model';
-import { claimDue, LeasedRow } from '../jobs/lease';
+import { JobQueue } from '../jobs/engine';
 import { Metadata } from '../metadata/schema';
 import { initialMetadata } from '../metadata/store';
 import { collectMinor, toMajor } from '../money/amount';
@@ -84,6 +84,14 @@ const outcomeUnknown = (refund: Refund) =>
   );
 
 export class RefundService {
+  /**
+   * The reconciliation sweep, a job kind of the engine (the scheduler starts it): claims due pending
+   * refunds (one process per refund, under a lease), reads each back from its gateway, settles it, or
+   * sends it under its own key when the gateway has none. One whose outcome is still unknown is read
+   * again later, with no end.
+   */
+  readonly reconciliation: JobQueue<Refund>;
+
   constructor(
     private readonly db: Database,
     private readonly outbox: Outbox,
@@ -91,7 +99,24 @@ export class RefundService {
     private readonly logger: Logger,
     private readonly links: InvoiceLinks,
     private readonly clock: Clock = systemClock,
-  ) {}
+  ) {
+    this.reconciliation = new JobQueue(db, logger, {
+      label: 'refund reconciliation',
+      model: Refund,
+      access: RECONCILIATION,
+      batch: RECONCILE_BATCH,
+      leaseSeconds: RECONCILE_LEASE_SECONDS,
+      clock,
+      schedule: (_attemptsMade, now) => new Date(now.getTime() + RECONCILE_AGAIN_MS),
+      // `advance` books the outcome itself; the engine's record then finds the row no longer pending.
+      statuses: { done: 'succeeded', failed: 'failed' },
+      work: (refund) =>
+        this.advance(systemActor('payment gateway', { businessId: refund.business_id, livemode: refund.livemode }), refund, 'resume').then(
+          () => ({ done: {} }),
+          () => ({ failed: {} }), // logged by advance
+        ),
+    });
+  }
 
   list(actor: Actor, params: RefundListParams): Promise<Page<RefundView>> {
     const query = Refund.of(actor, this.db.current);
@@ -212,25 +237,9 @@ export class RefundService {
     });
   }
 
-  /**
-   * The reconciliation sweep (node-cron): claims due pending refunds (one process per refund, under
-   * a lease), reads each back from its gateway, settles it, or sends it under its own key when the
-   * gateway has none. One whose outcome is still unknown is read again later. Returns how many.
-   */
-  async reconcileDue(): Promise<number> {
-    let worked = 0;
-    for (;;) {
-      const claimed = await claimDue(this.db, Refund as unknown as new () => Refund & LeasedRow, { access: RECONCILIATION, leaseSeconds: RECONCILE_LEASE_SECONDS, clock: this.clock, limit: RECONCILE_BATCH });
-      if (!claimed.length) return worked;
-      for (const refund of claimed) {
-        const actor = systemActor('payment gateway', { businessId: refund.business_id, livemode: refund.livemode });
-        await this.advance(actor, refund, 'resume').catch(() => undefined); // logged; read again below
-        await Refund.of(actor, this.db.current)
-          .where({ id: refund.id, lease_id: refund.lease_id, status: 'pending' })
-          .patch({ lease_id: null, next_attempt_at: new Date(this.clock.now().getTime() + RECONCILE_AGAIN_MS).toISOString() });
-      }
-      worked += claimed.length;
-    }
+  /** Reconciles the pending refunds due now (as a sweep does; several at once share them as processes do); returns how many. */
+  reconcileDue(): Promise<number> {
+    return this.reconciliation.drain();
   }
 
   /**

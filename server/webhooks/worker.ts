@@ -19,7 +19,8 @@ import { Clock } from '../clock';
 import { Database } from '../db/database';
 import { toDbTime } from '../db/time';
 import { acrossTenants } from '../auth/actor';
-import { claimDue } from '../jobs/lease';
+import { outcomePatch } from '../jobs/engine';
+import { claimDue, handBack, LeaseOptions } from '../jobs/lease';
 import { Event } from '../events/model';
 import { DirectDispatch, DispatchedDelivery } from '../events/outbox';
 import { toEventPayload } from '../events/view';
@@ -30,6 +31,7 @@ import { WebhookAttempt, WebhookDelivery } from './model';
 import { nextAttemptAfter } from '../jobs/retry-schedule';
 import { AttemptResult, DELIVERY_TIMEOUT_MS, isSuccess, sendWebhook } from './sender';
 import { deliveryHeaders } from './signing';
+import { ReceiverSlots } from './slots';
 
 const WORKER = acrossTenants('webhook worker');
 /** Results written per transaction at most. */
@@ -37,6 +39,8 @@ const RECORD_BATCH = 500;
 /** A waiting delivery starts only if its lease outlasts the attempt by this much. */
 const LEASE_MARGIN_MS = 2000;
 const NO_SECRET = 'the receiver has no webhook secret (or its authorization was revoked)';
+/** A delivery's outcome written as the engine writes every job's: the contract's schedule, then `failed`. */
+const DELIVERIES = { schedule: nextAttemptAfter, statuses: { done: 'succeeded', failed: 'failed' } };
 
 export interface WorkerOptions {
   allowPrivate: boolean;
@@ -75,10 +79,10 @@ export class WebhookWorker implements DirectDispatch {
   private preparing = 0;
   /** Hand-backs of leases being written. */
   private handingBack = 0;
-  private inFlight = 0;
-  /** Deliveries this process holds (waiting, being prepared or in flight) by URL. */
-  private readonly heldByUrl = new Map<string, number>();
-  private readonly sendingByUrl = new Map<string, number>();
+  /** What each receiver holds and sends. */
+  private readonly slots: ReceiverSlots;
+  /** Set while deliveries wait: wakes the pump before the first of their leases runs too short, to hand it back while still its own. */
+  private expiryTimer?: NodeJS.Timeout;
   /** Receivers whose refused deliveries were reported already (once per process). */
   private readonly refusedReceivers = new Set<string>();
   private claiming: Promise<void> | null = null;
@@ -103,7 +107,9 @@ export class WebhookWorker implements DirectDispatch {
     private readonly apps: AppService,
     private readonly logger: Logger,
     private readonly options: WorkerOptions,
-  ) {}
+  ) {
+    this.slots = new ReceiverSlots(options);
+  }
 
   get leaseSeconds(): number {
     return this.options.leaseSeconds;
@@ -143,22 +149,14 @@ export class WebhookWorker implements DirectDispatch {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.task?.stop();
-    await this.handBack(this.waiting.splice(0));
+    clearTimeout(this.expiryTimer);
+    await this.handBack(this.waiting.splice(0).map(({ delivery }) => delivery));
     await this.whenIdle();
   }
 
   /** A new delivery is taken while its receiver has few waiting and the process is not swamped; the rest are claimed when due. */
   takes(url: string): boolean {
-    return !this.stopped && this.waiting.length < this.options.slots && (this.heldByUrl.get(url) ?? 0) < this.heldPerReceiver();
-  }
-
-  private everyReceiverFull(): boolean {
-    return this.heldByUrl.size > 0 && [...this.heldByUrl.values()].every((n) => n >= this.heldPerReceiver());
-  }
-
-  /** Deliveries held for one URL at most. */
-  private heldPerReceiver(): number {
-    return 2 * this.options.perReceiver;
+    return !this.stopped && this.slots.takes(url, this.waiting.length);
   }
 
   dispatch(event: Event, deliveries: DispatchedDelivery[]): void {
@@ -179,9 +177,8 @@ export class WebhookWorker implements DirectDispatch {
         const lookBeyond = this.lookBeyond;
         this.lookBeyond = false;
         while (!this.stopped) {
-          const free = this.options.slots - this.inFlight - this.waiting.length - this.preparing;
-          // With every receiver it holds at its limit, a claim could only find others' rows beyond theirs.
-          if (free <= 0 || (!lookBeyond && this.everyReceiverFull())) break;
+          const free = this.slots.free(this.waiting.length + this.preparing);
+          if (free <= 0 || (!lookBeyond && this.slots.everyReceiverFull())) break;
           const { claimed, leaseEnds, more } = await this.claim(free);
           if (claimed.length) this.prepare(claimed, leaseEnds);
           if (!more || !lookBeyond) break;
@@ -197,29 +194,20 @@ export class WebhookWorker implements DirectDispatch {
    * flight and as many waiting to follow at once. `more` when another claim now may find more.
    */
   private async claim(free: number): Promise<{ claimed: WebhookDelivery[]; leaseEnds: number; more: boolean }> {
-    const perReceiver = this.heldPerReceiver();
-    const saturated = [...this.heldByUrl].filter(([, n]) => n >= perReceiver).map(([url]) => url);
+    const saturated = this.slots.saturated();
     let passedOver = false;
     let candidatesLeft = false;
     const leaseEnds = this.options.clock.now().getTime() + this.options.leaseSeconds * 1000;
     const claimed = await claimDue(this.db, WebhookDelivery, {
-      access: WORKER,
-      leaseSeconds: this.options.leaseSeconds,
-      clock: this.options.clock,
+      ...this.leaseOptions(),
       limit: free,
-      counters: ['last_attempt_number'],
+      begin: true,
       skip: { column: 'url', values: saturated },
       choose: (candidates) => {
-        const taken = new Map<string, number>();
-        const chosen = candidates.filter((delivery) => {
-          const slots = (this.heldByUrl.get(delivery.url) ?? 0) + (taken.get(delivery.url) ?? 0);
-          if (slots >= perReceiver) return false;
-          taken.set(delivery.url, (taken.get(delivery.url) ?? 0) + 1);
-          return true;
-        });
-        passedOver = chosen.length < candidates.length;
+        const choice = this.slots.choose(candidates);
+        passedOver = choice.passedOver;
         candidatesLeft = candidates.length === free;
-        return chosen;
+        return choice.chosen;
       },
     });
     // Receivers at their limit were not looked at: they may have more due.
@@ -237,9 +225,9 @@ export class WebhookWorker implements DirectDispatch {
         ([events, secrets]) =>
           this.enqueue(deliveries.map((delivery) => ({ delivery, event: events.get(delivery.event_id), secret: secrets.get(secretKey(delivery))!, leaseEnds }))),
         (err: unknown) => {
-          // The deliveries stay leased and come due again after the lease.
-          this.logger.error({ err }, 'reading webhook deliveries failed; they are retried after their lease');
-          deliveries.forEach((delivery) => this.unreserve(delivery));
+          // Not sent: handed back with their attempts uncounted (or, if that fails too, retried after their lease).
+          this.logger.error({ err }, 'reading webhook deliveries failed; they are handed back');
+          void this.handBack(deliveries);
         },
       )
       .finally(() => {
@@ -249,7 +237,11 @@ export class WebhookWorker implements DirectDispatch {
   }
 
   private reserve(deliveries: WebhookDelivery[]): void {
-    for (const { url } of deliveries) count(this.heldByUrl, url, 1);
+    for (const { url } of deliveries) this.slots.hold(url);
+  }
+
+  private leaseOptions(): LeaseOptions {
+    return { access: WORKER, leaseSeconds: this.options.leaseSeconds, clock: this.options.clock, counters: ['last_attempt_number'] };
   }
 
   /**
@@ -267,7 +259,7 @@ export class WebhookWorker implements DirectDispatch {
   }
 
   private unreserve(delivery: WebhookDelivery): void {
-    count(this.heldByUrl, delivery.url, -1);
+    this.slots.release(delivery.url);
   }
 
   private enqueue(held: Held[]): void {
@@ -282,33 +274,53 @@ export class WebhookWorker implements DirectDispatch {
    */
   private pump(): void {
     const expiring: Held[] = [];
-    for (let i = 0; i < this.waiting.length && this.inFlight < this.options.slots; ) {
+    const now = this.options.clock.now().getTime();
+    for (let i = 0; i < this.waiting.length; ) {
       const held = this.waiting[i];
-      if (held.leaseEnds - this.options.clock.now().getTime() < (this.options.timeoutMs ?? DELIVERY_TIMEOUT_MS) + LEASE_MARGIN_MS) {
+      if (held.leaseEnds - now < this.leaseNeeded()) {
         this.waiting.splice(i, 1);
         expiring.push(held);
         continue;
       }
-      if ((this.sendingByUrl.get(held.delivery.url) ?? 0) >= this.options.perReceiver) {
+      if (!this.slots.canSend(held.delivery.url)) {
         i += 1;
         continue;
       }
       this.waiting.splice(i, 1);
       this.startSending(held);
     }
+    this.watchLeases(now);
     if (expiring.length) {
-      void this.handBack(expiring).then(() => {
+      void this.handBack(expiring.map(({ delivery }) => delivery)).then(() => {
         this.backlog = true;
         this.refill();
       });
     }
   }
 
+  /** How much lease a delivery needs left to start: an attempt's timeout and a margin. */
+  private leaseNeeded(): number {
+    return (this.options.timeoutMs ?? DELIVERY_TIMEOUT_MS) + LEASE_MARGIN_MS;
+  }
+
+  /**
+   * Pumps again when the first waiting delivery's lease gets too short: with every slot stalled, no
+   * finished send would pump, and a lease left to run out could pass to another claim before this
+   * process hands it back, its attempt counted and never made.
+   */
+  private watchLeases(now: number): void {
+    clearTimeout(this.expiryTimer);
+    this.expiryTimer = undefined;
+    if (!this.waiting.length || this.stopped) return;
+    const first = Math.min(...this.waiting.map(({ leaseEnds }) => leaseEnds));
+    this.expiryTimer = setTimeout(() => this.pump(), Math.max(0, first - this.leaseNeeded() - now) + 1);
+    this.expiryTimer.unref();
+  }
+
   private startSending(held: Held): void {
     const { delivery } = held;
     const startedAt = this.options.clock.now();
-    this.inFlight += 1;
-    count(this.sendingByUrl, delivery.url, 1);
+    this.slots.startSending(delivery.url);
     this.send(held, startedAt)
       .then((result) => {
         if (result.refusedAddress) this.reportRefusal(delivery, result.error);
@@ -317,12 +329,10 @@ export class WebhookWorker implements DirectDispatch {
       })
       .catch((err: unknown) => this.logger.error({ err }, 'sending a webhook delivery failed; it is retried after its lease'))
       .finally(() => {
-        this.inFlight -= 1;
-        count(this.sendingByUrl, delivery.url, -1);
+        this.slots.finishSending(delivery.url);
         this.unreserve(delivery);
         this.pump();
-        // A receiver is refilled once its deliveries waiting to follow have all started, so a claim takes a batch, not one.
-        if (this.backlog && (this.heldByUrl.get(delivery.url) ?? 0) <= this.options.perReceiver) this.refill();
+        if (this.backlog && this.slots.roomFor(delivery.url)) this.refill();
         this.settle();
       });
   }
@@ -340,27 +350,13 @@ export class WebhookWorker implements DirectDispatch {
     );
   }
 
-  /**
-   * Gives leases of deliveries not sent back, as if never claimed: the attempt their claim counted
-   * was not made (a backlog must not eat into the five retries), and any process sends them now.
-   */
-  private async handBack(waiting: Held[]): Promise<void> {
-    if (!waiting.length) return;
-    waiting.forEach(({ delivery }) => this.unreserve(delivery));
+  /** Hands back deliveries not sent (see jobs/lease.ts): their claim's attempt is uncounted and any process sends them now. */
+  private async handBack(deliveries: WebhookDelivery[]): Promise<void> {
+    if (!deliveries.length) return;
+    deliveries.forEach((delivery) => this.unreserve(delivery));
     this.handingBack += 1;
     try {
-      await WebhookDelivery.acrossTenants(WORKER, this.db.current)
-        .whereIn(
-          'id',
-          waiting.map(({ delivery }) => delivery.id),
-        )
-        .whereIn('lease_id', [...new Set(waiting.map(({ delivery }) => delivery.lease_id!))])
-        .patch({
-          lease_id: null,
-          next_attempt_at: this.options.clock.now().toISOString(),
-          attempts: WebhookDelivery.raw('attempts - 1'),
-          last_attempt_number: WebhookDelivery.raw('last_attempt_number - 1'),
-        } as never);
+      await handBack(this.db, WebhookDelivery, deliveries, { ...this.leaseOptions(), begun: true });
     } catch (err) {
       this.logger.error({ err }, 'handing back waiting webhook deliveries failed; they are sent after their lease');
     } finally {
@@ -448,24 +444,18 @@ export class WebhookWorker implements DirectDispatch {
             group.map(({ delivery }) => delivery.id),
           )
           .whereIn('lease_id', [...new Set(group.map(({ delivery }) => delivery.lease_id!))])
-          .patch({ lease_id: null, status: 'succeeded', delivered_at: now.toISOString(), last_status_code: statusCode, last_error: null });
+          .patch(outcomePatch(DELIVERIES, group[0].delivery, { done: { delivered_at: now.toISOString(), last_status_code: statusCode, last_error: null } }, now) as never);
       }
       for (const { delivery, result } of batch.filter(({ result }) => !isSuccess(result))) {
-        const retryAt = nextAttemptAfter(delivery.attempts, now);
         await WebhookDelivery.acrossTenants(WORKER, trx)
           .where({ id: delivery.id, lease_id: delivery.lease_id })
-          .patch({
-            lease_id: null,
-            last_status_code: result.statusCode,
-            last_error: result.error,
-            ...(retryAt ? { next_attempt_at: retryAt.toISOString() } : { status: 'failed' }),
-          });
+          .patch(outcomePatch(DELIVERIES, delivery, { failed: { last_status_code: result.statusCode, last_error: result.error } }, now) as never);
       }
     }, { readCommitted: true });
   }
 
   private settle(): void {
-    if (this.claiming || this.recording || this.inFlight || this.preparing || this.handingBack || this.waiting.length || this.finished.length) return;
+    if (this.claiming || this.recording || this.slots.inFlight || this.preparing || this.handingBack || this.waiting.length || this.finished.length) return;
     this.idleWaiters.splice(0).forEach((resolve) => resolve());
   }
 
@@ -499,10 +489,4 @@ function attemptRow(delivery: WebhookDelivery, { startedAt, result }: Finished, 
 function unopenable(err: unknown): Secret {
   if (!(err instanceof SecretBoxError)) throw err;
   return { error: err.message.slice(0, 500) };
-}
-
-function count(counts: Map<string, number>, url: string, delta: number): void {
-  const n = (counts.get(url) ?? 0) + delta;
-  if (n > 0) counts.set(url, n);
-  else counts.delete(url);
 }
