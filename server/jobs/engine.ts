@@ -40,7 +40,8 @@ export interface JobKind<M extends LeasedRow, P = undefined> {
   /**
    * Work that may be repeated, made before the attempt begins (an e-mail's PDF): the attempt is
    * counted only after it, and not at all if the lease passed to another claim meanwhile. Without
-   * it, the attempt begins with the claim.
+   * it, the attempt begins with the claim. It returns what went wrong rather than throw: a throw
+   * leaves the row leased and uncounted, so a row that always threw would never run out of retries.
    */
   prepare?(row: M): Promise<P>;
   /** One row's attempt. A throw leaves the row leased: it comes due again after its lease. */
