@@ -12,12 +12,19 @@ export interface TestSmtp {
   port: number;
   /** Every message received so far, oldest first. */
   messages: ReceivedMail[];
-  /** The oldest message not yet returned by nextMessage, waiting for it to arrive if need be (default 5 s). */
-  nextMessage(timeoutMs?: number): Promise<ReceivedMail>;
+  /**
+   * The oldest message not yet returned by nextMessage (with `to`: the oldest such message sent to
+   * that address), waiting for it to arrive. The wait is a deadline for a message that should come,
+   * not a pause: generous (20 s), so a loaded machine's slow PDF is not taken for a lost e-mail.
+   */
+  nextMessage(options?: { to?: string; timeoutMs?: number }): Promise<ReceivedMail>;
   /** While on, every RCPT TO is answered 550, so the client's send fails. */
   refuseRecipients(on: boolean): void;
-  /** Holds the answer to each message's data this long: a slow mail server. */
-  delayAnswers(ms: number): void;
+  /**
+   * Holds the answer to every message's data until the returned function is called: a mail server
+   * that is slow for exactly as long as the test needs, however fast or slow the machine is.
+   */
+  holdAnswers(): () => void;
   stop(): Promise<void>;
 }
 
@@ -25,16 +32,22 @@ export interface TestSmtp {
 export async function startSmtpServer(options: { user?: string; password?: string } = {}): Promise<TestSmtp> {
   const { user, password = '' } = options;
   const messages: ReceivedMail[] = [];
-  let delivered = 0;
-  const waiters: { resolve: (m: ReceivedMail) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }[] = [];
+  const returned = new Set<ReceivedMail>();
+  type Waiter = { to?: string; resolve: (m: ReceivedMail) => void; reject: (e: Error) => void; timer: NodeJS.Timeout };
+  const waiters: Waiter[] = [];
   let refusing = false;
-  let answerDelayMs = 0;
+  let held: Promise<void> = Promise.resolve();
+  let releaseHeld = () => {};
 
+  /** Gives each waiter, oldest first, the oldest message it has not been given that it waits for. */
   const hand = () => {
-    while (waiters.length > 0 && delivered < messages.length) {
-      const waiter = waiters.shift()!;
+    for (const waiter of [...waiters]) {
+      const message = messages.find((m) => !returned.has(m) && (waiter.to === undefined || m.rcptTo.includes(waiter.to)));
+      if (!message) continue;
+      returned.add(message);
+      waiters.splice(waiters.indexOf(waiter), 1);
       clearTimeout(waiter.timer);
-      waiter.resolve(messages[delivered++]);
+      waiter.resolve(message);
     }
   };
 
@@ -53,12 +66,11 @@ export async function startSmtpServer(options: { user?: string; password?: strin
     },
     onData(stream, session, callback) {
       simpleParser(stream)
-        .then((parsed) => {
-          setTimeout(() => {
-            messages.push(Object.assign(parsed, { rcptTo: session.envelope.rcptTo.map((r) => r.address) }));
-            hand();
-            callback();
-          }, answerDelayMs);
+        .then(async (parsed) => {
+          await held;
+          messages.push(Object.assign(parsed, { rcptTo: session.envelope.rcptTo.map((r) => r.address) }));
+          hand();
+          callback();
         })
         .catch((err: Error) => callback(err));
     },
@@ -75,13 +87,13 @@ export async function startSmtpServer(options: { user?: string; password?: strin
     url: `smtp://${credentials}127.0.0.1:${port}`,
     port,
     messages,
-    nextMessage(timeoutMs = 5000) {
+    nextMessage({ to, timeoutMs = 20_000 } = {}) {
       return new Promise<ReceivedMail>((resolve, reject) => {
         const timer = setTimeout(() => {
           waiters.splice(waiters.indexOf(waiter), 1);
-          reject(new Error(`No e-mail reached the test SMTP server within ${timeoutMs} ms`));
+          reject(new Error(`No e-mail${to === undefined ? '' : ` to ${to}`} reached the test SMTP server within ${timeoutMs} ms`));
         }, timeoutMs);
-        const waiter = { resolve, reject, timer };
+        const waiter: Waiter = { to, resolve, reject, timer };
         waiters.push(waiter);
         hand();
       });
@@ -89,10 +101,17 @@ export async function startSmtpServer(options: { user?: string; password?: strin
     refuseRecipients(on) {
       refusing = on;
     },
-    delayAnswers(ms) {
-      answerDelayMs = ms;
+    holdAnswers() {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => (release = resolve));
+      releaseHeld = () => {
+        release();
+        held = Promise.resolve();
+      };
+      return releaseHeld;
     },
     stop() {
+      releaseHeld();
       for (const waiter of waiters.splice(0)) {
         clearTimeout(waiter.timer);
         waiter.reject(new Error('The test SMTP server stopped'));
