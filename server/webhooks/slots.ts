@@ -53,6 +53,11 @@ export class ReceiverSlots {
     return this.sending < this.limits.slots && (this.sendingByUrl.get(url) ?? 0) < this.limits.perReceiver;
   }
 
+  /** Whether a slot is free, whatever the receiver. */
+  hasFreeSlot(): boolean {
+    return this.sending < this.limits.slots;
+  }
+
   startSending(url: string): void {
     this.sending += 1;
     count(this.sendingByUrl, url, 1);

@@ -81,8 +81,6 @@ export class WebhookWorker implements DirectDispatch {
   private handingBack = 0;
   /** What each receiver holds and sends. */
   private readonly slots: ReceiverSlots;
-  /** Set while deliveries wait: wakes the pump before the first of their leases runs too short, to hand it back while still its own. */
-  private expiryTimer?: NodeJS.Timeout;
   /** Receivers whose refused deliveries were reported already (once per process). */
   private readonly refusedReceivers = new Set<string>();
   private claiming: Promise<void> | null = null;
@@ -149,7 +147,6 @@ export class WebhookWorker implements DirectDispatch {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.task?.stop();
-    clearTimeout(this.expiryTimer);
     await this.handBack(this.waiting.splice(0).map(({ delivery }) => delivery));
     await this.whenIdle();
   }
@@ -270,12 +267,14 @@ export class WebhookWorker implements DirectDispatch {
   /**
    * Starts waiting deliveries, oldest first, while slots are free and their receivers under the
    * limit. One whose lease no longer outlasts an attempt is not sent (another process could be
-   * sending it too once the lease ends): it is handed back, due now, and claimed afresh.
+   * sending it too once the lease ends): it is handed back, due now, and claimed afresh. A delivery
+   * waits only behind sends in flight, each ending within its timeout and pumping, so a lease kept
+   * here (more than a timeout and the margin left) is still this process's at the next pump.
    */
   private pump(): void {
     const expiring: Held[] = [];
     const now = this.options.clock.now().getTime();
-    for (let i = 0; i < this.waiting.length; ) {
+    for (let i = 0; i < this.waiting.length && this.slots.hasFreeSlot(); ) {
       const held = this.waiting[i];
       if (held.leaseEnds - now < this.leaseNeeded()) {
         this.waiting.splice(i, 1);
@@ -289,7 +288,6 @@ export class WebhookWorker implements DirectDispatch {
       this.waiting.splice(i, 1);
       this.startSending(held);
     }
-    this.watchLeases(now);
     if (expiring.length) {
       void this.handBack(expiring.map(({ delivery }) => delivery)).then(() => {
         this.backlog = true;
@@ -301,20 +299,6 @@ export class WebhookWorker implements DirectDispatch {
   /** How much lease a delivery needs left to start: an attempt's timeout and a margin. */
   private leaseNeeded(): number {
     return (this.options.timeoutMs ?? DELIVERY_TIMEOUT_MS) + LEASE_MARGIN_MS;
-  }
-
-  /**
-   * Pumps again when the first waiting delivery's lease gets too short: with every slot stalled, no
-   * finished send would pump, and a lease left to run out could pass to another claim before this
-   * process hands it back, its attempt counted and never made.
-   */
-  private watchLeases(now: number): void {
-    clearTimeout(this.expiryTimer);
-    this.expiryTimer = undefined;
-    if (!this.waiting.length || this.stopped) return;
-    const first = Math.min(...this.waiting.map(({ leaseEnds }) => leaseEnds));
-    this.expiryTimer = setTimeout(() => this.pump(), Math.max(0, first - this.leaseNeeded() - now) + 1);
-    this.expiryTimer.unref();
   }
 
   private startSending(held: Held): void {

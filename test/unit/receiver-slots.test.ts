@@ -22,8 +22,10 @@ describe('the webhook worker\'s per-receiver slots', () => {
     slots.startSending(B);
 
     expect(slots.canSend(B)).toBe(false);
+    expect(slots.hasFreeSlot()).toBe(false);
     slots.finishSending(A);
     expect(slots.canSend(B)).toBe(true);
+    expect(slots.hasFreeSlot()).toBe(true);
   });
 
   test('when a receiver holds twice its slots, then it is saturated: claims skip it, and deliveries from the commit are not taken for it', () => {
