@@ -5,17 +5,12 @@ import { Database } from '../server/db/database';
 import { prepareSchema } from '../server/server';
 import { createServices, Services } from '../server/services';
 import { BusinessView } from '../server/businesses/schema';
-import { CliFailure, UsageError } from './errors';
+import { CliFailure, redactUrls, UsageError } from './errors';
 
 export interface CliContext {
   config: Config;
   db: Database;
   services: Services;
-}
-
-/** User names and passwords in URLs are not printed: `mysql://app:secret@db/x` → `mysql://***@db/x`. */
-export function redactUrls(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s"']+@/gi, '$1***@');
 }
 
 /** The settings, or a one-line failure naming the bad ones (without any password they hold). */

@@ -6,3 +6,8 @@ export class CliFailure extends Error {}
 
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+
+/** User names and passwords in URLs are not printed: `mysql://app:secret@db/x` → `mysql://***@db/x`. */
+export function redactUrls(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s"']+@/gi, '$1***@');
+}

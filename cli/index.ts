@@ -1,44 +1,78 @@
 /** The `invoicing` program: commands, and the mapping of errors to messages and exit codes. */
-import { Command, CommanderError } from 'commander';
-import { describeConfig } from '../server/config';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, CommanderError, Help } from 'commander';
 import { isDatabaseBusy } from '../server/db/errors';
 import { AppError } from '../server/errors';
-import { businessCommand } from './commands/business';
-import { contractsCommand } from './commands/contracts';
-import { oauthCommand } from './commands/oauth';
-import { ownersCommand } from './commands/owners';
-import { migrateCommand } from './commands/database';
-import { keysCommand } from './commands/keys';
-import { paymentsCommand } from './commands/payments';
-import { refundsCommand } from './commands/refunds';
-import { serveCommand } from './commands/serve';
-import { webhooksCommand } from './commands/webhooks';
-import { wooCommand } from './commands/woo';
-import { redactUrls } from './context';
-import { CliFailure, EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors';
-import { initCommand } from './commands/init';
-import { triggerCommand } from './commands/trigger';
+import { COMMAND_GROUPS, CommandGroup, listedCommand } from './commands/groups';
+import { CliFailure, EXIT_FAILURE, EXIT_USAGE, redactUrls, UsageError } from './errors';
 
 /** A setting's default as shown in help: a string as it is, anything else (numbers, booleans) as JSON. */
 const shownDefault = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
-function environmentHelp(): string {
+export function environmentHelp(): string {
+  // Required here, when help is shown: the settings' schema (joi) is the heaviest part of the help.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { describeConfig } = require('../server/config') as typeof import('../server/config');
   const rows = describeConfig().map(({ key, doc, default: value }) => `  ${key.padEnd(26)}${doc}${value === undefined ? '' : ` (default: ${shownDefault(value)})`}`);
   return `\nEnvironment:\n${rows.join('\n')}`;
 }
 
-export function buildProgram(): Command {
+/** The version of package.json, found from here in the sources (cli/) and in the build (dist/cli/). */
+function packageVersion(): string {
+  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+  }
+  return 'unknown';
+}
+
+/** Commands only listed (not loaded) and the term the program's help shows for each. */
+const listedTerms = new WeakMap<Command, string>();
+
+function programWith(commands: Command[]): Command {
   const program = new Command('invoicing')
     .description('Partner invoicing API: server and admin tools')
+    .version(packageVersion())
     .showHelpAfterError()
     .exitOverride()
+    .configureHelp({
+      subcommandTerm(this: Help, command: Command) {
+        return listedTerms.get(command) ?? Help.prototype.subcommandTerm.call(this, command);
+      },
+    })
     .addHelpText('after', environmentHelp);
-  for (const command of [initCommand(), migrateCommand(), serveCommand(), businessCommand(), keysCommand(), contractsCommand(), oauthCommand(), ownersCommand(), paymentsCommand(), refundsCommand(), webhooksCommand(), triggerCommand(), wooCommand()]) {
+  for (const command of commands) {
     // Added commands do not inherit exitOverride: every level throws, and run() picks the exit code.
     command.exitOverride().commands.forEach((sub: Command) => sub.exitOverride());
     program.addCommand(command);
   }
   return program;
+}
+
+/** The whole program, every command loaded (its tests walk every command). */
+export function buildProgram(): Command {
+  return programWith(COMMAND_GROUPS.map((group) => group.load()));
+}
+
+/** The command `args` name (`keys …`, `help keys`), if any: the only one loaded to run them. */
+function namedGroup(args: string[]): CommandGroup | undefined {
+  const words = args.filter((arg) => !arg.startsWith('-'));
+  const name = words[0] === 'help' ? words[1] : words[0];
+  return COMMAND_GROUPS.find((group) => group.name === name);
+}
+
+/** The program that runs `argv`: the command it names loaded, every other one only listed in help. */
+function programFor(argv: string[]): Command {
+  const named = namedGroup(argv.slice(2));
+  return programWith(
+    COMMAND_GROUPS.map((group) => {
+      if (group === named) return group.load();
+      const listed = listedCommand(group);
+      listedTerms.set(listed, group.term);
+      return listed;
+    }),
+  );
 }
 
 /** Service fields whose flag is not their name in kebab case. */
@@ -65,7 +99,7 @@ function describe(err: AppError): string {
 
 export async function run(argv: string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync(argv);
+    await programFor(argv).parseAsync(argv);
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -8,6 +8,7 @@ import { UsageError } from '../errors';
 import { positiveId } from '../options';
 import { examples, output, table } from '../output';
 import { ensureOptions, readStandardInput } from '../prompt';
+import { groupCommand } from './groups';
 
 interface CreateOptions {
   name?: string;
@@ -55,7 +56,7 @@ function changesOf(opts: UpdateOptions): BusinessChanges {
 }
 
 export function businessCommand(): Command {
-  const business = new Command('business').description('Manage businesses');
+  const business = groupCommand('business');
 
   business
     .command('create')

@@ -4,9 +4,10 @@ import { UsageError } from '../errors';
 import { positiveId } from '../options';
 import { examples, output } from '../output';
 import { ensureOptions } from '../prompt';
+import { groupCommand } from './groups';
 
 export function contractsCommand(): Command {
-  const contracts = new Command('contracts').description('Contracts and proposals');
+  const contracts = groupCommand('contracts');
 
   contracts
     .command('countersign <contract-id>')

@@ -1,11 +1,12 @@
 import { Command } from 'commander';
 import { loadAppKey } from '../../server/keys/app-key';
-import { cliConfig, openDatabase, redactUrls } from '../context';
+import { cliConfig, openDatabase } from '../context';
+import { redactUrls } from '../errors';
 import { examples, output } from '../output';
+import { groupCommand } from './groups';
 
 export function migrateCommand(): Command {
-  return new Command('migrate')
-    .description('Apply pending database migrations (DATABASE_URL)')
+  return groupCommand('migrate')
     .option('--json', 'machine-readable output: { applied: [migration names] }')
     .addHelpText('after', examples('invoicing migrate', 'DATABASE_URL=mysql://app:secret@127.0.0.1:3306/invoicing invoicing migrate --json'))
     .action(async (opts: { json?: boolean }) => {

@@ -6,11 +6,13 @@ import { loadAppKey } from '../../server/keys/app-key';
 import { newKeySchema } from '../../server/keys/schema';
 import { createServices } from '../../server/services';
 import { validateInput } from '../../server/validation';
-import { cliConfig, openDatabase, redactUrls } from '../context';
+import { cliConfig, openDatabase } from '../context';
+import { redactUrls } from '../errors';
 import { parseScopes } from '../options';
 import { createdJson, createdLines } from './keys';
 import { examples, output, paint } from '../output';
 import { ask, ensureOptions, isInteractive, OptionSpec } from '../prompt';
+import { groupCommand } from './groups';
 
 interface InitOptions {
   name?: string;
@@ -33,8 +35,7 @@ const SCOPES: OptionSpec = {
 };
 
 export function initCommand(): Command {
-  return new Command('init')
-    .description('Guided first run: migrate the database, create a business and a test key, and show a first API call')
+  return groupCommand('init')
     .option('--name <name>', 'business name')
     .option('--currency <code>', 'ISO 4217 currency, e.g. USD')
     .option('--country <cc>', 'ISO 3166-1 alpha-2 country, e.g. US')

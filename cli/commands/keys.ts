@@ -9,6 +9,7 @@ import { UsageError } from '../errors';
 import { parseMode, parseScopes, positiveId } from '../options';
 import { examples, output, paint, shortTime, table } from '../output';
 import { confirmed, ensureOptions, isInteractive } from '../prompt';
+import { groupCommand } from './groups';
 
 interface CreateOptions {
   business?: string;
@@ -133,7 +134,7 @@ async function graceOf(opts: RotateOptions): Promise<string> {
 }
 
 export function keysCommand(): Command {
-  const keys = new Command('keys').description('Manage the API keys of a business (key values are shown only when created)');
+  const keys = groupCommand('keys');
 
   keys
     .command('create')

@@ -7,6 +7,7 @@ import { UsageError } from '../errors';
 import { positiveId } from '../options';
 import { examples, output, table } from '../output';
 import { ensureOptions } from '../prompt';
+import { groupCommand } from './groups';
 
 interface CreateOptions {
   name?: string;
@@ -32,7 +33,7 @@ function appLines(app: AppView): string[] {
 }
 
 export function oauthCommand(): Command {
-  const oauth = new Command('oauth').description('OAuth apps of platforms, and what businesses have authorized');
+  const oauth = groupCommand('oauth');
   const apps = new Command('apps').description('OAuth apps');
 
   apps

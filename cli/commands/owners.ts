@@ -7,6 +7,7 @@ import { UsageError } from '../errors';
 import { positiveId } from '../options';
 import { examples, output, table } from '../output';
 import { ask, ensureOptions, isInteractive, readStandardInput } from '../prompt';
+import { groupCommand } from './groups';
 
 /** The password from standard input (`--password-stdin`, one line) or asked twice, masked, on a terminal. Never an argument. */
 async function readPassword(fromStdin: boolean | undefined): Promise<string> {
@@ -19,7 +20,7 @@ async function readPassword(fromStdin: boolean | undefined): Promise<string> {
 }
 
 export function ownersCommand(): Command {
-  const owners = new Command('owners').description('The people who sign in to approve OAuth apps for a business');
+  const owners = groupCommand('owners');
 
   owners
     .command('create')

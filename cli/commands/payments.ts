@@ -5,6 +5,7 @@ import { output } from '../output';
 import { UsageError } from '../errors';
 import { ensureOptions } from '../prompt';
 import { positiveId } from '../options';
+import { groupCommand } from './groups';
 
 interface SimulateOptions {
   invoice?: string;
@@ -26,7 +27,7 @@ export function money(amount: number, currency: string): string {
 }
 
 export function paymentsCommand(): Command {
-  const payments = new Command('payments').description('Test-mode payments');
+  const payments = groupCommand('payments');
 
   payments
     .command('simulate')

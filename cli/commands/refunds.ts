@@ -7,6 +7,7 @@ import { examples, output, shortTime, table } from '../output';
 import { parseMode, positiveId } from '../options';
 import { ensureOptions } from '../prompt';
 import { money } from './payments';
+import { groupCommand } from './groups';
 
 interface ListOptions {
   business?: string;
@@ -18,7 +19,7 @@ interface ListOptions {
 }
 
 export function refundsCommand(): Command {
-  const refunds = new Command('refunds').description('Refunds of payments (made through the API, at the gateway, or of an overpayment)');
+  const refunds = groupCommand('refunds');
 
   refunds
     .command('list')

@@ -3,10 +3,10 @@ import { startServer } from '../../server/server';
 import { cliConfig, openDatabase } from '../context';
 import { examples, output } from '../output';
 import { UsageError } from '../errors';
+import { groupCommand } from './groups';
 
 export function serveCommand(): Command {
-  return new Command('serve')
-    .description('Run the partner API (migrates the embedded SQLite database by itself)')
+  return groupCommand('serve')
     .option('--port <n>', 'port to listen on (default: PORT or 3000)')
     .option('--json', 'announce the address as one JSON line: { status, port, api }')
     .addHelpText('after', examples('invoicing serve', 'PORT=8080 BASE_URL=https://billing.example.com invoicing serve --json'))

@@ -7,6 +7,7 @@ import { UsageError } from '../errors';
 import { positiveId } from '../options';
 import { examples, output, table } from '../output';
 import { TRIGGERS } from '../triggers';
+import { groupCommand } from './groups';
 
 interface TriggerOptions {
   business?: string;
@@ -15,9 +16,8 @@ interface TriggerOptions {
 }
 
 export function triggerCommand(): Command {
-  return new Command('trigger')
+  return groupCommand('trigger')
     .argument('[event-type]', `the event to make happen (${EVENT_TYPES.join(', ')})`)
-    .description('Make an event happen in test mode, creating what it needs through the same services as the API; the running server delivers it')
     .option('--business <id>', 'the business (default: the only one; made when there is none)')
     .option('--list', 'list the event types and what each trigger does')
     .option('--json', 'machine-readable output: { event, business_id, made }')

@@ -14,6 +14,7 @@ import { testBusiness, withContext } from '../context';
 import { output, shorten, shortTime, table } from '../output';
 import { UsageError } from '../errors';
 import { parseSince, positiveId } from '../options';
+import { groupCommand } from './groups';
 
 interface LogsOptions {
   business?: string;
@@ -144,7 +145,7 @@ function summaryLines(s: WaitSummary): string[] {
 }
 
 export function webhooksCommand(): Command {
-  const webhooks = new Command('webhooks').description('Inspect and replay webhook deliveries (of every business)');
+  const webhooks = groupCommand('webhooks');
 
   webhooks
     .command('logs')

@@ -24,6 +24,7 @@ import { CliFailure, UsageError } from '../errors';
 import { parseSince } from '../options';
 import { examples, output, shortTime, table } from '../output';
 import { ensureOptions } from '../prompt';
+import { groupCommand } from './groups';
 
 interface ConnectOptions {
   storeUrl?: string;
@@ -150,7 +151,7 @@ function bridgeLogger(level: string) {
 }
 
 export function wooCommand(): Command {
-  const woo = new Command('woo').description('The WooCommerce bridge: every completed order becomes one invoice, paid, refunded or void as the order is');
+  const woo = groupCommand('woo');
   const configOption = ['--config <file>', 'configuration file', DEFAULT_CONFIG_FILE] as const;
 
   woo

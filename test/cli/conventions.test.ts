@@ -2,8 +2,10 @@
  * What every command shares: help with examples, exit codes for usage errors, and one clear line
  * (never a stack trace, never a password) when the database cannot be used.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command } from 'commander';
-import { buildProgram } from '../../cli';
+import { buildProgram, environmentHelp } from '../../cli';
 import { requireBuild, runCli } from '../support/cli';
 
 beforeAll(requireBuild);
@@ -49,6 +51,22 @@ describe('help', () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^Usage: invoicing /);
     expect(res.stdout).toMatch(/\nExamples:\n {2}\$ invoicing /);
+  });
+
+  test('the program\'s help lists every command as the loaded command lists itself, though none is loaded', async () => {
+    const res = await runCli(noDatabase, ['--help']);
+
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe(`${buildProgram().helpInformation()}${environmentHelp()}\n`);
+  });
+
+  test('when `invoicing --version` is run, then it prints the version of package.json and exits 0', async () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { version: string };
+
+    const res = await runCli(noDatabase, ['--version']);
+
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe(`${version}\n`);
   });
 });
 
