@@ -2,8 +2,7 @@
 import { ConfigError, loadConfig, Config } from '../server/config';
 import { STORED_SECRETS_UNOPENABLE } from '../server/keys/app-key';
 import { Database } from '../server/db/database';
-import { prepareSchema } from '../server/server';
-import { createServices, Services } from '../server/services';
+import { createServices, prepareSchema, Services } from '../server/services';
 import { BusinessView } from '../server/businesses/schema';
 import { CliFailure, redactUrls, UsageError } from './errors';
 

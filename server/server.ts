@@ -8,9 +8,9 @@ import { answerClientErrors } from './http/client-error';
 import { Config, ConfigError } from './config';
 import { Database } from './db/database';
 import { loggableDbError } from './db/errors';
-import { loadAppKey, STORED_SECRETS_UNOPENABLE } from './keys/app-key';
+import { STORED_SECRETS_UNOPENABLE } from './keys/app-key';
 import { startScheduler } from './scheduler';
-import { createServices, Services } from './services';
+import { createServices, prepareSchema, Services } from './services';
 import { Clock, systemClock } from './clock';
 import { WebhookWorker } from './webhooks/worker';
 
@@ -33,16 +33,6 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
 /** Every error the server logs: a database error without the values of its statement (see loggableDbError). */
 function withSafeErrors(logger: Logger): Logger {
   return logger.child({}, { serializers: { err: (err: Error) => loggableDbError(err) ?? pino.stdSerializers.err(err) } });
-}
-
-/**
- * The embedded database migrates itself so a first run needs nothing else; a MySQL server with
- * pending migrations is left alone and refused, since its schema is the operator's to change.
- */
-export async function prepareSchema(db: Database, config: Pick<Config, 'appSecretKey' | 'databaseUrl'>): Promise<void> {
-  if (db.dialect === 'sqlite') return db.migrate({ appKey: () => loadAppKey(config) });
-  const pending = await db.pendingMigrations();
-  if (pending.length) throw new Error(`The database has ${pending.length} pending migration(s): run \`invoicing migrate\` first`);
 }
 
 /**

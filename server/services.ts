@@ -137,3 +137,13 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     gateways,
   };
 }
+
+/**
+ * The embedded database migrates itself so a first run needs nothing else; a MySQL server with
+ * pending migrations is left alone and refused, since its schema is the operator's to change.
+ */
+export async function prepareSchema(db: Database, config: Pick<Config, 'appSecretKey' | 'databaseUrl'>): Promise<void> {
+  if (db.dialect === 'sqlite') return db.migrate({ appKey: () => loadAppKey(config) });
+  const pending = await db.pendingMigrations();
+  if (pending.length) throw new Error(`The database has ${pending.length} pending migration(s): run \`invoicing migrate\` first`);
+}
