@@ -2,7 +2,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createTransport } from 'nodemailer';
 import { systemClock } from '../clock';
 import { Config } from '../config';
 
@@ -60,16 +59,29 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'mail
   return config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom, deadlineMs) : outboxMailer(config.mailOutboxDir, config.mailFrom);
 }
 
+/**
+ * A transport made at the first message: nodemailer is required then, so a process that sends none
+ * (a CLI command) does not load it.
+ */
+function lazily<T>(make: () => T): { get(): T; made(): T | undefined } {
+  let made: T | undefined;
+  return { get: () => (made ??= make()), made: () => made };
+}
+
+function nodemailer(): typeof import('nodemailer') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('nodemailer') as typeof import('nodemailer');
+}
+
 function smtpMailer(url: string, from: string, deadlineMs: number): Mailer {
-  const transport = createTransport(
-    { url, connectionTimeout: SMTP_TIMEOUT_MS, greetingTimeout: SMTP_TIMEOUT_MS, socketTimeout: SMTP_TIMEOUT_MS },
-    { from },
+  const transport = lazily(() =>
+    nodemailer().createTransport({ url, connectionTimeout: SMTP_TIMEOUT_MS, greetingTimeout: SMTP_TIMEOUT_MS, socketTimeout: SMTP_TIMEOUT_MS }, { from }),
   );
   return {
     async send(message) {
       let info;
       try {
-        info = await withDeadline(transport.sendMail(message), deadlineMs);
+        info = await withDeadline(transport.get().sendMail(message), deadlineMs);
       } catch (err) {
         throw err instanceof EmailFailed ? err : new EmailFailed(err);
       }
@@ -77,17 +89,17 @@ function smtpMailer(url: string, from: string, deadlineMs: number): Mailer {
       if (info.rejected.length > 0) throw new EmailFailed(`the server rejected ${info.rejected.join(', ')}`);
       return { status: 'sent', messageId: info.messageId };
     },
-    close: () => transport.close(),
+    close: () => transport.made()?.close(),
   };
 }
 
 /** Without an SMTP server the real RFC 5322 message lands in a folder, to be opened in any mail program. */
 function outboxMailer(dir: string, from: string): Mailer {
-  const transport = createTransport({ streamTransport: true, buffer: true, newline: 'windows' }, { from });
+  const transport = lazily(() => nodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'windows' }, { from }));
   return {
     async send(message) {
       try {
-        const info = await transport.sendMail(message);
+        const info = await transport.get().sendMail(message);
         const file = path.resolve(dir, `${systemClock.now().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
         await mkdir(path.dirname(file), { recursive: true });
         await writeFile(file, info.message as Buffer, { flag: 'wx' });
@@ -96,7 +108,7 @@ function outboxMailer(dir: string, from: string): Mailer {
         throw new EmailFailed(err);
       }
     },
-    close: () => transport.close(),
+    close: () => transport.made()?.close(),
   };
 }
 

@@ -4,13 +4,13 @@
  * `client_secret` in the body (public apps: `client_id` and PKCE).
  */
 import OAuth2Server, { Request as OAuthRequest, Response as OAuthResponse } from '@node-oauth/oauth2-server';
-import express, { Request, Response, Router } from 'express';
+import { Request, Response, Router } from 'express';
+import { parseForm } from '../pages/form-body';
 import { grantTypes } from './grant-types';
 import { ACCESS_TOKEN_SECONDS, OAuthTokens, REFRESH_TOKEN_SECONDS } from './tokens';
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token'];
 
-const parseForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
 
 /** RFC 6749 §5.2 bodies, never cached; `invalid_client` is always a 401 (the contract), with a Basic challenge. */
 function sendOAuth(res: Response, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): void {

@@ -4,7 +4,7 @@
  * (unless made to be embedded) other sites' frames; their forms are refused from other origins
  * or without the form token the page issued (form-token.ts).
  */
-import express, { Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { FormTokens } from './form-token';
 
 export interface PageHeaderOptions {
@@ -28,9 +28,6 @@ export function setHostedPageHeaders(res: Response, options: PageHeaderOptions =
     ...(options.frameAncestors?.length ? {} : { 'X-Frame-Options': 'DENY' }),
   });
 }
-
-/** Form posts are small url-encoded bodies. */
-export const parseForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
 
 export class FormGuard {
   private readonly origin: string;

@@ -12,7 +12,8 @@
 import { CookieOptions, Request, RequestHandler, Response, Router } from 'express';
 import Joi from 'joi';
 import type { Logger } from 'pino';
-import { FormGuard, PageHeaderOptions, parseForm, setHostedPageHeaders } from './hygiene';
+import { parseForm } from './form-body';
+import { FormGuard, PageHeaderOptions, setHostedPageHeaders } from './hygiene';
 
 /** The browser's cookies: read from the request, written to the answer as they are set. */
 export interface Cookies {
