@@ -1,9 +1,13 @@
 /**
  * Statements written once as SQL text, for the hot paths where building a query per call cost more
- * than running it (a record read by id, an event's receivers). The text must read the same on both
- * drivers; values always travel as bindings, booleans as 1/0.
+ * than running it (a record read by id, an event's receivers, an invoice's rows). The text must read
+ * the same on both drivers; values always travel as bindings, booleans as 1/0. On MySQL they run as
+ * prepared statements (mysql2's `execute`): the server parses each text once per connection rather
+ * than once per call, and values travel in the binary protocol. They take their connection from
+ * knex's pool, or the open transaction's, so they join a transaction as any other query does.
  */
 import { Knex } from 'knex';
+import { noteFailedStatement } from './errors';
 
 /** How a read locks the rows it returns until commit; SQLite, whose one writer needs no row locks, takes none. */
 export function lockClause(conn: Knex, lock: 'share' | 'update' | undefined): string {
@@ -13,8 +17,77 @@ export function lockClause(conn: Knex, lock: 'share' | 'update' | undefined): st
 
 const driverOf = (conn: Knex) => (conn.client as Knex.Client).config.client;
 
-/** The rows a SELECT returns, whichever the driver: mysql2 answers `[rows, fields]`, better-sqlite3 the rows. */
+/** What mysql2's callback connection offers, as knex's pool hands it out. */
+interface Mysql2Connection {
+  execute(sql: string, values: readonly Knex.Value[], callback: (err: Error | null, result: unknown) => void): void;
+}
+
+/** Runs `sql` as a prepared statement on a connection of `conn` (the pool's, or the open transaction's). */
+async function execute(conn: Knex, sql: string, bindings: readonly Knex.Value[]): Promise<unknown> {
+  const client = conn.client as Knex.Client;
+  const connection = (await client.acquireConnection()) as Mysql2Connection;
+  try {
+    return await new Promise((resolve, reject) => {
+      connection.execute(sql, bindings, (err, result) => {
+        if (err) {
+          noteFailedStatement(err, sql);
+          reject(err);
+        } else resolve(result);
+      });
+    });
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
+
+/** The rows a SELECT returns, whichever the driver. */
 export async function selectRows<Row = Record<string, unknown>>(conn: Knex, sql: string, bindings: readonly Knex.Value[]): Promise<Row[]> {
-  const result: unknown = await conn.raw(sql, bindings);
-  return (driverOf(conn) === 'mysql2' ? (result as unknown[])[0] : result) as Row[];
+  if (driverOf(conn) === 'mysql2') return (await execute(conn, sql, bindings)) as Row[];
+  return (await conn.raw(sql, bindings)) as Row[];
+}
+
+/** What a write did: the id its (first) inserted row got, and how many rows it changed. */
+export interface Written {
+  insertId: number;
+  affectedRows: number;
+}
+
+/** Runs an INSERT, UPDATE or DELETE written as SQL text. */
+export async function writeRows(conn: Knex, sql: string, bindings: readonly Knex.Value[]): Promise<Written> {
+  if (driverOf(conn) === 'mysql2') {
+    const { insertId, affectedRows } = (await execute(conn, sql, bindings)) as Written;
+    return { insertId, affectedRows };
+  }
+  const { lastInsertRowid, changes } = (await conn.raw(sql, bindings)) as { lastInsertRowid: number | bigint; changes: number };
+  return { insertId: Number(lastInsertRowid), affectedRows: changes };
+}
+
+/** Column values as stored (timestamps as text, booleans as 1/0, JSON as its text); undefined leaves a column to its default. */
+export type StoredRow = Record<string, Knex.Value | undefined>;
+
+/**
+ * One multi-row INSERT of `rows`, whose columns are those of the first row. Returns the id the first
+ * row got. The text depends only on the table, the columns and the number of rows, so on MySQL it
+ * is prepared once per connection; a value left undefined is written as the column's `default`.
+ * SQLite, which has no `default` in a VALUES list, takes knex's insert.
+ */
+export async function insertRows(conn: Knex, table: string, rows: readonly StoredRow[]): Promise<number> {
+  if (driverOf(conn) !== 'mysql2') {
+    const [id] = await conn(table).insert(rows as Record<string, Knex.Value>[]);
+    // knex answers SQLite's last row id: the first row's is that less the rows after it.
+    return Number(id) - (rows.length - 1);
+  }
+  const columns = Object.keys(rows[0]);
+  const bindings: Knex.Value[] = [];
+  const tuples = rows.map((row) => {
+    const marks = columns.map((column) => {
+      const value = row[column];
+      if (value === undefined) return 'default';
+      bindings.push(value);
+      return '?';
+    });
+    return `(${marks.join(', ')})`;
+  });
+  const sql = `insert into \`${table}\` (${columns.map((column) => `\`${column}\``).join(', ')}) values ${tuples.join(', ')}`;
+  return (await writeRows(conn, sql, bindings)).insertId;
 }

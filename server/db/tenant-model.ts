@@ -10,7 +10,7 @@ import { ModelClass, QueryBuilderType } from 'objection';
 import { Actor, CrossTenantAccess } from '../auth/actor';
 import { businessClock, Clock } from '../clock';
 import { BaseModel } from './base-model';
-import { lockClause, selectRows } from './statement';
+import { insertRows, lockClause, selectRows, StoredRow } from './statement';
 
 /** Thrown when a tenant or child model is queried without saying whose rows it may touch. */
 export class UnscopedQuery extends Error {
@@ -97,9 +97,9 @@ export class TenantModel extends GuardedModel {
    * One multi-row INSERT of the actor's rows (Objection batches inserts only on PostgreSQL). The
    * columns are given as stored: timestamps as database text, booleans as 1/0, which both drivers bind.
    */
-  static async insertAll(actor: Actor, conn: Knex, rows: Record<string, unknown>[]): Promise<void> {
+  static async insertAll(actor: Actor, conn: Knex, rows: StoredRow[]): Promise<void> {
     const owner = { business_id: actor.businessId, livemode: actor.livemode ? 1 : 0 };
-    if (rows.length) await conn(this.tableName).insert(rows.map((row) => ({ ...row, ...owner })));
+    if (rows.length) await insertRows(conn, this.tableName, rows.map((row) => ({ ...row, ...owner })));
   }
 
   /**
@@ -112,16 +112,15 @@ export class TenantModel extends GuardedModel {
     const model = this as unknown as typeof TenantModel;
     const row = model.fromJson({ ...fields, ...model.ownedBy(actor) }, { skipValidation: true }) as M;
     row.$beforeInsert();
-    const [id] = await conn(model.tableName).insert(row.$toDatabaseJson());
-    row.id = id;
+    row.id = await insertRows(conn, model.tableName, [row.$toDatabaseJson() as StoredRow]);
     return row;
   }
 
   /** One INSERT of a row of the actor's, stored as given (as `insertAll`); returns it as a read would, id included. */
-  static async insertOne<M extends TenantModel>(this: new () => M, actor: Actor, conn: Knex, row: Record<string, unknown>): Promise<M> {
+  static async insertOne<M extends TenantModel>(this: new () => M, actor: Actor, conn: Knex, row: StoredRow): Promise<M> {
     const model = this as unknown as typeof TenantModel;
     const stored = { ...row, business_id: actor.businessId, livemode: actor.livemode ? 1 : 0 };
-    const [id] = await conn(model.tableName).insert(stored);
+    const id = await insertRows(conn, model.tableName, [stored]);
     return model.fromDatabaseJson({ ...stored, id }) as M;
   }
 
@@ -137,13 +136,23 @@ export class ChildModel extends GuardedModel {
   static parentColumn: string;
 
   /** One multi-row INSERT of children of `parent` (a row the caller read through a tenant gate). */
-  static async insertAll(parent: TenantModel, conn: Knex, rows: Record<string, unknown>[]): Promise<void> {
-    if (rows.length) await conn(this.tableName).insert(rows.map((row) => ({ ...row, [this.parentColumn]: parent.id })));
+  static async insertAll(parent: TenantModel, conn: Knex, rows: StoredRow[]): Promise<void> {
+    if (rows.length) await insertRows(conn, this.tableName, rows.map((row) => ({ ...row, [this.parentColumn]: parent.id })));
   }
 
   /** One multi-row INSERT of a child of each parent (rows the caller read through a tenant gate). */
-  static async insertOneEach<P extends TenantModel>(parents: readonly P[], conn: Knex, childOf: (parent: P, index: number) => Record<string, unknown>): Promise<void> {
-    if (parents.length) await conn(this.tableName).insert(parents.map((parent, i) => ({ ...childOf(parent, i), [this.parentColumn]: parent.id })));
+  static async insertOneEach<P extends TenantModel>(parents: readonly P[], conn: Knex, childOf: (parent: P, index: number) => StoredRow): Promise<void> {
+    if (parents.length) await insertRows(conn, this.tableName, parents.map((parent, i) => ({ ...childOf(parent, i), [this.parentColumn]: parent.id })));
+  }
+
+  /**
+   * The children of one parent (a row the caller read through a tenant gate) in `order`: what
+   * `ofParents([parent], conn).orderBy(order)` reads, by one statement written once per model and order.
+   */
+  protected static async allOf<M extends ChildModel>(this: new () => M, parent: TenantModel, conn: Knex, order: string): Promise<M[]> {
+    const model = this as unknown as typeof ChildModel;
+    const rows = await selectRows(conn, `select * from ${model.tableName} where ${model.parentColumn} = ? order by ${order}`, [parent.id]);
+    return rows.map((row) => model.fromDatabaseJson(row) as M);
   }
 
   /** The children of these parents, which the caller read through a tenant gate. */

@@ -31,6 +31,7 @@ import { Clock, systemClock } from '../clock';
 import { BaseModel } from '../db/base-model';
 import { Database } from '../db/database';
 import { isUniqueViolation } from '../db/errors';
+import { insertRows, writeRows } from '../db/statement';
 import { toDbTime } from '../db/time';
 import { AppError, BadRequest } from '../errors';
 import { Serializer } from '../shapes/component';
@@ -119,6 +120,10 @@ interface Settlement {
   transactional: boolean;
   outcome?: () => Promise<unknown>;
 }
+
+/** Moves a claim on, if this request still owns it in the state it left it: a statement written once, run by every idempotent POST. */
+const ADVANCE = `update idempotency_keys set state = ?, response_status = coalesce(?, response_status), response_body = coalesce(?, response_body), updated_at = ?
+  where id = ? and owner = ? and state = ?`;
 
 export class IdempotencyKeys {
   constructor(
@@ -211,9 +216,17 @@ export class IdempotencyKeys {
    * this request ran: 409, and inside the work's transaction the work rolls back (the new owner's
    * outcome stands).
    */
-  private async advance(claim: Claimed, state: ClaimState, patch: Partial<Pick<IdempotencyRecord, 'state' | 'response_status' | 'response_body'>>): Promise<void> {
-    const moved = await IdempotencyRecord.query(this.db.current).patch(patch).where({ id: claim.id, owner: claim.owner, state });
-    if (moved !== 1) throw new IdempotencyKeyInUse();
+  private async advance(claim: Claimed, state: ClaimState, patch: Pick<IdempotencyRecord, 'state'> & Partial<Pick<IdempotencyRecord, 'response_status' | 'response_body'>>): Promise<void> {
+    const { affectedRows } = await writeRows(this.db.current, ADVANCE, [
+      patch.state,
+      patch.response_status ?? null,
+      patch.response_body ?? null,
+      toDbTime(this.clock.now()),
+      claim.id,
+      claim.owner,
+      state,
+    ]);
+    if (affectedRows !== 1) throw new IdempotencyKeyInUse();
   }
 
   private async claim({ subject, key, fingerprint }: IdempotentRequest): Promise<Claim> {
@@ -221,17 +234,22 @@ export class IdempotencyKeys {
     const owner = randomUUID();
     for (let attempt = 0; attempt < 5; attempt += 1) {
       try {
-        const row = await records().insert({
-          subject,
-          idempotency_key: key,
-          fingerprint,
-          owner,
-          state: 'in_flight',
-          response_status: null,
-          response_body: null,
-          expires_at: new Date(this.clock.now().getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
-        });
-        return { kind: 'claimed', id: row.id, owner, committed: false };
+        const now = this.clock.now();
+        const id = await insertRows(this.db.current, IdempotencyRecord.tableName, [
+          {
+            subject,
+            idempotency_key: key,
+            fingerprint,
+            owner,
+            state: 'in_flight',
+            response_status: null,
+            response_body: null,
+            created_at: toDbTime(now),
+            updated_at: toDbTime(now),
+            expires_at: toDbTime(new Date(now.getTime() + IDEMPOTENCY_TTL_MS)),
+          },
+        ]);
+        return { kind: 'claimed', id, owner, committed: false };
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
       }

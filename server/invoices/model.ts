@@ -43,6 +43,11 @@ export class InvoiceItem extends ChildModel {
     return InvoiceItem.ofParents(invoices, conn);
   }
 
+  /** One invoice's items in order, by a statement written once (an invoice's response reads them). */
+  static ofInvoice(invoice: Invoice, conn: Knex): Promise<InvoiceItem[]> {
+    return InvoiceItem.allOf(invoice, conn, 'position');
+  }
+
   invoice_id!: number;
   position!: number;
   description!: string;

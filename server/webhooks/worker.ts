@@ -17,6 +17,7 @@ import cron, { ScheduledTask } from 'node-cron';
 import { Logger } from 'pino';
 import { Clock } from '../clock';
 import { Database } from '../db/database';
+import { StoredRow } from '../db/statement';
 import { toDbTime } from '../db/time';
 import { acrossTenants } from '../auth/actor';
 import { outcomePatch } from '../jobs/engine';
@@ -456,7 +457,7 @@ function secretKey(delivery: WebhookDelivery): string {
   return delivery.app_id !== null ? `app:${delivery.app_id}:${delivery.business_id}:${delivery.livemode}` : `key:${delivery.api_key_id}`;
 }
 
-function attemptRow(delivery: WebhookDelivery, { startedAt, result }: Finished, now: Date): Record<string, unknown> {
+function attemptRow(delivery: WebhookDelivery, { startedAt, result }: Finished, now: Date): StoredRow {
   return {
     attempt: delivery.last_attempt_number,
     started_at: toDbTime(startedAt),
