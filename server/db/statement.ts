@@ -58,7 +58,7 @@ export async function writeRows(conn: Knex, sql: string, bindings: readonly Knex
     const { insertId, affectedRows } = (await execute(conn, sql, bindings)) as Written;
     return { insertId, affectedRows };
   }
-  const { lastInsertRowid, changes } = (await conn.raw(sql, bindings)) as { lastInsertRowid: number | bigint; changes: number };
+  const { lastInsertRowid, changes } = await conn.raw<{ lastInsertRowid: number | bigint; changes: number }>(sql, bindings);
   return { insertId: Number(lastInsertRowid), affectedRows: changes };
 }
 

@@ -112,7 +112,7 @@ export class TenantModel extends GuardedModel {
     const model = this as unknown as typeof TenantModel;
     const row = model.fromJson({ ...fields, ...model.ownedBy(actor) }, { skipValidation: true }) as M;
     row.$beforeInsert();
-    row.id = await insertRows(conn, model.tableName, [row.$toDatabaseJson() as StoredRow]);
+    row.id = await insertRows(conn, model.tableName, [row.$toDatabaseJson()]);
     return row;
   }
 
