@@ -7,6 +7,7 @@
  * knex's pool, or the open transaction's, so they join a transaction as any other query does.
  */
 import { Knex } from 'knex';
+import { Model, QueryBuilder } from 'objection';
 import { noteFailedStatement } from './errors';
 
 /** How a read locks the rows it returns until commit; SQLite, whose one writer needs no row locks, takes none. */
@@ -90,4 +91,24 @@ export async function insertRows(conn: Knex, table: string, rows: readonly Store
   });
   const sql = `insert into \`${table}\` (${columns.map((column) => `\`${column}\``).join(', ')}) values ${tuples.join(', ')}`;
   return (await writeRows(conn, sql, bindings)).insertId;
+}
+
+/**
+ * The rows of an Objection query, run as a prepared statement (see `selectRows`) and read into its
+ * model as Objection would: the query is built (its tenancy check included) but its text, a fixed
+ * one for each combination of filters, is parsed by the server once per connection. Only for plain
+ * queries: no eager loading, no hooks after the fetch.
+ */
+export async function selectModels<M extends Model>(query: QueryBuilder<M, M[]>): Promise<M[]> {
+  const { sql, bindings } = query.toKnexQuery().toSQL();
+  const rows = await selectRows(query.knex(), sql, bindings);
+  const model = query.modelClass();
+  return rows.map((row) => model.fromDatabaseJson(row));
+}
+
+/** How many rows an Objection query matches, whatever its order and page: Objection's `resultSize`, as a prepared statement. */
+export async function countModels<M extends Model>(query: QueryBuilder<M, M[]>): Promise<number> {
+  const { sql, bindings } = query.clone().clear(/orderBy|offset|limit/).toKnexQuery().toSQL();
+  const [{ total }] = await selectRows<{ total: number | string }>(query.knex(), `select count(*) as total from (${sql}) as matched`, bindings);
+  return Number(total);
 }

@@ -1,6 +1,7 @@
 /** The list contract: page, per_page (default 20, clamped to 100), an `after` cursor or date, ordered by id. */
 import Joi from 'joi';
 import { Model, QueryBuilder } from 'objection';
+import { countModels, selectModels } from '../db/statement';
 import { toDbTime } from '../db/time';
 import { calendarDate } from '../validation';
 
@@ -73,12 +74,14 @@ export async function paginate<M extends Model & { id: number }, V>(
   else if (params.after instanceof Date) builder.where(`${table}.created_at`, '>', toDbTime(params.after));
 
   const [rows, total] = await Promise.all([
-    builder
-      .clone()
-      .orderBy(`${table}.id`)
-      .limit(params.per_page)
-      .offset((params.page - 1) * params.per_page),
-    builder.clone().resultSize(),
+    selectModels(
+      builder
+        .clone()
+        .orderBy(`${table}.id`)
+        .limit(params.per_page)
+        .offset((params.page - 1) * params.per_page),
+    ),
+    countModels(builder),
   ]);
 
   const more = rows.length === params.per_page && (params.page - 1) * params.per_page + rows.length < total;
