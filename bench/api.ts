@@ -11,6 +11,8 @@
  * BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/invoicing_bench) is dropped and re-created.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import knexFactory, { Knex } from 'knex';
@@ -65,6 +67,9 @@ interface Case {
 
 interface Measured {
   rps: number;
+  /** CPU time the server process, and the database server, spent per answered request (ms): what the throughput ratio is made of on a shared machine. */
+  serverCpuMs: number;
+  databaseCpuMs: number;
   p99: number;
   /** Connection errors and timeouts plus every response whose status is not the case's. */
   errors: number;
@@ -73,6 +78,9 @@ interface Measured {
 }
 
 const OURS = 'http://127.0.0.1:4801/api/v1/partner';
+/** The two server processes, whose CPU time each load measures. */
+let ourPid: number | undefined;
+let basePid: number | undefined;
 const BASE = 'http://127.0.0.1:4802';
 
 function request(c: Case, key: string) {
@@ -88,7 +96,31 @@ function withIdempotencyKey<R extends { headers?: Record<string, string> }>(req:
   return { ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } };
 }
 
+/** CPU seconds a process has used so far (user + system), from /proc; 0 where there is none. */
+function cpuSeconds(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    // The fields after the command name: utime and stime are the 12th and 13th, in clock ticks (100 a second).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The MariaDB server's process on this machine, if it runs here. */
+function databasePid(): number | undefined {
+  try {
+    return Number(execFileSync('pidof', ['mariadbd', 'mysqld'], { encoding: 'utf8' }).trim().split(' ')[0]) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function load(origin: string, c: Case, key: string): Promise<Measured> {
+  const server = origin === OURS ? ourPid : basePid;
+  const database = databasePid();
+  const [serverBefore, databaseBefore] = [cpuSeconds(server), cpuSeconds(database)];
   const result = await autocannon({
     url: `${origin}${c.path}`,
     connections: CONNECTIONS,
@@ -105,7 +137,15 @@ async function load(origin: string, c: Case, key: string): Promise<Measured> {
   // Throughput counts only answers with the expected status: a fast 500 is not a served request.
   const ok = result.statusCodeStats?.[`${c.status}`]?.count ?? 0;
   await drained();
-  return { rps: ok / result.duration, p99: result.latency.p99, errors, unexpected };
+  const perRequest = (seconds: number) => (ok ? (seconds * 1000) / ok : 0);
+  return {
+    rps: ok / result.duration,
+    p99: result.latency.p99,
+    serverCpuMs: perRequest(cpuSeconds(server) - serverBefore),
+    databaseCpuMs: perRequest(cpuSeconds(database) - databaseBefore),
+    errors,
+    unexpected,
+  };
 }
 
 let monitor: Knex | undefined;
@@ -139,10 +179,14 @@ function median(runs: Measured[]): Measured {
   return {
     rps: mid(runs.map((r) => r.rps)),
     p99: mid(runs.map((r) => r.p99)),
+    serverCpuMs: mid(runs.map((r) => r.serverCpuMs)),
+    databaseCpuMs: mid(runs.map((r) => r.databaseCpuMs)),
     errors: runs.reduce((n, r) => n + r.errors, 0),
     unexpected,
   };
 }
+
+const cpu = (ms: number) => ms.toFixed(3);
 
 const showErrors = (m: Measured) => (m.errors ? `${m.errors} (${[...m.unexpected].map(([s, n]) => `${s}×${n}`).join(', ')})` : '0');
 
@@ -182,6 +226,7 @@ async function main(): Promise<void> {
     4801,
   );
   const baseline = await startProcess([path.join(__dirname, 'baseline.js'), databaseUrl, '4802'], {}, 4802);
+  [ourPid, basePid] = [ours.pid, baseline.pid];
   const cases: Case[] = [
     { name: `GET /clients/${sampleId}`, method: 'GET', path: `/clients/${sampleId}`, status: 200 },
     { name: 'GET /clients?per_page=100', method: 'GET', path: '/clients?per_page=100', status: 200 },
@@ -227,6 +272,7 @@ async function main(): Promise<void> {
         `${c.name.padEnd(28)} ours ${ourRun.rps.toFixed(0).padStart(6)} req/s p99 ${String(ourRun.p99).padStart(4)} ms` +
           ` | baseline ${base.rps.toFixed(0).padStart(6)} req/s p99 ${String(base.p99).padStart(4)} ms` +
           ` | ratio ${(ourRun.rps / base.rps).toFixed(2)}x throughput` +
+          ` | CPU ms/request: server ${cpu(ourRun.serverCpuMs)} vs ${cpu(base.serverCpuMs)}, MariaDB ${cpu(ourRun.databaseCpuMs)} vs ${cpu(base.databaseCpuMs)}` +
           `${ourRun.errors + base.errors ? ` | errors ours ${showErrors(ourRun)} baseline ${showErrors(base)}` : ''}\n`,
       );
     }
