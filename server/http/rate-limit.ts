@@ -1,5 +1,5 @@
 /**
- * Two limits: 120 requests a minute per credential (express-rate-limit, fixed window), and failed
+ * Two limits: 120 requests a minute per credential (fixed window, counted in express-rate-limit's stores), and failed
  * authentications per client IP. Both count in process, or in Redis when REDIS_URL is set so that
  * every server process shares one counter. While Redis cannot be reached, each process counts in
  * memory (the headers still go out), says so in the log once, and returns to Redis when it answers.
@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { RedisReply, RedisStore } from 'rate-limit-redis';
 import { systemClock } from '../clock';
 import { AppError, RateLimited, Unauthorized } from '../errors';
-import { asStep, credentialOf } from './request';
+import { credentialOf } from './request';
 
 export const WINDOW_MS = 60_000;
 
@@ -86,22 +86,38 @@ function secondsUntil(reset: Date | undefined): number {
   return reset ? Math.max(0, Math.ceil((reset.getTime() - systemClock.now().getTime()) / 1000)) : Math.ceil(WINDOW_MS / 1000);
 }
 
-/** Per-credential limit, as a step of the guard. Every authenticated response carries X-RateLimit-Limit/-Remaining and Retry-After. */
+/**
+ * A fixed-window count per key in an express-rate-limit store (Redis's, falling back to this
+ * process's, or this process's alone). The stores are used directly rather than through the
+ * library's middleware, whose per-request chain of promises and checks, on every authenticated
+ * request, cost more than the count itself.
+ */
+class WindowCounter {
+  private readonly store: Store;
+
+  constructor(options: Pick<RateLimitOptions, 'redis' | 'redisPrefix' | 'logger'>, name: string) {
+    this.store = makeStore(options, name);
+    void Promise.resolve(this.store.init?.({ windowMs: WINDOW_MS } as Parameters<NonNullable<Store['init']>>[0])).catch(() => undefined);
+  }
+
+  /** Counts one more for `key`; undefined when the store fails (beyond the Redis fallback): the caller lets the request through. */
+  async count(key: string): Promise<ClientRateLimitInfo | undefined> {
+    return Promise.resolve(this.store.increment(key)).catch(() => undefined);
+  }
+}
+
+/** Per-credential limit, as a step of the guard. Every authenticated response carries X-RateLimit-Limit/-Remaining/-Reset and Retry-After. */
 export function credentialRateLimit(options: RateLimitOptions): (req: Request, res: Response) => Promise<void> {
-  const limiter = rateLimit({
-    windowMs: WINDOW_MS,
-    limit: options.perMinute,
-    store: makeStore(options, 'requests'),
-    keyGenerator: (req) => credentialOf(req).subject,
-    legacyHeaders: true,
-    standardHeaders: false,
-    handler: (_req, _res, next) => next(new RateLimited()),
-    // The store falls back to memory on a Redis outage; a failure beyond that lets the request through.
-    passOnStoreError: true,
-  });
+  const requests = new WindowCounter(options, 'requests');
   return async (req, res) => {
-    await asStep(limiter, req, res);
-    res.setHeader('Retry-After', String(secondsUntil(req.rateLimit?.resetTime)));
+    const counted = await requests.count(credentialOf(req).subject);
+    if (counted) {
+      res.setHeader('X-RateLimit-Limit', String(options.perMinute));
+      res.setHeader('X-RateLimit-Remaining', String(Math.max(options.perMinute - counted.totalHits, 0)));
+      if (counted.resetTime) res.setHeader('X-RateLimit-Reset', String(Math.ceil(counted.resetTime.getTime() / 1000)));
+    }
+    res.setHeader('Retry-After', String(secondsUntil(counted?.resetTime)));
+    if (counted && counted.totalHits > options.perMinute) throw new RateLimited();
   };
 }
 
@@ -134,16 +150,15 @@ export function addressRateLimit(
  * (NAT, a proxy) cannot lock each other out.
  */
 export class AuthFailureLimit {
-  private readonly store: Store;
+  private readonly failures: WindowCounter;
 
   constructor(private readonly options: RateLimitOptions) {
-    this.store = makeStore(options, 'auth-failures');
-    void Promise.resolve(this.store.init?.({ windowMs: WINDOW_MS } as Parameters<NonNullable<Store['init']>>[0])).catch(() => undefined);
+    this.failures = new WindowCounter(options, 'auth-failures');
   }
 
   /** Counts one failure of `ip` and returns the error to answer it with. */
   async refuse(ip: string, res: Response): Promise<AppError> {
-    const info = await Promise.resolve(this.store.increment(ip)).catch(() => undefined);
+    const info = await this.failures.count(ip);
     if (!info || info.totalHits <= this.options.authFailuresPerMinute) return new Unauthorized();
     res.set({
       'X-RateLimit-Limit': String(this.options.authFailuresPerMinute),
