@@ -77,12 +77,9 @@ const failedStatements = new WeakMap<Error, string>();
 
 /** Keeps the parameterised statement of every failed query of `knex`, for the logs. */
 export function recordFailedStatements(knex: Knex): void {
-  knex.on('query-error', (err: Error, query: { sql: string }) => noteFailedStatement(err, query.sql));
-}
-
-/** Keeps the parameterised statement of a failed query that ran past knex (a prepared statement). */
-export function noteFailedStatement(err: Error, sql: string): void {
-  failedStatements.set(err, sql);
+  knex.on('query-error', (err: Error, query: { sql: string }) => {
+    failedStatements.set(err, query.sql);
+  });
 }
 
 /** The driver's message, without the statement knex puts in front of it. */

@@ -8,7 +8,6 @@
  */
 import { Knex } from 'knex';
 import { Model, QueryBuilder } from 'objection';
-import { noteFailedStatement } from './errors';
 
 /** How a read locks the rows it returns until commit; SQLite, whose one writer needs no row locks, takes none. */
 export function lockClause(conn: Knex, lock: 'share' | 'update' | undefined): string {
@@ -20,18 +19,27 @@ const driverOf = (conn: Knex) => (conn.client as Knex.Client).config.client;
 
 /** What mysql2's callback connection offers, as knex's pool hands it out. */
 interface Mysql2Connection {
+  __knexUid?: string;
+  __knexTxId?: string;
   execute(sql: string, values: readonly Knex.Value[], callback: (err: Error | null, result: unknown) => void): void;
 }
 
-/** Runs `sql` as a prepared statement on a connection of `conn` (the pool's, or the open transaction's). */
+/**
+ * Runs `sql` as a prepared statement on a connection of `conn` (the pool's, or the open
+ * transaction's). It is announced to knex's `query` and `query-error` listeners as knex's own
+ * statements are, so what watches the statements (a failed one's text kept for the log, a test
+ * counting writes) sees these too.
+ */
 async function execute(conn: Knex, sql: string, bindings: readonly Knex.Value[]): Promise<unknown> {
   const client = conn.client as Knex.Client;
   const connection = (await client.acquireConnection()) as Mysql2Connection;
+  const query = { sql, bindings, method: 'raw', __knexUid: connection.__knexUid, __knexTxId: connection.__knexTxId };
   try {
+    client.emit('query', query);
     return await new Promise((resolve, reject) => {
       connection.execute(sql, bindings, (err, result) => {
         if (err) {
-          noteFailedStatement(err, sql);
+          client.emit('query-error', err, query);
           reject(err);
         } else resolve(result);
       });
@@ -91,6 +99,35 @@ export async function insertRows(conn: Knex, table: string, rows: readonly Store
   });
   const sql = `insert into \`${table}\` (${columns.map((column) => `\`${column}\``).join(', ')}) values ${tuples.join(', ')}`;
   return (await writeRows(conn, sql, bindings)).insertId;
+}
+
+/** Per database (knex's config, which a transaction's client shares): whether one INSERT's rows get consecutive ids. */
+const consecutiveIds = new WeakMap<object, Promise<boolean>>();
+
+/**
+ * Whether the rows of one multi-row INSERT get consecutive ids, so they need not be read back:
+ * SQLite's single writer numbers them in order; InnoDB does for an INSERT whose row count is known
+ * unless `innodb_autoinc_lock_mode` is 2 ("interleaved", MySQL 8's default), read once per database.
+ */
+function insertsNumberConsecutively(conn: Knex): Promise<boolean> {
+  if (driverOf(conn) !== 'mysql2') return Promise.resolve(true);
+  const config = (conn.client as Knex.Client).config as object;
+  let known = consecutiveIds.get(config);
+  if (!known) {
+    known = selectRows<{ mode: number | string }>(conn, 'select @@innodb_autoinc_lock_mode as mode', []).then(([row]) => Number(row.mode) < 2);
+    consecutiveIds.set(config, known);
+  }
+  return known;
+}
+
+/**
+ * `insertRows`, and the id of each row in order when the database numbers them consecutively
+ * (see insertsNumberConsecutively); undefined otherwise, and the caller reads them back.
+ */
+export async function insertRowsNumbered(conn: Knex, table: string, rows: readonly StoredRow[]): Promise<number[] | undefined> {
+  const consecutive = await insertsNumberConsecutively(conn);
+  const first = await insertRows(conn, table, rows);
+  return consecutive ? rows.map((_, i) => first + i) : undefined;
 }
 
 /**

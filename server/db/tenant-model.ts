@@ -10,7 +10,7 @@ import { ModelClass, QueryBuilderType } from 'objection';
 import { Actor, CrossTenantAccess } from '../auth/actor';
 import { businessClock, Clock } from '../clock';
 import { BaseModel } from './base-model';
-import { insertRows, lockClause, selectRows, StoredRow } from './statement';
+import { insertRows, insertRowsNumbered, lockClause, selectRows, StoredRow } from './statement';
 
 /** Thrown when a tenant or child model is queried without saying whose rows it may touch. */
 export class UnscopedQuery extends Error {
@@ -143,6 +143,19 @@ export class ChildModel extends GuardedModel {
   /** One multi-row INSERT of a child of each parent (rows the caller read through a tenant gate). */
   static async insertOneEach<P extends TenantModel>(parents: readonly P[], conn: Knex, childOf: (parent: P, index: number) => StoredRow): Promise<void> {
     if (parents.length) await insertRows(conn, this.tableName, parents.map((parent, i) => ({ ...childOf(parent, i), [this.parentColumn]: parent.id })));
+  }
+
+  /**
+   * `insertAll` for a parent whose children are all in `rows` (a new parent's, or a replacement set),
+   * returning them in `order` as a read would; the read is made only where the database does not
+   * number one insert's rows consecutively (see insertRowsNumbered).
+   */
+  protected static async insertAllOf<M extends ChildModel>(this: new () => M, parent: TenantModel, conn: Knex, rows: StoredRow[], order: string): Promise<M[]> {
+    const model = this as unknown as typeof ChildModel;
+    const children = rows.map((row) => ({ ...row, [model.parentColumn]: parent.id }));
+    const ids = children.length ? await insertRowsNumbered(conn, model.tableName, children) : [];
+    if (!ids) return (model as unknown as typeof ChildModel & (new () => M)).allOf<M>(parent, conn, order);
+    return children.map((child, i) => model.fromDatabaseJson({ ...child, id: ids[i] }) as M);
   }
 
   /**

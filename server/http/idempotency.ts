@@ -121,9 +121,10 @@ interface Settlement {
   outcome?: () => Promise<unknown>;
 }
 
-/** Moves a claim on, if this request still owns it in the state it left it: a statement written once, run by every idempotent POST. */
-const ADVANCE = `update idempotency_keys set state = ?, response_status = coalesce(?, response_status), response_body = coalesce(?, response_body), updated_at = ?
-  where id = ? and owner = ? and state = ?`;
+/** A claim moves on only if this request still owns it in the state it left it: statements written once, run by every idempotent POST. */
+const OWNED = 'where id = ? and owner = ? and state = ?';
+const COMPLETE = `update idempotency_keys set state = 'completed', response_status = ?, response_body = ?, updated_at = ? ${OWNED}`;
+const COMMIT = `update idempotency_keys set state = 'committed', updated_at = ? ${OWNED}`;
 
 export class IdempotencyKeys {
   constructor(
@@ -216,16 +217,13 @@ export class IdempotencyKeys {
    * this request ran: 409, and inside the work's transaction the work rolls back (the new owner's
    * outcome stands).
    */
-  private async advance(claim: Claimed, state: ClaimState, patch: Pick<IdempotencyRecord, 'state'> & Partial<Pick<IdempotencyRecord, 'response_status' | 'response_body'>>): Promise<void> {
-    const { affectedRows } = await writeRows(this.db.current, ADVANCE, [
-      patch.state,
-      patch.response_status ?? null,
-      patch.response_body ?? null,
-      toDbTime(this.clock.now()),
-      claim.id,
-      claim.owner,
-      state,
-    ]);
+  private async advance(claim: Claimed, state: ClaimState, to: { state: 'committed' } | { state: 'completed'; response_status: number; response_body: string }): Promise<void> {
+    const now = toDbTime(this.clock.now());
+    const owned = [claim.id, claim.owner, state];
+    const { affectedRows } =
+      to.state === 'completed'
+        ? await writeRows(this.db.current, COMPLETE, [to.response_status, to.response_body, now, ...owned])
+        : await writeRows(this.db.current, COMMIT, [now, ...owned]);
     if (affectedRows !== 1) throw new IdempotencyKeyInUse();
   }
 

@@ -29,8 +29,14 @@ export async function paymentsOf(actor: Actor, invoice: Invoice, conn: Knex): Pr
   return (await paymentRowsOf(actor, invoice, conn)).map(toPaymentView);
 }
 
-/** `known.payments`: a new invoice has none, so the query is spared. */
-export async function invoiceDetail(actor: Actor, row: Invoice, conn: Knex, links: InvoiceLinks, known: { payments?: PaymentView[] } = {}): Promise<InvoiceDetail> {
-  const [items, payments] = await Promise.all([itemsOf([row], conn), known.payments ?? paymentsOf(actor, row, conn)]);
-  return { ...toInvoiceView(row, items.get(row.id) ?? [], links), payments };
+/** `known`: what the caller has just written (a new invoice has no payments; items just stored), so its read is spared. */
+export async function invoiceDetail(
+  actor: Actor,
+  row: Invoice,
+  conn: Knex,
+  links: InvoiceLinks,
+  known: { payments?: PaymentView[]; items?: InvoiceItem[] } = {},
+): Promise<InvoiceDetail> {
+  const [items, payments] = await Promise.all([known.items ?? InvoiceItem.ofInvoice(row, conn), known.payments ?? paymentsOf(actor, row, conn)]);
+  return { ...toInvoiceView(row, items, links), payments };
 }

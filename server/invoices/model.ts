@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { StoredRow } from '../db/statement';
 import { ChildModel, TenantModel } from '../db/tenant-model';
 import { Metadata } from '../metadata/schema';
 import { InvoiceStatus } from './status';
@@ -41,6 +42,11 @@ export class InvoiceItem extends ChildModel {
 
   static ofInvoices(invoices: readonly Invoice[], conn: Knex) {
     return InvoiceItem.ofParents(invoices, conn);
+  }
+
+  /** Stores all the items of an invoice (a new one's, or a replacement set) and returns them in order. */
+  static insertFor(invoice: Invoice, conn: Knex, rows: StoredRow[]): Promise<InvoiceItem[]> {
+    return InvoiceItem.insertAllOf(invoice, conn, rows, 'position');
   }
 
   /** One invoice's items in order, by a statement written once (an invoice's response reads them). */

@@ -108,8 +108,8 @@ export class InvoiceService {
       const notes = changes.notes === undefined ? current.notes : changes.notes || null;
       await current.$query(trx).patch({ currency, issue_date: issueDate, due_date: dueDate, notes, subtotal: total, total });
       await InvoiceItem.ofInvoices([current], trx).delete();
-      await this.insertItems(trx, current, priced);
-      return invoiceDetail(actor, current, trx, this.links);
+      const items = await this.insertItems(trx, current, priced);
+      return invoiceDetail(actor, current, trx, this.links, { items });
     });
   }
 
@@ -283,8 +283,8 @@ export class InvoiceService {
       metadata,
     });
     await indexMetadata(trx, actor, { type: 'invoice', id: row.id }, metadata, { replace: false });
-    await this.insertItems(trx, row, priced);
-    const invoice = await invoiceDetail(actor, row, trx, this.links, { payments: [] });
+    const items = await this.insertItems(trx, row, priced);
+    const invoice = await invoiceDetail(actor, row, trx, this.links, { payments: [], items });
     await this.outbox.record(trx, actor, 'invoice.created', { invoice });
     return { row, invoice };
   }
@@ -299,8 +299,8 @@ export class InvoiceService {
     if (dueDate <= issueDate) errors.set('due_date', [`must be after the issue date (${issueDate})`]);
   }
 
-  private insertItems(trx: Knex.Transaction, invoice: Invoice, priced: PricedItem[]): Promise<void> {
-    return InvoiceItem.insertAll(invoice, trx, priced.map((item) => ({ ...item })));
+  private insertItems(trx: Knex.Transaction, invoice: Invoice, priced: PricedItem[]): Promise<InvoiceItem[]> {
+    return InvoiceItem.insertFor(invoice, trx, priced.map((item) => ({ ...item })));
   }
 
   private async find(actor: Actor, id: number, conn: Knex = this.db.current): Promise<Invoice> {
