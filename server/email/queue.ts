@@ -55,6 +55,9 @@ export interface EmailQueueOptions {
   invoicePdf(actor: Actor, invoiceId: number): Promise<{ filename: string; content: Buffer }>;
 }
 
+/** What a failed attempt records when the message itself, not its delivery, failed: the details go to the log only. */
+const UNMADE = 'the message could not be made';
+
 /** A message's PDF, or why it could not be made (recorded as a failed attempt). */
 type Attachment = { pdf: { filename: string; content: Buffer } } | { error: string };
 
@@ -148,7 +151,7 @@ export class EmailQueue {
       return { pdf: await this.options.invoicePdf(systemActor('email queue', { businessId: message.business_id, livemode: message.livemode }), message.invoice_id) };
     } catch (err) {
       this.logger.error({ err, emailId: message.id, invoiceId: message.invoice_id }, 'invoice e-mail not made');
-      return { error: 'the message could not be made' };
+      return { error: UNMADE };
     }
   }
 
@@ -169,7 +172,7 @@ export class EmailQueue {
         return { done: { last_error: null, sent_at: this.options.clock.now().toISOString() } };
       } catch (err) {
         if (!(err instanceof EmailFailed)) this.logger.error({ err, emailId: message.id, invoiceId: message.invoice_id }, 'invoice e-mail not made');
-        error = err instanceof EmailFailed ? err.reason : 'the message could not be made';
+        error = err instanceof EmailFailed ? err.reason : UNMADE;
       }
     }
     // The reason may name our mail server; it goes to the log and the queue row, never to an API client.

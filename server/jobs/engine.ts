@@ -149,11 +149,15 @@ export class JobQueue<M extends LeasedRow, P = undefined> {
   private async run(row: M): Promise<Outcome | null> {
     let outcome: Outcome;
     try {
-      const prepared = (this.kind.prepare ? await this.kind.prepare(row) : undefined) as P;
-      // The preparation may have waited past the lease: the claim that took the row over makes the attempt.
-      if (this.kind.prepare && !(await beginAttempt(this.db, this.kind.model, row, this.leaseOptions()))) {
-        this.logger.info({ id: row.id }, `${this.kind.label} left to a later claim: its lease ran out before its attempt began`);
-        return 'not-attempted';
+      // Without a preparation, P is undefined (the kind's default) and the claim began the attempt.
+      let prepared = undefined as P;
+      if (this.kind.prepare) {
+        prepared = await this.kind.prepare(row);
+        // The preparation may have waited past the lease: the claim that took the row over makes the attempt.
+        if (!(await beginAttempt(this.db, this.kind.model, row, this.leaseOptions()))) {
+          this.logger.info({ id: row.id }, `${this.kind.label} left to a later claim: its lease ran out before its attempt began`);
+          return 'not-attempted';
+        }
       }
       outcome = await this.kind.work(row, prepared);
     } catch (err) {
