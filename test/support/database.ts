@@ -17,9 +17,15 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * A database of its own for one test file. On MySQL it is named after TEST_MYSQL_URL's database
+ * (`<that>_<pid>_<random>`), so a CI run drops only its own leftovers, never those of another run
+ * sharing the server.
+ */
 export async function scratchDatabase(): Promise<ScratchDatabase> {
-  const name = `inv_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const unique = `${process.pid}_${randomBytes(4).toString('hex')}`;
   if (testDriver() === 'sqlite') {
+    const name = `inv_test_${unique}`;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoicing-'));
     return {
       url: `sqlite:${path.join(dir, `${name}.sqlite3`)}`,
@@ -28,6 +34,7 @@ export async function scratchDatabase(): Promise<ScratchDatabase> {
   }
   const base = process.env.TEST_MYSQL_URL;
   if (!base) throw new Error('TEST_MYSQL_URL is required for the mysql project');
+  const name = `${mysqlConnection(base).database}_${unique}`;
   const admin = knexFactory({ client: 'mysql2', connection: mysqlConnection(base) });
   await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   await admin.destroy();
