@@ -32,6 +32,10 @@ export function mysqlConnection(databaseUrl: string): Knex.MySql2ConnectionConfi
     // Timestamps travel as UTC strings, the same text SQLite stores, so both drivers read alike.
     dateStrings: true,
     timezone: 'Z',
+    // The prepared statements (db/statement.ts) a connection keeps, least recently used closed first:
+    // the server's max_prepared_stmt_count (16 382 by default) is shared by every connection of every
+    // process, which mysql2's default of 16 000 each would exhaust.
+    maxPreparedStatements: 256,
   };
 }
 
