@@ -2,6 +2,10 @@
  * `invoicing keys show|update|rotate` and the scope checklist, run as the real binary against the
  * scratch database of a running app, whose key cache lives 5 seconds as in production.
  */
+import { createdJson } from '../../cli/commands/keys';
+import { ALL_SCOPES } from '../../server/auth/scopes';
+import { newKeySchema } from '../../server/keys/schema';
+import { validateInput } from '../../server/validation';
 import { aDraft, startApp, Tenant, TestApp } from '../support/app';
 import { CliResult, requireBuild, runCli } from '../support/cli';
 import { eventually } from '../support/eventually';
@@ -34,18 +38,24 @@ afterAll(async () => {
 });
 beforeEach(() => receiver.answer({ status: 200 }));
 
+/**
+ * The fixtures are made through the services, as the commands' own actions make them: the commands
+ * under test here are `keys show|update|rotate`; `business create` and `keys create` are run as
+ * commands in cli.test.ts. A key is returned as `keys create --json` prints it.
+ */
 async function aBusiness(): Promise<number> {
-  return (await json(['business', 'create', '--name', 'Key Shop', '--currency', 'USD'])).id;
+  return (await app.server.services.businesses.create({ name: 'Key Shop', currency: 'USD' })).id;
 }
 
-async function aKey(args: string[] = [], businessId?: number): Promise<any> {
-  const business = businessId ?? (await aBusiness());
-  return json(['keys', 'create', '--business', String(business), '--mode', 'test', '--scopes', 'all', ...args], { WEBHOOK_ALLOW_PRIVATE: 'true' });
+async function aKey({ webhookUrl }: { webhookUrl?: string } = {}, businessId?: number): Promise<any> {
+  const input = { businessId: businessId ?? (await aBusiness()), mode: 'test', scopes: [...ALL_SCOPES], webhookUrl };
+  const created = await app.server.services.keys.create(validateInput(newKeySchema, input));
+  return JSON.parse(JSON.stringify(createdJson(created)));
 }
 
 describe('invoicing keys show', () => {
   test('when a key is shown, then --json prints its record without its value or secret', async () => {
-    const key = await aKey(['--webhook-url', 'https://hooks.example.com/in']);
+    const key = await aKey({ webhookUrl: 'https://hooks.example.com/in' });
 
     const shown = await cli(['keys', 'show', String(key.id), '--json']);
 
@@ -94,7 +104,7 @@ describe('invoicing keys show', () => {
 describe('invoicing keys list', () => {
   test('when keys are listed for a person, then a table shows them masked, never their values', async () => {
     const first = await aKey();
-    const second = await aKey([], first.business_id);
+    const second = await aKey({}, first.business_id);
     await cli(['keys', 'revoke', String(second.id), '--yes']);
 
     const listed = await cli(['keys', 'list', '--business', String(first.business_id)]);
@@ -131,7 +141,7 @@ describe('invoicing keys update', () => {
   });
 
   test('when a new secret is given, then deliveries are signed with it', async () => {
-    const key = await aKey(['--webhook-url', 'https://hooks.example.com/in']);
+    const key = await aKey({ webhookUrl: 'https://hooks.example.com/in' });
 
     const updated = await json(['keys', 'update', String(key.id), '--webhook-secret', 'a-new-secret-of-24-bytes']);
 
@@ -141,7 +151,7 @@ describe('invoicing keys update', () => {
 
   test('when the webhook URL changes, then pending retries go to the new address', async () => {
     receiver.answer({ status: 500 });
-    const key = await aKey(['--webhook-url', `${receiver.url}/old`]);
+    const key = await aKey({ webhookUrl: `${receiver.url}/old` });
     const tenant: Tenant = { businessId: key.business_id, key: key.key, keyId: key.id, api: app.api(key.key) };
     await aDraft(tenant);
     await eventually(async () => (await app.db.knex('webhook_deliveries').where({ api_key_id: key.id, attempts: 1 })).length === 1, 10_000);
@@ -153,7 +163,7 @@ describe('invoicing keys update', () => {
   });
 
   test('when the webhook is removed, then new events make no delivery for the key', async () => {
-    const key = await aKey(['--webhook-url', `${receiver.url}/in`]);
+    const key = await aKey({ webhookUrl: `${receiver.url}/in` });
     const tenant: Tenant = { businessId: key.business_id, key: key.key, keyId: key.id, api: app.api(key.key) };
 
     const updated = await json(['keys', 'update', String(key.id), '--remove-webhook']);
@@ -212,7 +222,7 @@ describe('invoicing keys update', () => {
 
 describe('invoicing keys rotate', () => {
   test('when a key is rotated with a grace period, then both work until it ends and then only the new one', async () => {
-    const old = await aKey(['--webhook-url', `${receiver.url}/in`]);
+    const old = await aKey({ webhookUrl: `${receiver.url}/in` });
 
     const rotated = await json(['keys', 'rotate', String(old.id), '--expire-in', '4s']);
     const rotatedAt = Date.now();
@@ -229,7 +239,7 @@ describe('invoicing keys rotate', () => {
   });
 
   test('when an event happens during the grace period, then only the new key receives it', async () => {
-    const old = await aKey(['--webhook-url', `${receiver.url}/in`]);
+    const old = await aKey({ webhookUrl: `${receiver.url}/in` });
     const rotated = await json(['keys', 'rotate', String(old.id), '--expire-in', '1h']);
     const tenant: Tenant = { businessId: old.business_id, key: old.key, keyId: old.id, api: app.api(old.key) };
 

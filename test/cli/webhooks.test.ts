@@ -39,11 +39,13 @@ interface Shop {
   tenant: Tenant;
 }
 
-/** A business and a test key with a webhook URL, both made with the CLI. */
+/**
+ * A business and a test key with a webhook URL, made through the services: the commands under test
+ * here are `webhooks …`; `business create` and `keys create` are run as commands in cli.test.ts.
+ */
 async function aShop(webhookUrl = receiver.url): Promise<Shop> {
-  const business = await json(['business', 'create', '--name', 'Webhook Shop', '--currency', 'USD']);
-  const key = await json(['keys', 'create', '--business', String(business.id), '--mode', 'test', '--scopes', 'all', '--webhook-url', webhookUrl]);
-  return { businessId: business.id, keyId: key.id, tenant: { businessId: business.id, key: key.key, keyId: key.id, api: app.api(key.key) } };
+  const tenant = await app.tenant({ webhookUrl });
+  return { businessId: tenant.businessId, keyId: tenant.keyId, tenant };
 }
 
 /** A draft of 150.00 USD, issued (sent) through its payment link, so it can be paid. */
