@@ -114,7 +114,11 @@ function insertsNumberConsecutively(conn: Knex): Promise<boolean> {
   const config = (conn.client as Knex.Client).config as object;
   let known = consecutiveIds.get(config);
   if (!known) {
-    known = selectRows<{ mode: number | string }>(conn, 'select @@innodb_autoinc_lock_mode as mode', []).then(([row]) => Number(row.mode) < 2);
+    // A server without the variable (not InnoDB) is not assumed to number consecutively: its rows are read back.
+    known = selectRows<{ mode: number | string }>(conn, 'select @@innodb_autoinc_lock_mode as mode', []).then(
+      ([row]) => Number(row.mode) < 2,
+      () => false,
+    );
     consecutiveIds.set(config, known);
   }
   return known;
