@@ -1,10 +1,27 @@
-/** Opens the configured database for one CLI command, with the same services the server uses. */
-import { ConfigError, loadConfig, Config } from '../server/config';
-import { STORED_SECRETS_UNOPENABLE } from '../server/keys/app-key';
-import { Database } from '../server/db/database';
-import { createServices, prepareSchema, Services } from '../server/services';
-import { BusinessView } from '../server/businesses/schema';
+/**
+ * Opens the configured database for one CLI command, with the same services the server uses. The
+ * settings, the database and the services are required when a command runs, not when its module
+ * loads: a command's help (`keys create --help`) needs none of them.
+ */
+import type { Config } from '../server/config';
+import type { Database } from '../server/db/database';
+import type { Services } from '../server/services';
+import type { BusinessView } from '../server/businesses/schema';
 import { CliFailure, redactUrls, UsageError } from './errors';
+
+/**
+ * The server's modules a command runs with, required when it runs: the command modules take them
+ * from here rather than import them, so that a command's help loads none of them.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- required when a command runs (see above) */
+export const atRun = {
+  config: () => require('../server/config') as typeof import('../server/config'),
+  database: () => require('../server/db/database') as typeof import('../server/db/database'),
+  services: () => require('../server/services') as typeof import('../server/services'),
+  appKey: () => require('../server/keys/app-key') as typeof import('../server/keys/app-key'),
+  server: () => require('../server/server') as typeof import('../server/server'),
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 export interface CliContext {
   config: Config;
@@ -14,6 +31,7 @@ export interface CliContext {
 
 /** The settings, or a one-line failure naming the bad ones (without any password they hold). */
 export function cliConfig(): Config {
+  const { loadConfig, ConfigError } = atRun.config();
   try {
     return loadConfig();
   } catch (err) {
@@ -50,7 +68,7 @@ function databaseProblem(err: unknown, databaseUrl: string): string {
 export async function openDatabase(config: Config): Promise<Database> {
   let db: Database;
   try {
-    db = Database.open(config.databaseUrl, { quiet: true, busyTimeoutMs: config.databaseBusyTimeoutMs });
+    db = atRun.database().Database.open(config.databaseUrl, { quiet: true, busyTimeoutMs: config.databaseBusyTimeoutMs });
   } catch (err) {
     throw new CliFailure(databaseProblem(err, config.databaseUrl));
   }
@@ -68,11 +86,12 @@ export async function withContext<T>(work: (ctx: CliContext) => Promise<T>): Pro
   const config = cliConfig();
   const db = await openDatabase(config);
   try {
+    const { prepareSchema, createServices } = atRun.services();
     await prepareSchema(db, config);
     const services = createServices(db, config);
     // A warning, not a refusal: the commands that do not need the secrets (listing, revoking,
     // the delivery log) still help an operator find out what happened.
-    if (!(await services.keys.opensStoredSecrets())) process.stderr.write(`warning: ${STORED_SECRETS_UNOPENABLE}\n`);
+    if (!(await services.keys.opensStoredSecrets())) process.stderr.write(`warning: ${atRun.appKey().STORED_SECRETS_UNOPENABLE}\n`);
     return await work({ config, db, services });
   } finally {
     await db.close();

@@ -1,6 +1,5 @@
 import { Command } from 'commander';
-import { loadAppKey } from '../../server/keys/app-key';
-import { cliConfig, openDatabase } from '../context';
+import { atRun, cliConfig, openDatabase } from '../context';
 import { redactUrls } from '../errors';
 import { examples, output } from '../output';
 import { groupCommand } from './groups';
@@ -14,7 +13,7 @@ export function migrateCommand(): Command {
       const db = await openDatabase(config);
       try {
         const pending = await db.pendingMigrations();
-        await db.migrate({ appKey: () => loadAppKey(config) });
+        await db.migrate({ appKey: () => atRun.appKey().loadAppKey(config) });
         output(opts.json, { applied: pending }, () =>
           pending.length
             ? [...pending.map((name) => `applied ${name}`), `${redactUrls(config.databaseUrl)} is up to date`]

@@ -2,11 +2,9 @@
 import { Command } from 'commander';
 import { ALL_SCOPES } from '../../server/auth/scopes';
 import { newBusinessSchema } from '../../server/businesses/schema';
-import { loadAppKey } from '../../server/keys/app-key';
 import { newKeySchema } from '../../server/keys/schema';
-import { createServices } from '../../server/services';
 import { validateInput } from '../../server/validation';
-import { cliConfig, openDatabase } from '../context';
+import { atRun, cliConfig, openDatabase } from '../context';
 import { redactUrls } from '../errors';
 import { parseScopes } from '../options';
 import { createdJson, createdLines } from './keys';
@@ -67,8 +65,8 @@ async function init(raw: InitOptions): Promise<void> {
   const db = await openDatabase(config);
   try {
     const applied = await db.pendingMigrations();
-    await db.migrate({ appKey: () => loadAppKey(config) });
-    const services = createServices(db, config);
+    await db.migrate({ appKey: () => atRun.appKey().loadAppKey(config) });
+    const services = atRun.services().createServices(db, config);
 
     // On a terminal the questions follow the order of a form; without one, ask() answers '' and nothing optional is asked.
     const named = await ensureOptions(raw, [NAME, CURRENCY]);

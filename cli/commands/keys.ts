@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import { ALL_SCOPES } from '../../server/auth/scopes';
-import { KeyChanges, keyChangesSchema, newKeySchema } from '../../server/keys/schema';
-import { MAX_ROTATION_GRACE_MS } from '../../server/keys/service';
+import { KeyChanges, keyChangesSchema, MAX_ROTATION_GRACE_MS, newKeySchema } from '../../server/keys/schema';
 import { CreatedKey, KeyStatus, KeyView, UpdatedKey } from '../../server/keys/view';
 import { validateInput } from '../../server/validation';
 import { withContext } from '../context';

@@ -1,6 +1,5 @@
 import { Command } from 'commander';
-import { startServer } from '../../server/server';
-import { cliConfig, openDatabase } from '../context';
+import { atRun, cliConfig, openDatabase } from '../context';
 import { examples, output } from '../output';
 import { UsageError } from '../errors';
 import { groupCommand } from './groups';
@@ -19,7 +18,7 @@ export function serveCommand(): Command {
       const db = await openDatabase(config);
       let server;
       try {
-        server = await startServer(config, { db });
+        server = await atRun.server().startServer(config, { db });
       } catch (err) {
         await db.close();
         throw err;

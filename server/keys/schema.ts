@@ -3,6 +3,9 @@ import Joi from 'joi';
 import { ALL_SCOPES, Scope } from '../auth/scopes';
 import { Mode } from './token';
 
+/** How long the old key of a rotation keeps working: at once (`0`) up to 30 days. */
+export const MAX_ROTATION_GRACE_MS = 30 * 24 * 3600 * 1000;
+
 export interface NewKey {
   businessId: number;
   mode: Mode;

@@ -12,7 +12,7 @@ import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { WebhookDelivery } from '../events/deliveries';
 import { Clock, systemClock } from '../clock';
 import { ApiKey } from './model';
-import { KeyChanges, NewKey } from './schema';
+import { KeyChanges, MAX_ROTATION_GRACE_MS, NewKey } from './schema';
 import { SealedPlace, SEALED_PREFIX, SecretBox, SecretBoxError } from './secret-box';
 import { displayParts, generateKey, hashKey, looksLikeKey, randomBase62, sameHash } from './token';
 import { CreatedKey, KeyView, keyStatus, toKeyView, UpdatedKey } from './view';
@@ -25,9 +25,6 @@ function placeOf(key: Pick<ApiKey, 'id' | 'business_id'>): SealedPlace {
 
 /** Why the pending deliveries of a key stopped when its URL was removed (the delivery log shows it). */
 const WEBHOOK_URL_REMOVED = 'the key\'s webhook URL was removed; replay once the key has a URL again';
-
-/** How long the old key of a rotation keeps working: at once (`0`) up to 30 days. */
-export const MAX_ROTATION_GRACE_MS = 30 * 24 * 3600 * 1000;
 
 const KEY_WEBHOOK_CHANGE = acrossTenants('key webhook change');
 

@@ -2,11 +2,13 @@
  * What every command shares: help with examples, exit codes for usage errors, and one clear line
  * (never a stack trace, never a password) when the database cannot be used.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { Command } from 'commander';
 import { buildProgram, environmentHelp } from '../../cli';
-import { requireBuild, runCli } from '../support/cli';
+import { BIN, requireBuild, runCli } from '../support/cli';
 
 beforeAll(requireBuild);
 
@@ -59,6 +61,21 @@ describe('help', () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toBe(`${buildProgram().helpInformation()}${environmentHelp()}\n`);
   });
+
+  test.each([[['--help']], [['--version']], [['keys', 'create', '--help']], [['serve', '--help']], [['migrate', '--help']]])(
+    'when `invoicing %j` is run, then it loads neither the database layer nor the services',
+    async (args) => {
+      // The program run in a process that, as it exits, lists the packages it loaded.
+      const probe = `process.argv = [process.argv[0], 'invoicing', ...${JSON.stringify(args)}];
+        process.on('exit', () => process.stderr.write(JSON.stringify(Object.keys(require.cache))));
+        require(${JSON.stringify(BIN)});`;
+      const { stderr } = await promisify(execFile)(process.execPath, ['-e', probe], { env: { ...process.env, DATABASE_URL: noDatabase } });
+
+      const loaded = JSON.parse(stderr) as string[];
+      expect(loaded.filter((file) => /node_modules\/(knex|objection|mysql2|better-sqlite3)\//.test(file))).toEqual([]);
+      expect(loaded.filter((file) => /dist\/server\/(services|server|db\/database)\.js$/.test(file))).toEqual([]);
+    },
+  );
 
   test('when `invoicing --version` is run, then it prints the version of package.json and exits 0', async () => {
     const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { version: string };
