@@ -9,7 +9,7 @@
  * are written due now, and the worker is told when the transaction commits (a sweep finds anything
  * it missed).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import { Actor } from '../auth/actor';
 import { Tenancy } from '../auth/credential';
@@ -18,6 +18,7 @@ import { Clock } from '../clock';
 import { Database } from '../db/database';
 import { selectRows } from '../db/statement';
 import { toDbTime } from '../db/time';
+import { leasedAtInsert, LeaseOptions } from '../jobs/lease';
 import { WebhookDelivery } from './deliveries';
 import { Event, EVENT_TYPES, EventType } from './model';
 
@@ -55,7 +56,8 @@ export interface DispatchedDelivery {
 
 /** The server's delivery worker, as the outbox sees it: deliveries it takes go to it straight from their commit. */
 export interface DirectDispatch {
-  readonly leaseSeconds: number;
+  /** How the worker leases what it takes: a delivery handed to it is written with that lease. */
+  readonly lease: Pick<LeaseOptions, 'leaseSeconds' | 'clock' | 'counters'>;
   /** Whether the worker takes a new delivery to `url` now, or leaves it to be claimed when due. */
   takes(url: string): boolean;
   /** After the commit: the deliveries leased to this process and their event. */
@@ -168,12 +170,7 @@ export class Outbox {
     await WebhookDelivery.insertAll(actor, trx, due.map(rowOf));
     if (direct && leased.length) {
       // Leased as a claim leases: the first attempt counted, the row due again only after the lease.
-      const lease = {
-        lease_id: randomBytes(16).toString('hex'),
-        next_attempt_at: toDbTime(new Date(now.getTime() + direct.leaseSeconds * 1000)),
-        attempts: 1,
-        last_attempt_number: 1,
-      };
+      const lease = leasedAtInsert(direct.lease);
       // One INSERT each (one receiver, as a rule): the id comes back with it, so the handover needs no read.
       const handed: DispatchedDelivery[] = [];
       for (const target of leased) {

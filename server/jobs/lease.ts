@@ -68,6 +68,18 @@ function leaseEnd(options: Pick<LeaseOptions, 'leaseSeconds' | 'clock'>): string
   return new Date(options.clock.now().getTime() + options.leaseSeconds * 1000).toISOString();
 }
 
+/**
+ * The columns of a row written already leased, its first attempt begun: what `claimDue` with `begin`
+ * leaves on a row it claims (for a delivery that the commit creating it hands straight to the worker).
+ */
+export function leasedAtInsert(options: Pick<LeaseOptions, 'leaseSeconds' | 'clock' | 'counters'>): Record<string, string | number> {
+  return {
+    lease_id: randomBytes(16).toString('hex'),
+    next_attempt_at: toDbTime(new Date(options.clock.now().getTime() + options.leaseSeconds * 1000)),
+    ...Object.fromEntries(attemptCounters(options).map((column) => [column, 1])),
+  };
+}
+
 /** Claims due rows of `model` and returns them with their lease id (and, with `begin`, the attempt number now made). */
 export async function claimDue<M extends LeasedRow>(db: Database, model: new () => M, options: ClaimOptions<M>): Promise<M[]> {
   const table = model as unknown as Table;

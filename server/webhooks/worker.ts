@@ -110,8 +110,8 @@ export class WebhookWorker implements DirectDispatch {
     this.slots = new ReceiverSlots(options);
   }
 
-  get leaseSeconds(): number {
-    return this.options.leaseSeconds;
+  get lease(): LeaseOptions {
+    return this.leaseOptions();
   }
 
   /** Looks for due deliveries every `seconds` (node-cron): retries, and anything a nudge missed. */
