@@ -13,7 +13,6 @@ import { toInvoiceView } from './view';
 export async function itemsOf(invoices: readonly Invoice[], conn: Knex): Promise<Map<number, InvoiceItem[]>> {
   const byInvoice = new Map<number, InvoiceItem[]>();
   if (!invoices.length) return byInvoice;
-  if (invoices.length === 1) return byInvoice.set(invoices[0].id, await InvoiceItem.ofInvoice(invoices[0], conn));
   const rows = await InvoiceItem.ofInvoices(invoices, conn).orderBy(['invoice_id', 'position']);
   for (const item of rows) byInvoice.set(item.invoice_id, [...(byInvoice.get(item.invoice_id) ?? []), item]);
   return byInvoice;

@@ -11,8 +11,8 @@ import { Database } from '../db/database';
 import { NotFound } from '../errors';
 import { PdfFile, PdfPool } from '../pdf/pool';
 import { InvoiceLinks } from './links';
-import { itemsOf, paymentRowsOf } from './detail';
-import { Invoice } from './model';
+import { paymentRowsOf } from './detail';
+import { Invoice, InvoiceItem } from './model';
 import { InvoiceDocument } from './pdf';
 
 export class InvoiceDocuments {
@@ -36,7 +36,7 @@ export class InvoiceDocuments {
     const invoice = await Invoice.findOwn(actor, conn, id);
     if (!invoice) throw new NotFound('Invoice');
     const [items, payments, client, business] = await Promise.all([
-      itemsOf([invoice], conn),
+      InvoiceItem.ofInvoice(invoice, conn),
       paymentRowsOf(actor, invoice, conn),
       Client.findOwn(actor, conn, invoice.client_id),
       this.businesses.get(actor.businessId),
@@ -47,7 +47,7 @@ export class InvoiceDocuments {
       businessName: business.name,
       client: { name: client.name, email: client.email, company: client.company ?? null, address: client.address ?? null },
       invoice,
-      items: items.get(invoice.id) ?? [],
+      items,
       payments,
       paymentUrl: invoice.status === 'draft' ? null : this.links.paymentUrl(invoice.payment_token),
     };

@@ -96,7 +96,7 @@ export class InvoiceService {
       if (metadataChanges) await updateMetadata(trx, actor, 'invoice', current, metadataChanges);
       if (!Object.keys(changes).length) return invoiceDetail(actor, current, trx, this.links);
       if (current.status !== 'draft') throw new InvalidState(`Only a draft invoice can be changed; this one is ${current.status}`);
-      const currentItems = (await itemsOf([current], trx)).get(id) ?? [];
+      const currentItems = await InvoiceItem.ofInvoice(current, trx);
       const currency = changes.currency ?? current.currency;
       const errors = new Map<string, string[]>();
       const { priced, total } = priceItems(changes.items ?? itemsAsInput(currentItems, current.currency), currency, errors);
