@@ -8,7 +8,7 @@ import { dropMetadataIndex, indexMetadata, initialMetadata, mergedMetadata, wher
 import { blankToNull } from '../validation';
 import { Client } from './model';
 import { ClientInput, ClientListParams, ClientView } from './schema';
-import { toClientView } from './view';
+import { CLIENT_VIEW_COLUMNS, toClientView } from './view';
 
 const DUPLICATE_EMAIL = { email: ['is already used by another client'] };
 /** The field error of a `client_id` that names no client of the caller's business and mode. */
@@ -46,7 +46,7 @@ export class ClientService {
   constructor(private readonly db: Database) {}
 
   list(actor: Actor, params: ClientListParams): Promise<Page<ClientView>> {
-    const query = Client.of(actor, this.db.current);
+    const query = Client.of(actor, this.db.current).select(CLIENT_VIEW_COLUMNS);
     if (params.search) query.whereRaw("clients.search_text like ? escape '!'", [containsPattern(params.search)]);
     whereMetadata(query, actor, this.db.current, 'client', params.metadata);
     return paginate(query, Client.tableName, params, toClientView);

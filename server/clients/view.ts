@@ -2,6 +2,9 @@
 import { Client } from './model';
 import { ClientView } from './schema';
 
+/** The columns toClientView reads: what a list selects, rather than every column. */
+export const CLIENT_VIEW_COLUMNS = ['id', 'name', 'email', 'phone', 'company', 'address', 'metadata', 'livemode', 'created_at', 'updated_at'].map((column) => `${Client.tableName}.${column}`);
+
 export function toClientView(row: Client): ClientView {
   return {
     id: row.id,

@@ -134,22 +134,27 @@ export async function insertRowsNumbered(conn: Knex, table: string, rows: readon
   return consecutive ? rows.map((_, i) => first + i) : undefined;
 }
 
-/**
- * The rows of an Objection query, run as a prepared statement (see `selectRows`) and read into its
- * model as Objection would: the query is built (its tenancy check included) but its text, a fixed
- * one for each combination of filters, is parsed by the server once per connection. Only for plain
- * queries: no eager loading, no hooks after the fetch.
- */
-export async function selectModels<M extends Model>(query: QueryBuilder<M, M[]>): Promise<M[]> {
-  const { sql, bindings } = query.toKnexQuery().toSQL();
-  const rows = await selectRows(query.knex(), sql, bindings);
-  const model = query.modelClass();
-  return rows.map((row) => model.fromDatabaseJson(row));
+/** One page of an Objection query's rows, read into its model, and how many rows it matches in all. */
+export interface ModelPage<M> {
+  rows: M[];
+  total: number;
 }
 
-/** How many rows an Objection query matches, whatever its order and page: Objection's `resultSize`, as a prepared statement. */
-export async function countModels<M extends Model>(query: QueryBuilder<M, M[]>): Promise<number> {
-  const { sql, bindings } = query.clone().clear(/orderBy|offset|limit/).toKnexQuery().toSQL();
-  const [{ total }] = await selectRows<{ total: number | string }>(query.knex(), `select count(*) as total from (${sql}) as matched`, bindings);
-  return Number(total);
+/**
+ * A page of the rows an Objection query matches, ordered by `table`.id, and their number: the query
+ * is built once (its tenancy check included) and its text, a fixed one for each combination of
+ * filters, is run twice as prepared statements (see `selectRows`): the page, and the count around it.
+ * The rows are read into the model as Objection reads them. Only for plain queries: no eager loading,
+ * no hooks after the fetch, and no order or page of their own.
+ */
+export async function selectModelPage<M extends Model>(query: QueryBuilder<M, M[]>, table: string, page: { limit: number; offset: number }): Promise<ModelPage<M>> {
+  if (query.has(/orderBy|limit|offset/)) throw new Error(`selectModelPage orders and pages the query itself: ${table}`);
+  const { sql, bindings } = query.toKnexQuery().toSQL();
+  const conn = query.knex();
+  const [rows, [{ total }]] = await Promise.all([
+    selectRows(conn, `${sql} order by \`${table}\`.\`id\` asc limit ? offset ?`, [...bindings, page.limit, page.offset]),
+    selectRows<{ total: number | string }>(conn, `select count(*) as total from (${sql}) as matched`, bindings),
+  ]);
+  const model = query.modelClass();
+  return { rows: rows.map((row) => model.fromDatabaseJson(row)), total: Number(total) };
 }

@@ -1,7 +1,7 @@
 /** The list contract: page, per_page (default 20, clamped to 100), an `after` cursor or date, ordered by id. */
 import Joi from 'joi';
 import { Model, QueryBuilder } from 'objection';
-import { countModels, selectModels } from '../db/statement';
+import { selectModelPage } from '../db/statement';
 import { toDbTime } from '../db/time';
 import { calendarDate } from '../validation';
 
@@ -61,8 +61,9 @@ export function listQuery<T extends ListParams = ListParams>(filters: Joi.Partia
 }
 
 /**
- * The page and the total: two indexed queries, run side by side. (A `count(*) over ()` window would
- * make it one, but MariaDB then materialises and sorts every matching row: 30x slower at 10 000.)
+ * The page and the total: two indexed queries, run side by side (db/statement's selectModelPage). (A
+ * `count(*) over ()` window would make it one, but MariaDB then materialises and sorts every matching
+ * row: 30x slower at 10 000.)
  */
 export async function paginate<M extends Model & { id: number }, V>(
   builder: QueryBuilder<M>,
@@ -73,16 +74,7 @@ export async function paginate<M extends Model & { id: number }, V>(
   if (typeof params.after === 'number') builder.where(`${table}.id`, '>', params.after);
   else if (params.after instanceof Date) builder.where(`${table}.created_at`, '>', toDbTime(params.after));
 
-  const [rows, total] = await Promise.all([
-    selectModels(
-      builder
-        .clone()
-        .orderBy(`${table}.id`)
-        .limit(params.per_page)
-        .offset((params.page - 1) * params.per_page),
-    ),
-    countModels(builder),
-  ]);
+  const { rows, total } = await selectModelPage(builder, table, { limit: params.per_page, offset: (params.page - 1) * params.per_page });
 
   const more = rows.length === params.per_page && (params.page - 1) * params.per_page + rows.length < total;
   return {
