@@ -23,10 +23,20 @@ async function aClient(services: Services, actor: SystemActor) {
   return services.clients.create(actor, { name: `Trigger client ${suffix}`, email: `trigger.${suffix}@example.com` });
 }
 
+/** Marks the sample tax rate that triggered invoices carry, so it is made once per business and mode. */
+const SAMPLE_RATE = { invoicing_trigger: 'sample_rate' };
+
+/** The sample 20 % rate: a triggered invoice carries its tax breakdown, as a real one would. */
+async function aSampleTaxRate(services: Services, actor: SystemActor): Promise<number> {
+  const [found] = (await services.taxRates.list(actor, { page: 1, per_page: 1, active: true, metadata: SAMPLE_RATE })).data;
+  return found?.id ?? (await services.taxRates.create(actor, { display_name: 'Sample VAT', percentage: 20, metadata: SAMPLE_RATE })).id;
+}
+
 async function aDraft(services: Services, actor: SystemActor): Promise<InvoiceDetail> {
   const client = await aClient(services, actor);
   return services.invoices.create(actor, {
     client_id: client.id,
+    default_tax_rate_ids: [await aSampleTaxRate(services, actor)],
     items: [
       { description: 'Consulting', quantity: 2, unit_price: 60 },
       { description: 'Hosting', quantity: 1, unit_price: 25 },

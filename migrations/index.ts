@@ -32,6 +32,9 @@ import * as createOwnerSessions from './20261125130100_create_owner_sessions';
 import * as bindSealedSecrets from './20261125140000_bind_sealed_secrets_to_rows';
 import * as addCheckoutLastRead from './20261125150000_add_last_read_at_to_checkout_sessions';
 import * as createBusinessClocks from './20261125170000_create_business_clocks';
+import * as addLegalIdentity from './20261129100000_add_legal_identity';
+import * as createTaxRates from './20261129100100_create_tax_rates';
+import * as addTaxesToInvoices from './20261129100200_add_taxes_and_parties_to_invoices';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -70,4 +73,7 @@ export const migrations: NamedMigration[] = [
   { name: '20261125140000_bind_sealed_secrets_to_rows', ...bindSealedSecrets },
   { name: '20261125150000_add_last_read_at_to_checkout_sessions', ...addCheckoutLastRead },
   { name: '20261125170000_create_business_clocks', ...createBusinessClocks },
+  { name: '20261129100000_add_legal_identity', ...addLegalIdentity },
+  { name: '20261129100100_create_tax_rates', ...createTaxRates },
+  { name: '20261129100200_add_taxes_and_parties_to_invoices', ...addTaxesToInvoices },
 ];

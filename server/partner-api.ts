@@ -10,6 +10,7 @@ import { paymentRoutes } from './payments/routes';
 import { quickChargeRoutes } from './quick-charge/routes';
 import { refundRoutes } from './refunds/routes';
 import type { Services } from './services';
+import { taxRateRoutes } from './tax-rates/routes';
 import { webhookRoutes } from './webhooks/routes';
 
 /** Each table names the services it calls; typing the list checks that the Services provide them. */
@@ -18,6 +19,7 @@ export const partnerRoutes: Route<Services>[] = [
   ...clientRoutes,
   ...invoiceRoutes,
   ...quickChargeRoutes,
+  ...taxRateRoutes,
   ...paymentRoutes,
   ...refundRoutes,
   ...webhookRoutes,

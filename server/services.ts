@@ -32,6 +32,7 @@ import { FormGuard } from './pages/hygiene';
 import { PaymentService } from './payments/service';
 import { QuickChargeService } from './quick-charge/service';
 import { RefundService } from './refunds/service';
+import { TaxRateService } from './tax-rates/service';
 import { WebhookService } from './webhooks/service';
 
 export interface Services {
@@ -42,6 +43,8 @@ export interface Services {
   keys: KeyService;
   clients: ClientService;
   expenses: ExpenseService;
+  /** Tax rates, and their terms for pricing invoice lines. */
+  taxRates: TaxRateService;
   contracts: ContractService;
   /** The payments resource: list, read, metadata. */
   payments: PaymentService;
@@ -93,9 +96,10 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   const clocks = new BusinessClocks(db, { cacheTtlMs: config.keyCacheTtlMs }, clock);
   const businesses = new BusinessService(db);
   const clients = new ClientService(db);
+  const taxRates = new TaxRateService(db, businesses);
   const links = new InvoiceLinks(config.baseUrl);
   const paymentPath = new PaymentPath(db, outbox, links, clocks);
-  const documents = new InvoiceDocuments(db, businesses, links, { threads: config.pdfThreads });
+  const documents = new InvoiceDocuments(db, links, { threads: config.pdfThreads });
   const emails = new EmailQueue(db, createMailer(config), logger, {
     clock,
     invoicePdf: (actor, invoiceId) => documents.pdf(actor, invoiceId, { wait: true }),
@@ -103,7 +107,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     firstAttemptWaitMs: config.emailFirstAttemptWaitMs,
     messageIdHost: new URL(config.baseUrl).hostname,
   });
-  const invoices = new InvoiceService(db, businesses, emails, outbox, links);
+  const invoices = new InvoiceService(db, businesses, emails, outbox, links, taxRates);
   const gatewayClients = new GatewayClients(db, new SecretBox(appKey, 'gateway_secret'), { stripeApiUrl: config.stripeApiUrl });
   const refunds = new RefundService(db, outbox, gatewayClients, logger, links, clock);
   const gateways = new GatewayService(db, paymentPath, refunds, gatewayClients, logger, links, clock);
@@ -117,6 +121,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     keys,
     clients,
     expenses: new ExpenseService(db, businesses),
+    taxRates,
     contracts: new ContractService(db, businesses, outbox, clocks, { baseUrl: config.baseUrl }),
     payments: new PaymentService(db),
     paymentPath,

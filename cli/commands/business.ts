@@ -1,5 +1,15 @@
 import { Command } from 'commander';
-import { businessChangesSchema, BusinessChanges, BusinessView, newBusinessSchema } from '../../server/businesses/schema';
+import {
+  businessChangesSchema,
+  BusinessChanges,
+  BusinessProfile,
+  BusinessView,
+  LEGAL_IDENTITY_FIELDS,
+  LegalIdentityField,
+  legalIdentityChangesSchema,
+  newBusinessSchema,
+} from '../../server/businesses/schema';
+import { ValidationFailed } from '../../server/errors';
 import { gatewayCredentialsSchema } from '../../server/gateways/schema';
 import { GatewayView } from '../../server/gateways/view';
 import { validateInput } from '../../server/validation';
@@ -18,19 +28,42 @@ interface CreateOptions {
   json?: boolean;
 }
 
-interface UpdateOptions {
+/** The options of the legal identity, by field: `--legal-name` sets `legal_name`; each takes '' to clear it. */
+const LEGAL_OPTIONS: Record<LegalIdentityField, { flag: string; key: string; value: string; help: string }> = {
+  legal_name: { flag: '--legal-name', key: 'legalName', value: '<name>', help: 'the registered name invoices show (default: the business name)' },
+  address_line1: { flag: '--address-line1', key: 'addressLine1', value: '<text>', help: 'first street line of the address' },
+  address_line2: { flag: '--address-line2', key: 'addressLine2', value: '<text>', help: 'second street line of the address' },
+  city: { flag: '--city', key: 'city', value: '<city>', help: 'city' },
+  postal_code: { flag: '--postal-code', key: 'postalCode', value: '<code>', help: 'postal code' },
+  state: { flag: '--state', key: 'state', value: '<state>', help: 'state, province or region' },
+  tax_id: { flag: '--tax-id', key: 'taxId', value: '<id>', help: 'VAT or other tax number, e.g. DE123456789 (an EU VAT number is checked for its country\'s shape)' },
+  registration_number: { flag: '--registration-number', key: 'registrationNumber', value: '<number>', help: 'company registration number' },
+  email: { flag: '--email', key: 'email', value: '<address>', help: 'contact e-mail shown on invoices' },
+  phone: { flag: '--phone', key: 'phone', value: '<phone>', help: 'contact phone shown on invoices' },
+  iban: { flag: '--iban', key: 'iban', value: '<iban>', help: 'IBAN for bank transfers (spaces allowed; checked by its ISO 13616 check digits)' },
+  bic: { flag: '--bic', key: 'bic', value: '<bic>', help: 'BIC of the bank, 8 or 11 characters' },
+  invoice_footer: { flag: '--invoice-footer', key: 'invoiceFooter', value: '<text>', help: 'text printed at the foot of every invoice' },
+  peppol_id: { flag: '--peppol-id', key: 'peppolId', value: '<scheme:id>', help: 'Peppol participant ID SCHEME:ID, e.g. 0088:7300010000001 or 9930:DE123456789' },
+};
+
+type UpdateOptions = {
   name?: string;
   currency?: string;
-  /** A code with --country, false with --no-country, undefined when neither is given. */
+  /** A code with --country ('' clears it), false with --no-country, undefined when neither is given. */
   country?: string | false;
   plan?: string;
   /** Comma-separated origins, or `*` for any. */
   embedOrigins?: string;
   json?: boolean;
-}
+} & { [key: string]: string | boolean | undefined };
 
 function recordLines(b: BusinessView): string[] {
   return [`id: ${b.id}`, `name: ${b.name}`, `currency: ${b.currency}`, `country: ${b.country ?? '-'}`, `plan: ${b.plan}`];
+}
+
+/** The record, then the legal identity: `legal name: …`, `address line1: …`, `-` for what is not set. */
+function profileLines(b: BusinessProfile): string[] {
+  return [...recordLines(b), ...LEGAL_IDENTITY_FIELDS.map((field) => `${field.replace(/_/g, ' ')}: ${b[field] ?? '-'}`)];
 }
 
 function listLines(list: BusinessView[]): string[] {
@@ -52,7 +85,29 @@ function changesOf(opts: UpdateOptions): BusinessChanges {
     const origins = opts.embedOrigins.split(',').map((origin) => origin.trim()).filter(Boolean);
     changes.embed_origins = opts.embedOrigins.trim() === '*' ? null : origins;
   }
+  for (const field of LEGAL_IDENTITY_FIELDS) {
+    const value = opts[LEGAL_OPTIONS[field].key];
+    if (typeof value === 'string') changes[field] = value;
+  }
   return changes;
+}
+
+/**
+ * The legal identity options are checked as option values, before the database is opened: a
+ * malformed IBAN, BIC, tax ID, Peppol ID or e-mail is a usage error (exit 2) naming its option.
+ */
+function checkLegalIdentityOptions(changes: BusinessChanges): void {
+  const given = Object.fromEntries(LEGAL_IDENTITY_FIELDS.filter((field) => changes[field] !== undefined).map((field) => [field, changes[field]]));
+  try {
+    validateInput(legalIdentityChangesSchema, given);
+  } catch (err) {
+    if (!(err instanceof ValidationFailed) || !err.details) throw err;
+    const lines = Object.entries(err.details).map(([field, messages]) => {
+      const flag = LEGAL_OPTIONS[field as LegalIdentityField]?.flag ?? `--${field}`;
+      return `\n  ${flag}: ${messages.map((message) => (message.startsWith(`${field} `) ? message.slice(field.length + 1) : message)).join('; ')}`;
+    });
+    throw new UsageError(`invalid option${lines.length > 1 ? 's' : ''}${lines.join('')}`);
+  }
 }
 
 export function businessCommand(): Command {
@@ -96,29 +151,37 @@ export function businessCommand(): Command {
   business
     .command('show <id>')
     .description('Show one business')
-    .option('--json', 'machine-readable output: the business record')
+    .option('--json', 'machine-readable output: the business profile, with its legal identity')
     .addHelpText('after', examples('invoicing business show 3', 'invoicing business show 3 --json'))
     .action(async (rawId: string, opts: { json?: boolean }) => {
       const id = positiveId(rawId, 'business id');
       const found = await withContext(({ services }) => services.businesses.get(id));
-      output(opts.json, found, () => [...recordLines(found), '', `Its keys: invoicing keys list --business ${found.id}`]);
+      output(opts.json, found, () => [...profileLines(found), '', `Its keys: invoicing keys list --business ${found.id}`]);
     });
 
-  business
+  const update = business
     .command('update <id>')
-    .description('Change a business: only the options given are changed')
+    .description('Change a business and its legal identity (what invoices show of the seller): only the options given are changed')
     .option('--name <name>', 'new name')
     .option('--currency <code>', 'new ISO 4217 currency (existing invoices keep theirs)')
-    .option('--country <cc>', 'new ISO 3166-1 alpha-2 country')
+    .option('--country <cc>', 'new ISO 3166-1 alpha-2 country (\'\' removes it)')
     .option('--no-country', 'remove the country')
     .option('--plan <plan>', 'new plan name')
-    .option('--embed-origins <origins>', 'comma-separated origins that may frame the embeddable signing page (embed_url), or * for any (the default)')
-    .option('--json', 'machine-readable output: the updated business record')
+    .option('--embed-origins <origins>', 'comma-separated origins that may frame the embeddable signing page (embed_url), or * for any (the default)');
+  for (const field of LEGAL_IDENTITY_FIELDS) {
+    const option = LEGAL_OPTIONS[field];
+    update.option(`${option.flag} ${option.value}`, `${option.help} ('' clears it)`);
+  }
+  update
+    .option('--json', 'machine-readable output: the business profile, with its legal identity')
     .addHelpText(
       'after',
       examples(
         'invoicing business update 3 --name "Acme Group" --plan pro',
         'invoicing business update 3 --currency EUR --country DE',
+        'invoicing business update 3 --legal-name "Acme GmbH" --address-line1 "Hauptstr. 1" --postal-code 10115 --city Berlin --tax-id DE123456789',
+        'invoicing business update 3 --iban "DE89 3704 0044 0532 0130 00" --bic COBADEFFXXX --peppol-id 9930:DE123456789',
+        'invoicing business update 3 --invoice-footer ""',
         'invoicing business update 3 --embed-origins https://shop.example,https://www.shop.example',
         'invoicing business update 3 --no-country --json',
       ),
@@ -126,9 +189,12 @@ export function businessCommand(): Command {
     .action(async (rawId: string, opts: UpdateOptions) => {
       const id = positiveId(rawId, 'business id');
       const changes = changesOf(opts);
-      if (Object.keys(changes).length === 0) throw new UsageError('nothing to change: give --name, --currency, --country, --no-country, --plan or --embed-origins');
+      if (Object.keys(changes).length === 0) {
+        throw new UsageError('nothing to change: give --name, --currency, --country, --no-country, --plan, --embed-origins or a legal identity option (see --help)');
+      }
+      checkLegalIdentityOptions(changes);
       const updated = await withContext(({ services }) => services.businesses.update(id, validateInput(businessChangesSchema, changes)));
-      output(opts.json, updated, () => [`Updated business ${updated.id}`, ...recordLines(updated)]);
+      output(opts.json, updated, () => [`Updated business ${updated.id}`, ...profileLines(updated)]);
     });
 
   business.addCommand(gatewayCommand());

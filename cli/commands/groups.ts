@@ -42,6 +42,12 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     summary: 'Refunds of payments (made through the API, at the gateway, or of an overpayment)',
     load: () => (require('./refunds') as typeof import('./refunds')).refundsCommand(),
   },
+  {
+    name: 'tax-rates',
+    term: 'tax-rates',
+    summary: 'Tax rates of a business (percentages and VAT categories put on invoice lines)',
+    load: () => (require('./tax-rates') as typeof import('./tax-rates')).taxRatesCommand(),
+  },
   { name: 'webhooks', term: 'webhooks', summary: 'Inspect and replay webhook deliveries (of every business)', load: () => (require('./webhooks') as typeof import('./webhooks')).webhooksCommand() },
   {
     name: 'trigger',

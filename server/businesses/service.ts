@@ -3,8 +3,8 @@ import { Actor } from '../auth/actor';
 import { Database } from '../db/database';
 import { NotFound } from '../errors';
 import { Business } from './model';
-import { BusinessChanges, BusinessView, NewBusiness } from './schema';
-import { toBusinessView } from './view';
+import { BusinessChanges, BusinessProfile, BusinessView, LEGAL_IDENTITY_FIELDS, NewBusiness } from './schema';
+import { toBusinessProfile, toBusinessView } from './view';
 
 /** The plan of a business created without one. */
 const DEFAULT_PLAN = 'free';
@@ -12,19 +12,20 @@ const DEFAULT_PLAN = 'free';
 export class BusinessService {
   constructor(private readonly db: Database) {}
 
-  /** `input` is valid by newBusinessSchema. */
+  /** `input` is valid by newBusinessSchema. The record, as `business create` and `init` print it. */
   async create(input: NewBusiness): Promise<BusinessView> {
     const row = await Business.query(this.db.current).insert({ ...input, country: input.country ?? null, plan: input.plan ?? DEFAULT_PLAN });
     return toBusinessView(row);
   }
 
-  async get(id: number): Promise<BusinessView> {
+  /** The profile: the business and its legal identity. */
+  async get(id: number): Promise<BusinessProfile> {
     const row = await Business.query(this.db.current).findById(id);
     if (!row) throw new NotFound('Business');
-    return toBusinessView(row);
+    return toBusinessProfile(row);
   }
 
-  /** Every business, oldest first (the CLI's `business list`). */
+  /** Every business's record, oldest first (the CLI's `business list`). */
   async list(): Promise<BusinessView[]> {
     const rows = await Business.query(this.db.current).orderBy('id');
     return rows.map(toBusinessView);
@@ -34,12 +35,16 @@ export class BusinessService {
    * `changes` are valid by businessChangesSchema. Existing invoices keep their own currency; a new
    * currency applies to what is created next.
    */
-  async update(id: number, changes: BusinessChanges): Promise<BusinessView> {
+  async update(id: number, changes: BusinessChanges): Promise<BusinessProfile> {
     return this.db.transaction(async (trx) => {
       if (!(await Business.query(trx).findById(id).forUpdate())) throw new NotFound('Business');
       const { embed_origins: origins, ...rest } = changes;
-      const patch = { ...rest, ...(origins === undefined ? {} : { embed_origins: origins === null ? null : origins.join(' ') }) };
-      return toBusinessView(await Business.query(trx).patchAndFetchById(id, patch));
+      const patch: Partial<Business> = { ...rest, ...(origins === undefined ? {} : { embed_origins: origins === null ? null : origins.join(' ') }) };
+      // A country or a legal identity field given empty is cleared.
+      for (const field of ['country', ...LEGAL_IDENTITY_FIELDS] as const) {
+        if (patch[field] === '') patch[field] = null;
+      }
+      return toBusinessProfile(await Business.query(trx).patchAndFetchById(id, patch));
     });
   }
 
@@ -51,7 +56,7 @@ export class BusinessService {
   }
 
   /** The caller's own business: `GET /business` and `GET /ping`. */
-  ofCredential(actor: Actor): Promise<BusinessView> {
+  ofCredential(actor: Actor): Promise<BusinessProfile> {
     return this.get(actor.businessId);
   }
 }

@@ -34,6 +34,14 @@ function columnsFor(merged: Omit<ClientInput, 'metadata'>): Partial<Client> {
     phone: blankToNull(merged.phone),
     company,
     address: blankToNull(merged.address),
+    city: blankToNull(merged.city),
+    postal_code: blankToNull(merged.postal_code),
+    state: blankToNull(merged.state),
+    country: blankToNull(merged.country),
+    tax_id: blankToNull(merged.tax_id),
+    tax_exempt: merged.tax_exempt ?? 'none',
+    buyer_reference: blankToNull(merged.buyer_reference),
+    peppol_id: blankToNull(merged.peppol_id),
   };
 }
 

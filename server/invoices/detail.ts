@@ -1,13 +1,17 @@
-/** Reads what an invoice response shows besides its row: its items and its payments, through the invoice. */
+/** Reads what an invoice response shows besides its row: its items, its payments and, for a draft, its parties. */
 import { Knex } from 'knex';
 import { Actor } from '../auth/actor';
+import { Business } from '../businesses/model';
+import { toSellerSnapshot } from '../businesses/view';
+import { Client } from '../clients/model';
+import { toBuyerSnapshot } from '../clients/view';
 import { Payment } from '../payments/model';
 import { PaymentView } from '../payments/schema';
 import { toPaymentView } from '../payments/view';
 import { InvoiceLinks } from './links';
 import { Invoice, InvoiceItem } from './model';
 import { InvoiceDetail } from './schema';
-import { toInvoiceView } from './view';
+import { InvoiceParties, toInvoiceView } from './view';
 
 /** The items of each invoice, in order. */
 export async function itemsOf(invoices: readonly Invoice[], conn: Knex): Promise<Map<number, InvoiceItem[]>> {
@@ -28,14 +32,48 @@ export async function paymentsOf(actor: Actor, invoice: Invoice, conn: Knex): Pr
   return (await paymentRowsOf(actor, invoice, conn)).map(toPaymentView);
 }
 
-/** `known`: what the caller has just written (a new invoice has no payments; items just stored), so its read is spared. */
+/**
+ * Who each invoice is from and to (by invoice id): the snapshot an issued invoice took, and for a
+ * draft, which has none, its business and client as they are now. `known` spares the reads of a
+ * business or client the caller holds.
+ */
+export async function partiesOf(
+  actor: Actor,
+  invoices: readonly Invoice[],
+  conn: Knex,
+  known: { business?: Business; clients?: readonly Client[] } = {},
+): Promise<Map<number, InvoiceParties>> {
+  const parties = new Map<number, InvoiceParties>();
+  const drafts = invoices.filter((row) => !row.seller || !row.buyer);
+  for (const row of invoices) if (row.seller && row.buyer) parties.set(row.id, { seller: row.seller, buyer: row.buyer });
+  if (!drafts.length) return parties;
+  const clients = new Map((known.clients ?? []).map((client) => [client.id, client]));
+  const missing = [...new Set(drafts.map((row) => row.client_id))].filter((id) => !clients.has(id));
+  const [business, read] = await Promise.all([
+    known.business ?? Business.findById(conn, actor.businessId),
+    missing.length === 1 ? Client.findOwn(actor, conn, missing[0]).then((client) => (client ? [client] : [])) : missing.length ? Client.of(actor, conn).whereIn('clients.id', missing) : [],
+  ]);
+  for (const client of read) clients.set(client.id, client);
+  for (const row of drafts) {
+    const client = clients.get(row.client_id);
+    if (!business || !client) throw new Error(`invoice ${row.id}: its business or client is gone`);
+    parties.set(row.id, { seller: toSellerSnapshot(business), buyer: toBuyerSnapshot(client) });
+  }
+  return parties;
+}
+
+/** `known`: what the caller has just written or read (a new invoice has no payments; items just stored), so its read is spared. */
 export async function invoiceDetail(
   actor: Actor,
   row: Invoice,
   conn: Knex,
   links: InvoiceLinks,
-  known: { payments?: PaymentView[]; items?: InvoiceItem[] } = {},
+  known: { payments?: PaymentView[]; items?: InvoiceItem[]; business?: Business; clients?: readonly Client[] } = {},
 ): Promise<InvoiceDetail> {
-  const [items, payments] = await Promise.all([known.items ?? InvoiceItem.ofInvoice(row, conn), known.payments ?? paymentsOf(actor, row, conn)]);
-  return { ...toInvoiceView(row, items, links), payments };
+  const [items, payments, parties] = await Promise.all([
+    known.items ?? InvoiceItem.ofInvoice(row, conn),
+    known.payments ?? paymentsOf(actor, row, conn),
+    partiesOf(actor, [row], conn, known),
+  ]);
+  return { ...toInvoiceView(row, items, links, parties.get(row.id)!), payments };
 }

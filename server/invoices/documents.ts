@@ -5,13 +5,11 @@
  */
 import path from 'node:path';
 import { Actor } from '../auth/actor';
-import { BusinessService } from '../businesses/service';
-import { Client } from '../clients/model';
 import { Database } from '../db/database';
 import { NotFound } from '../errors';
 import { PdfFile, PdfPool } from '../pdf/pool';
 import { InvoiceLinks } from './links';
-import { paymentRowsOf } from './detail';
+import { partiesOf, paymentRowsOf } from './detail';
 import { Invoice, InvoiceItem } from './model';
 import { InvoiceDocument } from './pdf';
 
@@ -20,7 +18,6 @@ export class InvoiceDocuments {
 
   constructor(
     private readonly db: Database,
-    private readonly businesses: BusinessService,
     private readonly links: InvoiceLinks,
     options: { threads: number },
   ) {
@@ -35,17 +32,10 @@ export class InvoiceDocuments {
     const conn = this.db.current;
     const invoice = await Invoice.findOwn(actor, conn, id);
     if (!invoice) throw new NotFound('Invoice');
-    const [items, payments, client, business] = await Promise.all([
-      InvoiceItem.ofInvoice(invoice, conn),
-      paymentRowsOf(actor, invoice, conn),
-      Client.findOwn(actor, conn, invoice.client_id),
-      this.businesses.get(actor.businessId),
-    ]);
-    if (!client) throw new NotFound('Client');
+    const [items, payments, parties] = await Promise.all([InvoiceItem.ofInvoice(invoice, conn), paymentRowsOf(actor, invoice, conn), partiesOf(actor, [invoice], conn)]);
     // The rows cross to the thread as data (structured clone): their columns, not their methods.
     const document: InvoiceDocument = {
-      businessName: business.name,
-      client: { name: client.name, email: client.email, company: client.company ?? null, address: client.address ?? null },
+      ...parties.get(invoice.id)!,
       invoice,
       items,
       payments,

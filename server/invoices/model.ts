@@ -2,7 +2,11 @@ import { Knex } from 'knex';
 import { StoredRow } from '../db/statement';
 import { ChildModel, TenantModel } from '../db/tenant-model';
 import { Metadata } from '../metadata/schema';
+import { TaxBreakdownLine, TaxExempt } from '../money/tax';
+import { BuyerSnapshot } from '../clients/view';
+import { SellerSnapshot } from '../businesses/view';
 import { InvoiceStatus } from './status';
+
 
 export { INVOICE_STATUSES, PAYABLE_STATUSES } from './status';
 export type { InvoiceStatus } from './status';
@@ -10,7 +14,7 @@ export type { InvoiceStatus } from './status';
 export class Invoice extends TenantModel {
   static override tableName = 'invoices';
   static override timestampColumns = ['created_at', 'updated_at', 'sent_at', 'viewed_at', 'paid_at', 'voided_at'];
-  static override jsonAttributes = ['metadata'];
+  static override jsonAttributes = ['metadata', 'default_tax_rate_ids', 'tax_breakdown', 'seller', 'buyer'];
 
   client_id!: number;
   /** `INV-000001`, assigned when the invoice leaves draft; null on drafts. */
@@ -19,10 +23,27 @@ export class Invoice extends TenantModel {
   currency!: string;
   issue_date!: string;
   due_date!: string;
-  /** Minor units. */
+  /** Minor units. `subtotal`: the line amounts as entered; `total` = total_excluding_tax + total_tax + rounding_amount. */
   subtotal!: number;
+  total_excluding_tax!: number;
+  total_tax!: number;
+  /** The computed rounding of inclusive rates plus `caller_rounding_amount`. */
+  rounding_amount!: number;
+  caller_rounding_amount!: number;
   total!: number;
   amount_paid!: number;
+  /** The buyer's tax status the totals were computed with; `requested_tax_exempt` is the caller's override (null: the client's). */
+  tax_exempt!: TaxExempt;
+  requested_tax_exempt!: TaxExempt | null;
+  /** Applied to items that give no `tax_rate_ids`; null on invoices from before taxes. */
+  default_tax_rate_ids!: number[] | null;
+  /** As the engine computed it (percentages in integer units, rate names as they were), so an issued invoice keeps them; null on invoices from before taxes. */
+  tax_breakdown!: TaxBreakdownLine[] | null;
+  buyer_reference!: string | null;
+  purchase_order!: string | null;
+  /** Both parties as they were when the invoice left draft; null on drafts. */
+  seller!: SellerSnapshot | null;
+  buyer!: BuyerSnapshot | null;
   notes!: string | null;
   /** The unguessable part of the payment link. */
   payment_token!: string;
@@ -39,6 +60,7 @@ export class InvoiceItem extends ChildModel {
   static override tableName = 'invoice_items';
   static override timestampColumns: string[] = [];
   static override parentColumn = 'invoice_id';
+  static override jsonAttributes = ['tax_rate_ids', 'tax_amounts'];
 
   static ofInvoices(invoices: readonly Invoice[], conn: Knex) {
     return InvoiceItem.ofParents(invoices, conn);
@@ -60,6 +82,11 @@ export class InvoiceItem extends ChildModel {
   quantity_units!: number;
   unit_price!: number;
   amount!: number;
+  amount_excluding_tax!: number;
+  /** The ids the item gave; null: it gave none, and the invoice's default_tax_rate_ids apply. */
+  tax_rate_ids!: number[] | null;
+  /** Tax computed elsewhere, in minor units; null when none was given. */
+  tax_amounts!: { tax_rate_id: number; amount: number }[] | null;
 
   // No timestamp columns on items: they live and die with their invoice.
   override $beforeInsert(): void {}

@@ -1,20 +1,24 @@
 /**
  * An invoice as a PDF on A4: the invoice while money is due, the receipt once it is paid (payment
  * date and method). Amounts are the stored minor units, formatted with the currency's own decimals.
+ * Both parties are as the invoice names them (its snapshot once issued), with what the contract's
+ * "PDF" section asks of a legal invoice: their identities, the terms, the tax per rate and why none
+ * is charged, and how to pay.
  */
 import { formatMoney } from './email';
 import { fromQuantityUnits } from '../money/amount';
+import { fromPercentageUnits } from '../money/tax';
 import { FittedLine, lineHeight, MARGIN, PdfLayout, TextStyle } from '../pdf/layout';
 import type { PdfFile } from '../pdf/pool';
 import { Payment } from '../payments/model';
 import { paymentMethodName, tookMoney } from '../payments/view';
+import { buyerLines, formatPercentage, paymentTerms, sellerDetails, taxLineLabel, taxNotes } from './legal-text';
 import type { Invoice, InvoiceItem } from './model';
 import { PAYABLE_STATUSES } from './status';
+import type { InvoiceParties } from './view';
 
 /** Everything the document shows, read by InvoiceDocuments. */
-export interface InvoiceDocument {
-  businessName: string;
-  client: { name: string; email: string; company: string | null; address: string | null };
+export interface InvoiceDocument extends InvoiceParties {
   invoice: Invoice;
   items: InvoiceItem[];
   /** Oldest first. */
@@ -27,7 +31,13 @@ const BODY: TextStyle = { size: 9.5 };
 const BOLD: TextStyle = { size: 9.5, weight: 'bold' };
 const LABEL: TextStyle = { size: 8, weight: 'bold', color: '#57606a' };
 const MUTED: TextStyle = { size: 9.5, color: '#57606a' };
+const SMALL: TextStyle = { size: 8, color: '#57606a' };
+const NAME: TextStyle = { size: 16, weight: 'bold' };
 const CELL_PADDING = 5;
+/** The heading's name lines at most: past them, the seller's block starts with the whole name. */
+const NAME_LINES = 3;
+/** The share of the width the invoice's facts may take from the parties' column beside them. */
+const MAX_FACTS_SHARE = 0.6;
 
 const STATUS_NAMES: Record<Invoice['status'], string> = {
   draft: 'Draft, not issued',
@@ -46,10 +56,17 @@ type Column = { label: string; align: 'left' | 'right' } & ({ wraps: true } | { 
 
 /** What the wrapping column keeps however wide the amounts are; past it, the amounts are set smaller. */
 const MIN_WRAPPING_WIDTH = 160;
+/** What a totals label keeps however wide the amounts are; a longer label (a tax rate's long name) wraps. */
+const MIN_TOTALS_LABEL_WIDTH = 120;
 
 /** A paid invoice is a receipt: its file is named for it. */
 function isReceipt(invoice: Invoice): boolean {
   return invoice.status === 'paid';
+}
+
+/** Money is still asked for: a draft (a preview of what it will ask) or a payable invoice with an amount due. */
+function asksForMoney(invoice: Invoice): boolean {
+  return (invoice.status === 'draft' || PAYABLE_STATUSES.includes(invoice.status)) && invoice.total > invoice.amount_paid;
 }
 
 function pdfFilename(invoice: Invoice): string {
@@ -58,71 +75,92 @@ function pdfFilename(invoice: Invoice): string {
 }
 
 export async function invoicePdf(document: InvoiceDocument): Promise<PdfFile> {
-  const { invoice } = document;
+  const { invoice, seller } = document;
   const receipt = isReceipt(invoice);
   const number = invoice.number ?? 'Draft';
   // A name is one line wherever it appears: line breaks in it would push the invoice's facts down.
-  const businessName = document.businessName.replace(/\s+/g, ' ').trim();
+  const sellerName = (seller.legal_name ?? '').replace(/\s+/g, ' ').trim();
   const layout = new PdfLayout({
-    title: `${receipt ? 'Receipt' : 'Invoice'} ${number} from ${businessName}`,
-    author: businessName,
+    title: `${receipt ? 'Receipt' : 'Invoice'} ${number} from ${sellerName}`,
+    author: sellerName,
     createdAt: new Date(invoice.updated_at),
   });
   const money = (minor: number) => formatMoney(minor, invoice.currency);
 
-  heading(layout, { ...document, businessName }, receipt);
+  heading(layout, document, sellerName, receipt);
   itemsTable(layout, document, money);
   totals(layout, invoice, document.payments, money);
+  const notes = taxNotes(invoice.tax_breakdown ?? [], document.buyer);
+  if (notes.length) section(layout, 'Tax notes', () => notes.forEach((note) => layout.paragraph(note, BODY)));
   paymentsTable(layout, document.payments, money);
   if (invoice.notes) section(layout, 'Notes', () => layout.paragraph(invoice.notes as string, BODY));
-  if (document.paymentUrl && PAYABLE_STATUSES.includes(invoice.status) && invoice.total > invoice.amount_paid) {
-    const url = document.paymentUrl;
-    section(layout, 'Pay online', () => layout.paragraph(url, { ...BODY, color: '#0969da' }, { link: url }));
+  paymentInstructions(layout, document);
+  if (seller.invoice_footer) {
+    layout.y += 12;
+    layout.ensureRoom(lineHeight(SMALL) * 2);
+    layout.paragraph(seller.invoice_footer, SMALL);
   }
 
-  const content = await layout.finish(`${businessName} · ${receipt ? 'Receipt' : 'Invoice'} ${number}`);
+  const content = await layout.finish(`${sellerName} · ${receipt ? 'Receipt' : 'Invoice'} ${number}`);
   return { filename: pdfFilename(invoice), content };
 }
 
-/** The business and the title, the client on the left, the invoice's facts on the right. */
-function heading(layout: PdfLayout, document: InvoiceDocument, receipt: boolean): void {
-  const { invoice, client } = document;
+/**
+ * The seller's name and the title; under them, the seller's block and then the buyer's on the left,
+ * the invoice's facts on the right.
+ */
+function heading(layout: PdfLayout, document: InvoiceDocument, sellerName: string, receipt: boolean): void {
+  const { invoice, seller, buyer } = document;
   const title: TextStyle = { size: 20, weight: 'bold' };
   const titleLine = layout.line(receipt ? 'RECEIPT' : 'INVOICE', title);
-  const name = layout.clamp(document.businessName, { size: 16, weight: 'bold' }, layout.width - titleLine.width - 24, 3);
+  const nameWidth = layout.width - titleLine.width - 24;
+  const nameCut = layout.wrap(sellerName, NAME, nameWidth).length > NAME_LINES;
+  const name = layout.clamp(sellerName, NAME, nameWidth, NAME_LINES);
   layout.drawLine(titleLine, layout.left, layout.y, title, { align: 'right', width: layout.width });
-  layout.y += Math.max(layout.drawLines(name, layout.left, layout.y, { size: 16, weight: 'bold' }), lineHeight(title)) + 6;
+  layout.y += Math.max(layout.drawLines(name, layout.left, layout.y, NAME), lineHeight(title)) + 6;
   if (!invoice.livemode) {
     layout.paragraph('TEST MODE: no real payment is taken.', { size: 9, weight: 'bold', color: '#8250df' });
   }
-  layout.y += 14;
+  layout.y += 8;
 
-  const columnWidth = layout.width / 2 - 12;
   const facts: [string, string][] = [
     [receipt ? 'Receipt for invoice' : 'Invoice number', invoice.number ?? 'Draft'],
     ['Issue date', invoice.issue_date],
-    ...(receipt ? [] : [['Due date', invoice.due_date] as [string, string]]),
+    ...(receipt
+      ? []
+      : [
+          ['Due date', invoice.due_date] as [string, string],
+          ['Payment terms', paymentTerms(invoice.issue_date, invoice.due_date)] as [string, string],
+        ]),
     ...(invoice.paid_at && receipt ? [['Paid on', invoice.paid_at.slice(0, 10)] as [string, string]] : []),
     ...(receipt ? methodsOf(document.payments) : []),
     ['Status', STATUS_NAMES[invoice.status]],
   ];
-  const billTo = [client.name, client.company, client.email, client.address].filter((line): line is string => Boolean(line));
 
-  // The facts first: a few short lines. The client's lines may be many (an address of 1 000
-  // characters), so they go at the cursor and carry on over the page if they must.
+  // The facts first: a few short lines, on half the width or more for a long value (the payment
+  // terms), up to MAX_FACTS_SHARE. The parties' lines may be many (an address of 1 000 characters),
+  // so they go at the cursor and carry on over the page if they must.
   const top = layout.y;
-  const factsLeft = layout.right - columnWidth;
-  const labelWidth = 110;
+  const labelWidth = Math.max(...facts.map(([label]) => layout.widthOf(label, MUTED))) + 12;
+  const widestValue = Math.max(...facts.map(([, value]) => layout.widthOf(value, BOLD)));
+  const factsWidth = Math.min(Math.max(layout.width / 2 - 12, labelWidth + widestValue), layout.width * MAX_FACTS_SHARE);
+  const columnWidth = layout.width - factsWidth - 24;
+  const factsLeft = layout.right - factsWidth;
   let right = top;
   for (const [label, value] of facts) {
-    const valueLines = layout.wrap(value, BOLD, columnWidth - labelWidth);
+    const valueLines = layout.wrap(value, BOLD, factsWidth - labelWidth);
     layout.drawLines(layout.wrap(label, MUTED, labelWidth - 6), factsLeft, right, MUTED);
-    right += layout.drawLines(valueLines, factsLeft + labelWidth, right, BOLD, { align: 'right', width: columnWidth - labelWidth });
+    right += layout.drawLines(valueLines, factsLeft + labelWidth, right, BOLD, { align: 'right', width: factsWidth - labelWidth });
   }
   const page = layout.page;
+  // The heading shows the seller's name cut short past a few lines: its block then gives it whole.
+  const sellerLines = [...(nameCut ? [sellerName] : []), ...sellerDetails(seller)];
+  sellerLines.forEach((text) => layout.paragraph(text, MUTED, { width: columnWidth }));
+  layout.y += sellerLines.length ? 14 : 0;
+  layout.ensureRoom(lineHeight(LABEL) + 2 + lineHeight(BOLD));
   layout.paragraph('BILL TO', LABEL, { width: columnWidth });
   layout.y += 2;
-  billTo.forEach((text, index) => layout.paragraph(text, index === 0 ? BOLD : BODY, { width: columnWidth }));
+  buyerLines(buyer, invoice).forEach((text, index) => layout.paragraph(text, index === 0 ? BOLD : BODY, { width: columnWidth }));
   layout.y = (layout.page === page ? Math.max(layout.y, right) : layout.y) + 22;
 }
 
@@ -132,42 +170,98 @@ function methodsOf(payments: readonly Payment[]): [string, string][] {
   return methods.length ? [[methods.length > 1 ? 'Payment methods' : 'Payment method', methods.join(', ')]] : [];
 }
 
+/** The items; with a tax column, each line's rates as applied, when the invoice has any rate. */
 function itemsTable(layout: PdfLayout, document: InvoiceDocument, money: (minor: number) => string): void {
+  const { invoice } = document;
   const quantity = new Intl.NumberFormat('en-US', { maximumFractionDigits: 4 });
+  const percentages = new Map((invoice.tax_breakdown ?? []).map((line) => [line.tax_rate_id, formatPercentage(fromPercentageUnits(line.percentage_units))]));
+  // An item that names no rates takes the invoice's defaults.
+  const ratesOf = (item: InvoiceItem) => (item.tax_rate_ids ?? invoice.default_tax_rate_ids ?? []).flatMap((id) => percentages.get(id) ?? []).join(', ') || '—';
+  const taxed = percentages.size > 0;
   table(
     layout,
     [
       { label: 'Description', wraps: true, align: 'left' },
       { label: 'Qty', width: 55, align: 'right' },
       { label: 'Unit price', width: 100, align: 'right' },
+      ...(taxed ? [{ label: 'Tax', width: 50, align: 'right' } as Column] : []),
       { label: 'Amount', width: 100, align: 'right' },
     ],
-    document.items.map((item) => [item.description, quantity.format(fromQuantityUnits(item.quantity_units)), money(item.unit_price), money(item.amount)]),
+    document.items.map((item) => [
+      item.description,
+      quantity.format(fromQuantityUnits(item.quantity_units)),
+      money(item.unit_price),
+      ...(taxed ? [ratesOf(item)] : []),
+      money(item.amount),
+    ]),
   );
 }
 
+/**
+ * The totals: with taxes (or a rounding), the subtotal excluding tax, one line per rate and the
+ * rounding before the total; then what was paid and what is due.
+ */
 function totals(layout: PdfLayout, invoice: Invoice, payments: readonly Payment[], money: (minor: number) => string): void {
   const refunded = payments.some((payment) => (payment.amount_refunded ?? 0) > 0);
-  const rows: [string, string, TextStyle][] = [['Total', money(invoice.total), BODY]];
+  const breakdown = invoice.tax_breakdown ?? [];
+  const rows: [string, string, TextStyle][] = [];
+  // An invoice without either keeps its one Total line: its subtotal is its total.
+  if (breakdown.length || invoice.rounding_amount !== 0) {
+    rows.push(['Subtotal', money(invoice.total_excluding_tax), BODY]);
+    for (const line of breakdown) {
+      rows.push([taxLineLabel(line.display_name, fromPercentageUnits(line.percentage_units), money(line.taxable_amount)), money(line.tax_amount), BODY]);
+    }
+    if (invoice.rounding_amount !== 0) rows.push(['Rounding', money(invoice.rounding_amount), BODY]);
+  }
+  rows.push(['Total', money(invoice.total), BODY]);
   // amount_paid is what was kept: refunds have come off it.
   if (!isReceipt(invoice) && (invoice.amount_paid > 0 || refunded)) rows.push([refunded ? 'Paid, net of refunds' : 'Paid', money(invoice.amount_paid), BODY]);
   const emphasis: TextStyle = { size: 11, weight: 'bold' };
   if (isReceipt(invoice)) rows.push(['Amount paid', money(invoice.amount_paid), emphasis]);
   else if (invoice.status !== 'void') rows.push(['Amount due', money(invoice.total - invoice.amount_paid), emphasis]);
-  // Labels on the left of the block, amounts ending at the right edge, each on one line: the block
-  // widens for the largest amounts rather than break one.
+  // Labels on the left of the block, amounts ending at the right edge, each amount on one line: the
+  // block widens for the largest amounts rather than break one, and a long label wraps.
   const gap = 24;
-  const labelWidth = Math.max(...rows.map(([label, , style]) => layout.widthOf(label, style)));
-  const valueWidth = Math.min(Math.max(...rows.map(([, value, style]) => layout.widthOf(value, style))), layout.width - labelWidth - gap - CELL_PADDING);
+  const widestLabel = Math.max(...rows.map(([label, , style]) => layout.widthOf(label, style)));
+  const widestValue = Math.max(...rows.map(([, value, style]) => layout.widthOf(value, style)));
+  const valueWidth = Math.min(widestValue, layout.width - Math.min(widestLabel, MIN_TOTALS_LABEL_WIDTH) - gap - CELL_PADDING);
+  const labelWidth = Math.min(widestLabel, layout.width - valueWidth - gap - CELL_PADDING);
   const left = layout.right - Math.max(250, labelWidth + gap + valueWidth + CELL_PADDING);
+  const laidOut = rows.map(([label, value, style]) => ({ labels: layout.wrap(label, style, labelWidth), value, style }));
+  const heightOf = (row: (typeof laidOut)[number]) => row.labels.length * lineHeight(row.style) + 4;
   layout.y += 6;
-  layout.ensureRoom(rows.reduce((sum, [, , style]) => sum + lineHeight(style) + 4, 0));
-  for (const [label, value, style] of rows) {
-    layout.drawLine(layout.line(label, style), left, layout.y, style);
-    drawFitted(layout, layout.fit(value, style, valueWidth), layout.right - CELL_PADDING - valueWidth, layout.y, { align: 'right', width: valueWidth });
-    layout.y += lineHeight(style) + 4;
+  // The block together where it fits on a page; a breakdown of many rates carries on row by row.
+  layout.ensureRoom(laidOut.reduce((sum, row) => sum + heightOf(row), 0));
+  for (const row of laidOut) {
+    layout.ensureRoom(heightOf(row));
+    const top = layout.y;
+    layout.drawLines(row.labels, left, top, row.style);
+    drawFitted(layout, layout.fit(row.value, row.style, valueWidth), layout.right - CELL_PADDING - valueWidth, top, { align: 'right', width: valueWidth });
+    layout.y += heightOf(row);
   }
   layout.y += 10;
+}
+
+/**
+ * How to pay while money is asked for: by bank transfer to the seller's account when it has an IBAN
+ * (with the invoice number as the reference), and online through the payment page.
+ */
+function paymentInstructions(layout: PdfLayout, document: InvoiceDocument): void {
+  const { invoice, seller, paymentUrl } = document;
+  if (!asksForMoney(invoice)) return;
+  if (seller.iban) {
+    const iban = seller.iban;
+    section(layout, 'Bank transfer', () => {
+      // Printed in groups of four, as ISO 13616 writes an IBAN on paper.
+      layout.paragraph(`IBAN: ${iban.replace(/(.{4})(?=.)/g, '$1 ')}`, BODY);
+      if (seller.bic) layout.paragraph(`BIC: ${seller.bic}`, BODY);
+      if (invoice.number) layout.paragraph(`Reference: ${invoice.number}`, BODY);
+    });
+  }
+  // A draft has no payment page yet.
+  if (paymentUrl) {
+    section(layout, 'Pay online', () => layout.paragraph(paymentUrl, { ...BODY, color: '#0969da' }, { link: paymentUrl }));
+  }
 }
 
 function paymentsTable(layout: PdfLayout, payments: readonly Payment[], money: (minor: number) => string): void {

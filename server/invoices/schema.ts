@@ -9,26 +9,47 @@ import { idFilter, listQuery, ListParams } from '../http/pagination';
 import { MetadataChanges, metadataField, MetadataFilter, MetadataShape, withMetadataFilter } from '../metadata/schema';
 import { currencyField, MAX_QUANTITY, moneyField } from '../money/amount';
 import { closed, Currency, date, dateTime, envelope, Id, listOf, money, text } from '../shapes/common';
-import { component, nullable, stringEnum } from '../shapes/component';
+import { component, described, nullable, stringEnum } from '../shapes/component';
+import { Buyer, TaxExemptShape } from '../clients/schema';
+import { Seller } from '../businesses/schema';
+import { MAX_TAX_RATES_PER_LINE, TAX_EXEMPT_VALUES, TaxExempt } from '../money/tax';
+import { TaxCategoryShape } from '../tax-rates/schema';
 import { calendarDate, optionalText } from '../validation';
 import { INVOICE_STATUSES, InvoiceStatus } from './model';
 import { PaymentShape } from '../payments/schema';
 
 export const MAX_ITEMS = 500;
 
+/** Tax computed elsewhere for one line and rate, in major units. */
+export interface TaxAmountInput {
+  tax_rate_id: number;
+  amount: number;
+}
+
 export interface ItemInput {
   description: string;
   quantity: number;
   unit_price: number;
+  tax_rate_ids?: number[];
+  tax_amounts?: TaxAmountInput[];
 }
 
-export interface InvoiceInput {
+/** What taxes an invoice as a whole (POST /invoices, PATCH, quick-charge). */
+export interface InvoiceTaxInput {
+  default_tax_rate_ids?: number[];
+  tax_exempt?: TaxExempt;
+  rounding_amount?: number;
+}
+
+export interface InvoiceInput extends InvoiceTaxInput {
   client_id: number;
   currency?: string;
   issue_date?: string;
   due_date?: string;
   items: ItemInput[];
   notes?: string | null;
+  buyer_reference?: string | null;
+  purchase_order?: string | null;
   metadata?: MetadataChanges;
 }
 
@@ -41,14 +62,31 @@ export interface InvoiceListParams extends ListParams, MetadataFilter {
 
 export const recordIdField = Joi.number().strict().integer().min(1).max(Number.MAX_SAFE_INTEGER);
 
+/** Tax rate ids: distinct, at most five (a line's own, or an invoice's defaults). */
+export const taxRateIdsField = Joi.array().items(recordIdField).max(MAX_TAX_RATES_PER_LINE).unique();
+
 const item = Joi.object<ItemInput>({
   description: Joi.string().trim().min(1).max(1000).required(),
   quantity: Joi.number().strict().greater(0).max(MAX_QUANTITY).required(),
   unit_price: moneyField.required(),
+  tax_rate_ids: taxRateIdsField.description("The line's tax rates; without it, the invoice's default_tax_rate_ids apply"),
+  tax_amounts: Joi.array()
+    .items(Joi.object({ tax_rate_id: recordIdField.required(), amount: moneyField.required() }))
+    .max(MAX_TAX_RATES_PER_LINE)
+    .description("Tax computed elsewhere for this line, per rate (major units): within one minor unit of the line's own tax; for a rate, every line carries it or none does"),
 });
 
 /** An invoice's lines (also quick-charge's). */
 export const itemsField = Joi.array().items(item).min(1).max(MAX_ITEMS);
+
+/** The invoice-wide tax fields, also quick-charge's. */
+export const invoiceTaxFields = {
+  default_tax_rate_ids: taxRateIdsField.description('Applied to the items that give no tax_rate_ids'),
+  tax_exempt: Joi.string()
+    .valid(...TAX_EXEMPT_VALUES)
+    .description("The buyer's tax status for this invoice, overriding the client's: exempt (category E) or reverse (AE), both at 0 %"),
+  rounding_amount: moneyField.description('A rounding settled elsewhere (e.g. a shop whose total and tax lines differ by a cent): at most one minor unit per line, either sign; added to the computed rounding'),
+};
 
 const fields = {
   currency: currencyField,
@@ -56,7 +94,10 @@ const fields = {
   due_date: calendarDate,
   items: itemsField,
   notes: optionalText(5000),
+  buyer_reference: optionalText(255).description("The buyer's reference (e.g. a German Leitweg-ID); default: the client's buyer_reference"),
+  purchase_order: optionalText(255).description("The buyer's purchase order number"),
   metadata: metadataField,
+  ...invoiceTaxFields,
 };
 
 export const createInvoiceBody = Joi.object<InvoiceInput>({
@@ -128,8 +169,27 @@ export const InvoiceItemShape = component(
     description: text(1000, 1),
     quantity: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'At most 4 decimals' }),
     unit_price: money({ description: 'Major units; may be negative (a discount line)' }),
-    amount: money({ description: 'quantity × unit_price, rounded half away from zero to the minor unit' }),
+    amount: money({ description: 'quantity × unit_price, rounded half away from zero to the minor unit; with an inclusive rate it includes the tax' }),
+    amount_excluding_tax: money({ description: 'With an inclusive rate: amount × 100 / (100 + percentage), rounded; otherwise the amount' }),
+    tax_rate_ids: Type.Array(Id, { maxItems: MAX_TAX_RATES_PER_LINE, description: "The rates that tax this line: its own, or the invoice's defaults" }),
   }),
+);
+
+export const TaxBreakdownLineShape = component(
+  'TaxBreakdownLine',
+  closed(
+    {
+      tax_rate_id: Id,
+      display_name: Type.String({ description: 'As it was when the invoice was issued' }),
+      category: TaxCategoryShape,
+      percentage: Type.Number({ minimum: 0, maximum: 100 }),
+      inclusive: Type.Boolean(),
+      taxable_amount: money({ description: "Sum of its lines' amount_excluding_tax" }),
+      tax_amount: money({ description: 'taxable_amount × percentage / 100, rounded once for the rate (or the sum of the lines\' tax_amounts)' }),
+      exemption_reason: nullable(Type.String()),
+    },
+    { description: 'One rate of the invoice: as applied (an exempt buyer makes every rate E at 0 %, a reverse-charge buyer AE at 0 %)' },
+  ),
 );
 
 /** The fields every invoice carries: an Invoice is these, an InvoiceDetail adds its payments. */
@@ -142,11 +202,21 @@ const invoiceFields = {
   issue_date: date,
   due_date: Type.String({ format: 'date', description: 'Strictly after issue_date' }),
   items: Type.Array(InvoiceItemShape, { minItems: 1, maxItems: MAX_ITEMS }),
-  subtotal: money({ description: 'Sum of the line amounts' }),
-  total: money({ minimum: 0, description: 'Sum of the line amounts (≥ 0)' }),
+  subtotal: money({ description: 'Sum of the line amounts as entered' }),
+  default_tax_rate_ids: Type.Array(Id, { maxItems: MAX_TAX_RATES_PER_LINE }),
+  tax_exempt: TaxExemptShape,
+  tax_breakdown: Type.Array(TaxBreakdownLineShape, { description: 'One entry per rate, by id' }),
+  total_excluding_tax: money({ description: "Sum of the lines' amount_excluding_tax" }),
+  total_tax: money(),
+  rounding_amount: money({ description: "What keeps an inclusive invoice's total at the quoted prices, plus the caller's rounding_amount" }),
+  total: money({ minimum: 0, description: 'total_excluding_tax + total_tax + rounding_amount (≥ 0)' }),
   amount_paid: money({ minimum: 0 }),
   amount_due: money({ description: 'total − amount_paid' }),
   notes: nullable(Type.String({ maxLength: 5000 })),
+  buyer_reference: nullable(Type.String({ maxLength: 255 })),
+  purchase_order: nullable(Type.String({ maxLength: 255 })),
+  seller: described(Seller, 'The business as it was when the invoice left draft; a draft shows its current values'),
+  buyer: described(Buyer, 'The client as it was when the invoice left draft; a draft shows its current values'),
   metadata: MetadataShape,
   livemode: Type.Boolean(),
   sent_at: nullable(dateTime),

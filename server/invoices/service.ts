@@ -6,9 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import { Knex } from 'knex';
 import { acrossTenants, Actor, SystemActor, systemActor } from '../auth/actor';
+import { Business } from '../businesses/model';
 import { BusinessService } from '../businesses/service';
+import { toSellerSnapshot } from '../businesses/view';
 import { Client } from '../clients/model';
 import { UNKNOWN_CLIENT_ID } from '../clients/service';
+import { toBuyerSnapshot } from '../clients/view';
 import { businessClock } from '../clock';
 import { Database } from '../db/database';
 import { EmailQueue } from '../email/queue';
@@ -17,14 +20,16 @@ import { Outbox } from '../events/outbox';
 import { Page, paginate } from '../http/pagination';
 import { dropMetadataIndex, indexMetadata, initialMetadata, updateMetadata, whereMetadata } from '../metadata/store';
 import { toMajor } from '../money/amount';
+import { TaxedInvoice, TaxExempt } from '../money/tax';
+import { TaxRateService } from '../tax-rates/service';
 import { addDays, todayUtc } from '../validation';
 import { InvoiceLinks } from './links';
-import { invoiceDetail, itemsOf } from './detail';
+import { invoiceDetail, itemsOf, partiesOf } from './detail';
 import { formatMoney, invoiceEmail } from './email';
 import { Invoice, InvoiceItem } from './model';
 import { drawInvoiceNumber } from './numbering';
-import { itemsAsInput, PricedItem, priceItems } from './pricing';
-import { InvoiceChanges, InvoiceDetail, InvoiceInput, InvoiceListParams, InvoiceView, SentInvoice } from './schema';
+import { itemsAsInput, PricedInvoice, PricedItem, priceInvoice, rateIdsOf, TaxTerms } from './pricing';
+import { InvoiceChanges, InvoiceDetail, InvoiceInput, InvoiceListParams, InvoiceView, ItemInput, SentInvoice } from './schema';
 import { toInvoiceView } from './view';
 
 export interface IssuedInvoice {
@@ -41,6 +46,7 @@ export class InvoiceService {
     private readonly emails: EmailQueue,
     private readonly outbox: Outbox,
     private readonly links: InvoiceLinks,
+    private readonly taxRates: TaxRateService,
   ) {}
 
   private readonly voidListeners: ((actor: Actor, invoiceId: number) => Promise<void>)[] = [];
@@ -56,8 +62,8 @@ export class InvoiceService {
     if (params.client_id) query.where('invoices.client_id', params.client_id);
     whereMetadata(query, actor, this.db.current, 'invoice', params.metadata);
     const page = await paginate(query, Invoice.tableName, params, (row) => row);
-    const items = await itemsOf(page.data, this.db.current);
-    return { ...page, data: page.data.map((row) => toInvoiceView(row, items.get(row.id) ?? [], this.links)) };
+    const [items, parties] = await Promise.all([itemsOf(page.data, this.db.current), partiesOf(actor, page.data, this.db.current)]);
+    return { ...page, data: page.data.map((row) => toInvoiceView(row, items.get(row.id) ?? [], this.links, parties.get(row.id)!)) };
   }
 
   async get(actor: Actor, id: number): Promise<InvoiceDetail> {
@@ -96,20 +102,41 @@ export class InvoiceService {
       if (metadataChanges) await updateMetadata(trx, actor, 'invoice', current, metadataChanges);
       if (!Object.keys(changes).length) return invoiceDetail(actor, current, trx, this.links);
       if (current.status !== 'draft') throw new InvalidState(`Only a draft invoice can be changed; this one is ${current.status}`);
-      const currentItems = await InvoiceItem.ofInvoice(current, trx);
+      const [currentItems, client] = await Promise.all([InvoiceItem.ofInvoice(current, trx), Client.findOwn(actor, trx, current.client_id)]);
+      if (!client) throw new NotFound('Client');
       const currency = changes.currency ?? current.currency;
       const errors = new Map<string, string[]>();
-      const { priced, total } = priceItems(changes.items ?? itemsAsInput(currentItems, current.currency), currency, errors);
+      const requestedTaxExempt = changes.tax_exempt ?? current.requested_tax_exempt;
+      const { items: priced, taxes, caller_rounding } = await this.price(trx, actor, {
+        items: changes.items ?? itemsAsInput(currentItems, current.currency),
+        currency,
+        default_tax_rate_ids: changes.default_tax_rate_ids ?? current.default_tax_rate_ids ?? [],
+        tax_exempt: requestedTaxExempt ?? client.tax_exempt,
+        rounding_amount: changes.rounding_amount ?? toMajor(current.caller_rounding_amount, current.currency),
+        // Rates already on the draft stay on it even if archived since; new lines and defaults need active ones.
+        forNewLines: changes.items !== undefined || changes.default_tax_rate_ids !== undefined,
+        errors,
+      });
       const issueDate = changes.issue_date ?? current.issue_date;
       const dueDate = changes.due_date ?? current.due_date;
       this.checkDates(issueDate, dueDate, errors);
       if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
 
-      const notes = changes.notes === undefined ? current.notes : changes.notes || null;
-      await current.$query(trx).patch({ currency, issue_date: issueDate, due_date: dueDate, notes, subtotal: total, total });
+      const optional = (value: string | null | undefined, was: string | null) => (value === undefined ? was : value || null);
+      await current.$query(trx).patch({
+        currency,
+        issue_date: issueDate,
+        due_date: dueDate,
+        notes: optional(changes.notes, current.notes),
+        buyer_reference: optional(changes.buyer_reference, current.buyer_reference),
+        purchase_order: optional(changes.purchase_order, current.purchase_order),
+        requested_tax_exempt: requestedTaxExempt,
+        default_tax_rate_ids: changes.default_tax_rate_ids ?? current.default_tax_rate_ids ?? [],
+        ...totalsOf(taxes, caller_rounding, requestedTaxExempt ?? client.tax_exempt),
+      });
       await InvoiceItem.ofInvoices([current], trx).delete();
       const items = await this.insertItems(trx, current, priced);
-      return invoiceDetail(actor, current, trx, this.links, { items });
+      return invoiceDetail(actor, current, trx, this.links, { items, clients: [client] });
     });
   }
 
@@ -201,7 +228,9 @@ export class InvoiceService {
       if (row.status === 'void') throw new InvalidState('This invoice is already void');
       if (row.amount_paid > 0) throw new InvalidState(`A ${row.status} invoice has payments and cannot be voided; refund them first`);
       const number = row.number ?? (await drawInvoiceNumber(trx, actor));
-      await row.$query(trx).patch({ status: 'void', number, voided_at: businessClock.now().toISOString() });
+      // A voided draft leaves draft too: it keeps who it was from and to, as an issued one does.
+      const parties = row.status === 'draft' ? (await partiesOf(actor, [row], trx)).get(row.id) : undefined;
+      await row.$query(trx).patch({ status: 'void', number, voided_at: businessClock.now().toISOString(), ...parties });
       // After the commit, never inside it: the listeners call the payment gateway.
       for (const listener of this.voidListeners) this.db.afterCommit(() => listener(actor, id));
       return invoiceDetail(actor, row, trx, this.links);
@@ -257,41 +286,108 @@ export class InvoiceService {
   ): Promise<{ row: Invoice; invoice: InvoiceDetail }> {
     const errors = new Map<string, string[]>();
     // A shared lock: a concurrent delete of the client waits for this invoice, then the foreign key refuses it.
-    const client = await Client.findOwn(actor, trx, input.client_id, { lock: 'share' });
+    const [client, business] = await Promise.all([Client.findOwn(actor, trx, input.client_id, { lock: 'share' }), Business.findById(trx, actor.businessId)]);
+    if (!business) throw new NotFound('Business');
     if (!client) errors.set('client_id', [UNKNOWN_CLIENT_ID]);
-    const currency = input.currency ?? (await this.businesses.get(actor.businessId)).currency;
-    const { priced, total } = priceItems(input.items, currency, errors);
+    const currency = input.currency ?? business.currency;
+    const taxExempt = input.tax_exempt ?? client?.tax_exempt ?? 'none';
+    const { items: priced, taxes, caller_rounding } = await this.price(trx, actor, {
+      items: input.items,
+      currency,
+      default_tax_rate_ids: input.default_tax_rate_ids ?? [],
+      tax_exempt: taxExempt,
+      rounding_amount: input.rounding_amount,
+      forNewLines: true,
+      errors,
+    });
     const issueDate = input.issue_date ?? todayUtc();
     const dueDate = input.due_date ?? addDays(issueDate, DEFAULT_TERM_DAYS);
     this.checkDates(issueDate, dueDate, errors);
-    if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
+    if (errors.size || !client) throw new ValidationFailed(Object.fromEntries(errors));
 
     const metadata = initialMetadata(input.metadata);
     const row = await Invoice.create(actor, trx, {
       client_id: input.client_id,
       ...(issued
-        ? { number: await drawInvoiceNumber(trx, actor), status: 'sent' as const, sent_at: businessClock.now().toISOString() }
-        : { number: null, status: 'draft' as const }),
+        ? {
+            number: await drawInvoiceNumber(trx, actor),
+            status: 'sent' as const,
+            sent_at: businessClock.now().toISOString(),
+            seller: toSellerSnapshot(business),
+            buyer: toBuyerSnapshot(client),
+          }
+        : { number: null, status: 'draft' as const, seller: null, buyer: null }),
       currency,
       issue_date: issueDate,
       due_date: dueDate,
-      subtotal: total,
-      total,
+      ...totalsOf(taxes, caller_rounding, taxExempt),
+      requested_tax_exempt: input.tax_exempt ?? null,
+      default_tax_rate_ids: input.default_tax_rate_ids ?? [],
       amount_paid: 0,
       notes: input.notes || null,
+      buyer_reference: input.buyer_reference === undefined ? client.buyer_reference : input.buyer_reference || null,
+      purchase_order: input.purchase_order || null,
       payment_token: randomBytes(32).toString('base64url'),
       metadata,
     });
     await indexMetadata(trx, actor, { type: 'invoice', id: row.id }, metadata, { replace: false });
     const items = await this.insertItems(trx, row, priced);
-    const invoice = await invoiceDetail(actor, row, trx, this.links, { payments: [], items });
+    const invoice = await invoiceDetail(actor, row, trx, this.links, { payments: [], items, business, clients: [client] });
     await this.outbox.record(trx, actor, 'invoice.created', { invoice });
     return { row, invoice };
   }
 
-  /** Draft → sent: draws the number. Mutates `row` so the caller sees the issued invoice. */
+  /**
+   * Prices lines and their taxes (invoices/pricing.ts, with the one tax engine): reads the terms of
+   * every rate the lines use, in one query; an unknown rate (or, for new lines, an archived one) is
+   * a 422 naming the fields it came from.
+   */
+  private async price(
+    trx: Knex.Transaction,
+    actor: Actor,
+    { items, forNewLines, errors, ...terms }: TaxTerms & { items: ItemInput[]; forNewLines: boolean; errors: Map<string, string[]> },
+  ): Promise<PricedInvoice> {
+    const { ids, fieldsOf } = rateIdsOf(items, terms.default_tax_rate_ids);
+    const rates = await this.taxRates.termsFor(actor, trx, ids, { forNewLines, fieldsOf });
+    return priceInvoice(items, terms, rates, errors);
+  }
+
+  /**
+   * Draft → sent: draws the number and takes the snapshot of both parties. The taxes are computed
+   * again from the snapshot: the buyer's tax status is the client's as it is now (unless the invoice
+   * overrides it), and each rate's name as it is now is the one the invoice keeps. Mutates `row` so
+   * the caller sees the issued invoice.
+   */
   private async issue(trx: Knex.Transaction, actor: Actor, row: Invoice): Promise<void> {
-    await row.$query(trx).patch({ status: 'sent', number: await drawInvoiceNumber(trx, actor), sent_at: businessClock.now().toISOString() });
+    const number = await drawInvoiceNumber(trx, actor);
+    const [client, business, items] = await Promise.all([Client.findOwn(actor, trx, row.client_id), Business.findById(trx, actor.businessId), InvoiceItem.ofInvoice(row, trx)]);
+    if (!client || !business) throw new NotFound(client ? 'Business' : 'Client');
+    const taxExempt = row.requested_tax_exempt ?? client.tax_exempt;
+    const errors = new Map<string, string[]>();
+    const { taxes, caller_rounding } = await this.price(trx, actor, {
+      items: itemsAsInput(items, row.currency),
+      currency: row.currency,
+      default_tax_rate_ids: row.default_tax_rate_ids ?? [],
+      tax_exempt: taxExempt,
+      rounding_amount: toMajor(row.caller_rounding_amount, row.currency),
+      forNewLines: false,
+      errors,
+    });
+    if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
+    await row.$query(trx).patch({
+      status: 'sent',
+      number,
+      sent_at: businessClock.now().toISOString(),
+      seller: toSellerSnapshot(business),
+      buyer: toBuyerSnapshot(client),
+      ...totalsOf(taxes, caller_rounding, taxExempt),
+    });
+    // A buyer whose tax status changed since the draft was priced changes its lines' amounts excluding tax.
+    for (const [index, line] of taxes.lines.entries()) {
+      if (line.amount_excluding_tax !== items[index].amount_excluding_tax) {
+        await InvoiceItem.ofInvoices([row], trx).where('invoice_items.id', items[index].id).patch({ amount_excluding_tax: line.amount_excluding_tax });
+      }
+    }
   }
 
   private checkDates(issueDate: string, dueDate: string, errors: Map<string, string[]>): void {
@@ -300,7 +396,16 @@ export class InvoiceService {
   }
 
   private insertItems(trx: Knex.Transaction, invoice: Invoice, priced: PricedItem[]): Promise<InvoiceItem[]> {
-    return InvoiceItem.insertFor(invoice, trx, priced.map((item) => ({ ...item })));
+    // JSON columns travel as text in a fixed statement.
+    return InvoiceItem.insertFor(
+      invoice,
+      trx,
+      priced.map((item) => ({
+        ...item,
+        tax_rate_ids: item.tax_rate_ids && JSON.stringify(item.tax_rate_ids),
+        tax_amounts: item.tax_amounts && JSON.stringify(item.tax_amounts),
+      })),
+    );
   }
 
   private async find(actor: Actor, id: number, conn: Knex = this.db.current): Promise<Invoice> {
@@ -315,6 +420,20 @@ export class InvoiceService {
     if (!row) throw new NotFound('Invoice');
     return row;
   }
+}
+
+/** The invoice columns the taxes set. */
+function totalsOf(taxes: TaxedInvoice, callerRounding: number, taxExempt: TaxExempt) {
+  return {
+    subtotal: taxes.subtotal,
+    total_excluding_tax: taxes.total_excluding_tax,
+    total_tax: taxes.total_tax,
+    rounding_amount: taxes.rounding_amount,
+    caller_rounding_amount: callerRounding,
+    total: taxes.total,
+    tax_exempt: taxExempt,
+    tax_breakdown: taxes.tax_breakdown,
+  };
 }
 
 function paymentPageActor(row: Invoice): SystemActor {

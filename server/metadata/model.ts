@@ -1,6 +1,6 @@
 import { TenantModel } from '../db/tenant-model';
 
-export const METADATA_OWNERS = ['client', 'invoice', 'payment', 'contract'] as const;
+export const METADATA_OWNERS = ['client', 'invoice', 'payment', 'contract', 'tax_rate'] as const;
 export type MetadataOwner = (typeof METADATA_OWNERS)[number];
 
 /** One key and value of an object's metadata: the index the list filter looks up. */

@@ -1,5 +1,6 @@
 /** The hosted payment page a client reaches from the invoice e-mail or a payment link: plain HTML, no scripts. */
 import { formatMoney } from '../invoices/email';
+import { buyerLines, formatPercentage, sellerDetails, taxLineLabel, taxNotes } from '../invoices/legal-text';
 import { InvoiceDetail } from '../invoices/schema';
 import { PAYABLE_STATUSES } from '../invoices/model';
 import { toMinor } from '../money/amount';
@@ -63,23 +64,69 @@ function receipt(invoice: InvoiceDetail, money: (major: number) => string): Safe
   )}</tbody></table>`;
 }
 
+/** Texts one under the other; a text of several lines (a street) keeps its breaks. */
+function lines(texts: readonly string[]): SafeHtml {
+  return html`${texts.flatMap((text) => text.split(/\r\n|\r|\n/)).map((text, index) => html`${index ? html`<br>` : ''}${text}`)}`;
+}
+
+/**
+ * Who the invoice is from and to: the seller's legal block and the buyer's, one row each (side by
+ * side, a phone would break every line). The page shows them after the Pay button, which comes first.
+ */
+function parties(invoice: InvoiceDetail): SafeHtml {
+  const [buyerName, ...buyer] = buyerLines(invoice.buyer, invoice);
+  const seller = sellerDetails(invoice.seller);
+  const party = (role: string, name: string | null, details: string[]) =>
+    html`<tr><th scope="row">${role}</th><td><strong>${name}</strong>${details.length ? html`<br>${lines(details)}` : ''}</td></tr>`;
+  return html`<table><tbody>${party('From', invoice.seller.legal_name, seller)}${party('Bill to', buyerName, buyer)}</tbody></table>`;
+}
+
+/**
+ * The items, with a tax column (each line's rates as applied) when the invoice has any rate, and
+ * the totals: with taxes (or a rounding) the subtotal excluding tax, one row per rate and the
+ * rounding come first. Every amount is the invoice's own, never worked out here.
+ */
+function itemsTable(invoice: InvoiceDetail, money: (major: number) => string): SafeHtml {
+  const percentages = new Map(invoice.tax_breakdown.map((line) => [line.tax_rate_id, formatPercentage(line.percentage)]));
+  const taxed = percentages.size > 0;
+  const span = taxed ? 4 : 3;
+  const row = (label: string, amount: number) => html`<tr><th colspan="${span}">${label}</th><td class="num">${money(amount)}</td></tr>`;
+  // The steps to the total in regular type, so the total and what is due stand out.
+  const step = (label: string, amount: number) => html`<tr><td colspan="${span}">${label}</td><td class="num">${money(amount)}</td></tr>`;
+  const breakdown =
+    taxed || invoice.rounding_amount !== 0
+      ? [
+          step('Subtotal', invoice.total_excluding_tax),
+          ...invoice.tax_breakdown.map((line) => step(taxLineLabel(line.display_name, line.percentage, money(line.taxable_amount)), line.tax_amount)),
+          invoice.rounding_amount !== 0 ? step('Rounding', invoice.rounding_amount) : '',
+        ]
+      : [];
+  return html`<table><thead><tr><th class="wide">Description</th><th class="num">Qty</th><th class="num">Unit price</th>${taxed ? html`<th class="num">Tax</th>` : ''}<th class="num">Amount</th></tr></thead>
+<tbody>${invoice.items.map(
+    (item) =>
+      html`<tr><td>${item.description}</td><td class="num">${item.quantity}</td><td class="num">${money(item.unit_price)}</td>${
+        taxed ? html`<td class="num">${item.tax_rate_ids.flatMap((id) => percentages.get(id) ?? []).join(', ') || '—'}</td>` : ''
+      }<td class="num">${money(item.amount)}</td></tr>`,
+  )}</tbody>
+<tfoot>${breakdown}${row('Total', invoice.total)}
+${row('Paid', invoice.amount_paid)}
+<tr class="due"><th colspan="${span}">Amount due</th><td class="num" id="amount-due">${money(invoice.amount_due)}</td></tr></tfoot></table>`;
+}
+
 export function paymentPage({ invoice, businessName, action, confirming, pdfUrl }: PaymentPageView): string {
   const money = (major: number) => formatMoney(toMinor(major, invoice.currency), invoice.currency);
   const payable = PAYABLE_STATUSES.includes(invoice.status) && invoice.amount_due > 0;
+  const notes = taxNotes(invoice.tax_breakdown, invoice.buyer);
   const body = html`<h1>${businessName}</h1>
 <h2>Invoice ${invoice.number ?? ''}</h2>
 <p class="status" data-status="${invoice.status}">${confirming ? 'Confirming payment' : (STATUS_LINES[invoice.status] ?? invoice.status)}</p>
 ${invoice.livemode ? '' : html`<p class="test-mode"><strong>Test mode:</strong> no real payment is taken.</p>`}
-<table><thead><tr><th class="wide">Description</th><th class="num">Qty</th><th class="num">Unit price</th><th class="num">Amount</th></tr></thead>
-<tbody>${invoice.items.map(
-    (item) => html`<tr><td>${item.description}</td><td class="num">${item.quantity}</td><td class="num">${money(item.unit_price)}</td><td class="num">${money(item.amount)}</td></tr>`,
-  )}</tbody>
-<tfoot><tr><th colspan="3">Total</th><td class="num">${money(invoice.total)}</td></tr>
-<tr><th colspan="3">Paid</th><td class="num">${money(invoice.amount_paid)}</td></tr>
-<tr class="due"><th colspan="3">Amount due</th><td class="num" id="amount-due">${money(invoice.amount_due)}</td></tr></tfoot></table>
+${itemsTable(invoice, money)}
+${notes.length ? html`<p>${lines(notes)}</p>` : ''}
 ${invoice.status === 'paid' ? '' : html`<p>Due date: ${invoice.due_date}</p>`}
 ${confirming ? html`<p class="notice" role="status">Confirming your payment with the payment provider… This page reloads by itself.</p>` : ''}
 ${payable && action && !confirming ? payControls(invoice, businessName, action, money) : ''}
+${parties(invoice)}
 ${receipt(invoice, money)}
 ${invoice.notes ? html`<p>${invoice.notes}</p>` : ''}
 ${pdfUrl ? html`<p><a class="download" href="${pdfUrl}" download>Download PDF</a></p>` : ''}

@@ -2,16 +2,18 @@
 import { Static, Type } from '@sinclair/typebox';
 import Joi from 'joi';
 import { ClientInput, ClientShape, createClientBody } from '../clients/schema';
-import { InvoiceDetailShape, ItemInput, itemsField, recordIdField } from '../invoices/schema';
+import { InvoiceDetailShape, InvoiceTaxInput, invoiceTaxFields, ItemInput, itemsField, recordIdField, taxRateIdsField } from '../invoices/schema';
 import { MetadataChanges, metadataField } from '../metadata/schema';
 import { currencyField, moneyField } from '../money/amount';
 import { closed } from '../shapes/common';
 import { component, described } from '../shapes/component';
 import { calendarDate, optionalText } from '../validation';
 
-export interface QuickChargeInput {
+export interface QuickChargeInput extends InvoiceTaxInput {
   amount?: number;
   description?: string;
+  /** The one line's tax rates, with amount. */
+  tax_rate_ids?: number[];
   items?: ItemInput[];
   currency?: string;
   issue_date?: string;
@@ -32,7 +34,9 @@ const NAMED_FIELD: Record<string, string> = { client_id: 'client_id', amount: 'a
 export const quickChargeBody = Joi.object<QuickChargeInput>({
   amount: moneyField.greater(0).description('One line of this amount (exactly one of amount and items)'),
   description: Joi.string().trim().min(1).max(1000).description('The line\'s description, with amount; default: Payment'),
+  tax_rate_ids: taxRateIdsField.description("The one line's tax rates, with amount (each item has its own)"),
   items: itemsField.description('The invoice lines, as on POST /invoices (exactly one of amount and items)'),
+  ...invoiceTaxFields,
   currency: currencyField.description('Default: the business currency'),
   issue_date: calendarDate.description('Default: today (UTC)'),
   due_date: calendarDate,
@@ -43,7 +47,7 @@ export const quickChargeBody = Joi.object<QuickChargeInput>({
 })
   .xor('client_id', 'client')
   .xor('amount', 'items')
-  .without('items', 'description')
+  .without('items', ['description', 'tax_rate_ids'])
   .error((errors) =>
     errors.map((error) => {
       if (error.code === 'object.missing' || error.code === 'object.xor') {
@@ -53,8 +57,9 @@ export const quickChargeBody = Joi.object<QuickChargeInput>({
         error.message = `give ${peers.join(' or ')}${error.code === 'object.xor' ? ', not both' : ''}`;
       }
       if (error.code === 'object.without') {
-        error.path = ['description'];
-        error.message = 'description goes with amount; each item has its own';
+        const field = (error.local as { peer: string }).peer;
+        error.path = [field];
+        error.message = `${field} goes with amount; each item has its own`;
       }
       return error;
     }),

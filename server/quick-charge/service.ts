@@ -37,7 +37,12 @@ export class QuickChargeService {
         currency,
         issue_date: input.issue_date,
         due_date: input.due_date,
-        items: input.items ?? [{ description: input.description ?? DEFAULT_DESCRIPTION, quantity: 1, unit_price: input.amount! }],
+        items: input.items ?? [
+          { description: input.description ?? DEFAULT_DESCRIPTION, quantity: 1, unit_price: input.amount!, ...(input.tax_rate_ids ? { tax_rate_ids: input.tax_rate_ids } : {}) },
+        ],
+        default_tax_rate_ids: input.default_tax_rate_ids,
+        tax_exempt: input.tax_exempt,
+        rounding_amount: input.rounding_amount,
         notes: input.notes,
         metadata: input.metadata,
       });

@@ -26,6 +26,32 @@ async function storedBusiness(id: number) {
   return app.db.knex('businesses').where({ id }).first('name', 'currency', 'country', 'plan');
 }
 
+const LEGAL_IDENTITY_FIELDS = [
+  'legal_name',
+  'address_line1',
+  'address_line2',
+  'city',
+  'postal_code',
+  'state',
+  'tax_id',
+  'registration_number',
+  'email',
+  'phone',
+  'iban',
+  'bic',
+  'invoice_footer',
+  'peppol_id',
+];
+
+/** The profile `business show` and `business update` print of a business that has no legal identity set. */
+function profileOf(record: BusinessRecord): Record<string, unknown> {
+  return { ...record, ...Object.fromEntries(LEGAL_IDENTITY_FIELDS.map((field) => [field, null])), legal_name: record.name };
+}
+
+async function storedIdentity(id: number): Promise<Record<string, unknown>> {
+  return app.db.knex('businesses').where({ id }).first(LEGAL_IDENTITY_FIELDS);
+}
+
 beforeAll(async () => {
   requireBuild();
   app = await startApp();
@@ -66,13 +92,13 @@ describe('invoicing business list', () => {
 });
 
 describe('invoicing business show', () => {
-  test('when --json is given, then it prints the business record', async () => {
+  test('when --json is given, then it prints the business profile: the record and its legal identity', async () => {
     const created = await createBusiness();
 
     const res = await cli('business', 'show', String(created.id), '--json');
 
     expect(res.code).toBe(0);
-    expect(JSON.parse(res.stdout)).toEqual(created);
+    expect(JSON.parse(res.stdout)).toEqual(profileOf(created));
   });
 
   test('when printed for people, then it shows key: value lines and how to list its keys', async () => {
@@ -106,6 +132,7 @@ describe('invoicing business update', () => {
     ['--currency', ['--currency', 'eur'], { currency: 'EUR' }],
     ['--country', ['--country', 'de'], { country: 'DE' }],
     ['--no-country', ['--no-country'], { country: null }],
+    ['--country with an empty string', ['--country', ''], { country: null }],
     ['--plan', ['--plan', 'enterprise'], { plan: 'enterprise' }],
   ])('when only %s is given, then only that field changes', async (_flag, args, changed) => {
     const created = await createBusiness();
@@ -114,7 +141,7 @@ describe('invoicing business update', () => {
 
     expect(res.code).toBe(0);
     const expected = { ...created, ...changed };
-    expect(JSON.parse(res.stdout)).toEqual(expected);
+    expect(JSON.parse(res.stdout)).toEqual({ ...profileOf(created), ...changed, legal_name: expected.name });
     expect(await storedBusiness(created.id)).toEqual({ name: expected.name, currency: expected.currency, country: expected.country, plan: expected.plan });
   });
 
@@ -144,6 +171,92 @@ describe('invoicing business update', () => {
 
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/--country: must be an ISO 3166-1 alpha-2 code/);
+  });
+
+  test('when the legal identity options are given, then each is stored in its checked form and printed', async () => {
+    // Arrange
+    const created = await createBusiness();
+    const options = [
+      ['--legal-name', 'Acme Limited'],
+      ['--address-line1', '1 High Street'],
+      ['--address-line2', 'Suite 4'],
+      ['--city', 'London'],
+      ['--postal-code', 'EC1A 1BB'],
+      ['--state', 'Greater London'],
+      ['--tax-id', 'GB 123 4567 89'],
+      ['--registration-number', '01234567'],
+      ['--email', 'billing@acme.example'],
+      ['--phone', '+44 20 7946 0000'],
+      ['--iban', 'gb29 nwbk 6016 1331 9268 19'],
+      ['--bic', 'nwbkgb2l'],
+      ['--invoice-footer', 'Registered in England and Wales'],
+      ['--peppol-id', '0088:5060012349998'],
+    ].flat();
+
+    // Act
+    const res = await cli('business', 'update', String(created.id), ...options, '--json');
+
+    // Assert
+    expect(res.code).toBe(0);
+    const identity = {
+      legal_name: 'Acme Limited',
+      address_line1: '1 High Street',
+      address_line2: 'Suite 4',
+      city: 'London',
+      postal_code: 'EC1A 1BB',
+      state: 'Greater London',
+      tax_id: 'GB 123 4567 89',
+      registration_number: '01234567',
+      email: 'billing@acme.example',
+      phone: '+44 20 7946 0000',
+      iban: 'GB29NWBK60161331926819',
+      bic: 'NWBKGB2L',
+      invoice_footer: 'Registered in England and Wales',
+      peppol_id: '0088:5060012349998',
+    };
+    expect(JSON.parse(res.stdout)).toEqual({ ...created, ...identity });
+    expect(await storedIdentity(created.id)).toEqual(identity);
+  });
+
+  test('when a legal identity option is an empty string, then that field is cleared and the others are kept', async () => {
+    const created = await createBusiness();
+    await cli('business', 'update', String(created.id), '--legal-name', 'Acme Limited', '--invoice-footer', 'Thank you', '--iban', 'GB29NWBK60161331926819');
+
+    const res = await cli('business', 'update', String(created.id), '--legal-name', '', '--invoice-footer', '', '--json');
+
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ legal_name: 'Acme Ltd', invoice_footer: null, iban: 'GB29NWBK60161331926819' });
+    expect(await storedIdentity(created.id)).toMatchObject({ legal_name: null, invoice_footer: null, iban: 'GB29NWBK60161331926819' });
+  });
+
+  test('when printed for people, then show lists the legal identity, - for what is not set', async () => {
+    const created = await createBusiness();
+    await cli('business', 'update', String(created.id), '--tax-id', 'GB123456789', '--city', 'London');
+
+    const res = await cli('business', 'show', String(created.id));
+
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('plan: free\nlegal name: Acme Ltd\naddress line1: -\n');
+    expect(res.stdout).toContain('\ncity: London\n');
+    expect(res.stdout).toContain('\ntax id: GB123456789\n');
+  });
+
+  test.each([
+    ['an IBAN whose check digits do not match', ['--iban', 'GB28 NWBK 6016 1331 9268 19'], /^error: invalid option\n {2}--iban: is not a valid IBAN: its check digits do not match/],
+    ['an IBAN of the wrong length for its country', ['--iban', 'DE89 3704 0044 0532 0130'], /--iban: must be an IBAN: one of DE has 22 characters, not 20/],
+    ['a BIC of 9 characters', ['--bic', 'NWBKGB2LX'], /--bic: must be a BIC of 8 or 11 characters/],
+    ['a German VAT number of 10 digits', ['--tax-id', 'DE1234567890'], /--tax-id: is not a valid DE VAT number: DE must be followed by 9 digits/],
+    ['a Peppol ID without a scheme', ['--peppol-id', '5060012349998'], /--peppol-id: must be a Peppol participant ID SCHEME:ID/],
+    ['an e-mail that is not one', ['--email', 'billing'], /--email: must be a valid email/],
+  ])('when given %s, then it exits 2 naming the option and nothing changes', async (_case, args, message) => {
+    const created = await createBusiness();
+
+    const res = await cli('business', 'update', String(created.id), '--name', 'Renamed', ...args);
+
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(message);
+    expect(res.stdout).toBe('');
+    expect(await storedBusiness(created.id)).toEqual({ name: 'Acme Ltd', currency: 'GBP', country: 'GB', plan: 'free' });
   });
 
   test('when the business does not exist, then it exits 1 saying so', async () => {

@@ -334,3 +334,167 @@ describe('GET /clients', () => {
     expect(res.body.meta.total).toBe(0);
   });
 });
+
+describe('the client\'s legal identity', () => {
+  /** A tenant of its own for each test, so that these many requests stay under the key's rate limit. */
+  const fresh = () => ctx.app.tenant();
+  const identity = {
+    address: 'Hauptstraße 1\nHinterhaus',
+    city: 'Berlin',
+    postal_code: '10115',
+    state: 'Berlin',
+    country: 'DE',
+    tax_id: 'DE123456789',
+    tax_exempt: 'reverse',
+    buyer_reference: '04011000-12345-34',
+    peppol_id: '0204:04011000-12345-34',
+  };
+
+  test('when a client is created with its legal identity, then every field is stored and read back', async () => {
+    // Arrange
+    const { api } = await fresh();
+    const input = aClient(identity);
+
+    // Act
+    const created = await api.post('/clients', input);
+    const read = await api.get(`/clients/${created.body.client.id}`);
+    const listed = await api.get(`/clients?search=${encodeURIComponent(input.email as string)}`);
+
+    // Assert
+    expect(created.status).toBe(201);
+    expect(created.body.client).toMatchObject(identity);
+    expect(read.body.client).toEqual(created.body.client);
+    expect(listed.body.data).toEqual([created.body.client]);
+  });
+
+  test('when a client is created without them, then they are null and tax_exempt is none', async () => {
+    const { api } = await fresh();
+
+    const res = await api.post('/clients', aClient());
+
+    expect(res.body.client).toMatchObject({
+      city: null,
+      postal_code: null,
+      state: null,
+      country: null,
+      tax_id: null,
+      tax_exempt: 'none',
+      buyer_reference: null,
+      peppol_id: null,
+    });
+  });
+
+  test('when codes are written in lower case and a VAT number with spaces and dots, then they are stored in their compact form', async () => {
+    const { api } = await fresh();
+
+    const res = await api.post('/clients', aClient({ country: 'be', tax_id: ' be 0123.456.749 ' }));
+
+    expect(res.status).toBe(201);
+    expect(res.body.client).toMatchObject({ country: 'BE', tax_id: 'BE0123456749' });
+  });
+
+  test.each([
+    ['a Greek VAT number (prefix EL)', 'EL123456789', 'EL123456789'],
+    ['a Northern Irish VAT number (prefix XI)', 'xi 123 4567 89', 'XI123456789'],
+    ['a French VAT number with letters in its key', 'FRAB123456789', 'FRAB123456789'],
+    ['a Dutch VAT number', 'NL123456789B01', 'NL123456789B01'],
+    ['an Austrian VAT number', 'ATU12345678', 'ATU12345678'],
+    ['a US EIN', ' 12-3456789 ', '12-3456789'],
+    ['a British VAT number', 'GB 123 4567 89', 'GB 123 4567 89'],
+    ['a Mexican RFC starting with DE, which no German VAT number can', 'DEL800101AB1', 'DEL800101AB1'],
+  ])('when the tax_id is %s (%j), then it is accepted and stored as %j', async (_case, taxId, stored) => {
+    const { api } = await fresh();
+
+    const res = await api.post('/clients', aClient({ tax_id: taxId }));
+
+    expect(res.status).toBe(201);
+    expect(res.body.client.tax_id).toBe(stored);
+  });
+
+  test.each([
+    ['a country that is not ISO 3166-1', { country: 'ZZ' }, 'country', /ISO 3166-1 alpha-2/],
+    ['a country of three letters', { country: 'DEU' }, 'country', /ISO 3166-1 alpha-2/],
+    ['a German VAT number of 8 digits', { tax_id: 'DE12345678' }, 'tax_id', /DE VAT number: DE must be followed by 9 digits/],
+    ['a Greek VAT number of 8 digits', { tax_id: 'EL12345678' }, 'tax_id', /EL VAT number/],
+    ['a Northern Irish VAT number of 7 digits', { tax_id: 'XI1234567' }, 'tax_id', /XI VAT number/],
+    ['a Dutch VAT number without its B', { tax_id: 'NL12345678901' }, 'tax_id', /NL VAT number: NL must be followed by 9 digits, B and 2 digits/],
+    ['a tax_id of 51 characters', { tax_id: '1'.repeat(51) }, 'tax_id', /50/],
+    ['a Peppol ID without its scheme', { peppol_id: 'DE123456789' }, 'peppol_id', /SCHEME:ID/],
+    ['a Peppol ID with a 3-digit scheme', { peppol_id: '088:7300010000001' }, 'peppol_id', /4-digit scheme/],
+    ['a Peppol ID with nothing after the colon', { peppol_id: '0088:' }, 'peppol_id', /SCHEME:ID/],
+    ['an unknown tax_exempt', { tax_exempt: 'zero' }, 'tax_exempt', /none, exempt, reverse/],
+    ['a null tax_exempt', { tax_exempt: null }, 'tax_exempt', /./],
+  ])('when posted with %s, then 422 names the field and nothing is created', async (_case, fields, field, message) => {
+    const { api } = await fresh();
+    const before = await api.get('/clients?per_page=1');
+
+    const res = await api.post('/clients', aClient(fields));
+
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body.errors)).toEqual([field]);
+    expect(res.body.errors[field][0]).toMatch(message);
+    expect((await api.get('/clients?per_page=1')).body.meta.total).toBe(before.body.meta.total);
+  });
+
+  test.each(['none', 'exempt', 'reverse'])('when tax_exempt is patched to %s, then the client has it and keeps the rest', async (taxExempt) => {
+    const { api } = await fresh();
+    const created = await api.post('/clients', aClient(identity));
+
+    const res = await api.patch(`/clients/${created.body.client.id}`, { tax_exempt: taxExempt });
+
+    expect(res.status).toBe(200);
+    expect(res.body.client).toEqual({ ...created.body.client, tax_exempt: taxExempt, updated_at: expect.any(String) });
+  });
+
+  test('when the legal identity is patched with null and empty strings, then those fields are cleared and the others kept', async () => {
+    const { api } = await fresh();
+    const created = await api.post('/clients', aClient(identity));
+
+    const res = await api.patch(`/clients/${created.body.client.id}`, { city: null, postal_code: '', country: '', tax_id: null, buyer_reference: '', peppol_id: null });
+
+    expect(res.status).toBe(200);
+    expect(res.body.client).toMatchObject({
+      address: identity.address,
+      state: identity.state,
+      tax_exempt: identity.tax_exempt,
+      city: null,
+      postal_code: null,
+      country: null,
+      tax_id: null,
+      buyer_reference: null,
+      peppol_id: null,
+    });
+  });
+
+  test('when a patch carries a bad country and a bad VAT number, then 422 names both and nothing changes', async () => {
+    const { api } = await fresh();
+    const created = await api.post('/clients', aClient(identity));
+
+    const res = await api.patch(`/clients/${created.body.client.id}`, { country: 'XX', tax_id: 'FR123' });
+
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body.errors).sort()).toEqual(['country', 'tax_id']);
+    expect((await api.get(`/clients/${created.body.client.id}`)).body.client).toEqual(created.body.client);
+  });
+
+  test('when quick-charge creates its client with a legal identity, then the client it returns and stores has it', async () => {
+    const { api } = await fresh();
+    const client = aClient(identity);
+
+    const res = await api.post('/quick-charge', { amount: 10, client });
+    const stored = await api.get(`/clients/${res.body.client?.id}`);
+
+    expect(res.status).toBe(201);
+    expect(res.body.client).toMatchObject(identity);
+    expect(stored.body.client).toEqual(res.body.client);
+  });
+
+  test('when quick-charge is given a client with a bad VAT number, then 422 names client.tax_id', async () => {
+    const { api } = await fresh();
+
+    const res = await api.post('/quick-charge', { amount: 10, client: aClient({ tax_id: 'ATX1234567' }) });
+
+    expect(res.status).toBe(422);
+    expect(res.body.errors['client.tax_id']).toEqual([expect.stringMatching(/AT VAT number: AT must be followed by U and 8 digits/)]);
+  });
+});

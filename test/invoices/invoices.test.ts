@@ -21,19 +21,29 @@ describe('POST /invoices', () => {
       issue_date: new Date().toISOString().slice(0, 10),
       due_date: '2099-12-31',
       subtotal: 150,
+      default_tax_rate_ids: [],
+      tax_exempt: 'none',
+      tax_breakdown: [],
+      total_excluding_tax: 150,
+      total_tax: 0,
+      rounding_amount: 0,
       total: 150,
       amount_paid: 0,
       amount_due: 150,
       notes: 'Thanks',
+      buyer_reference: null,
+      purchase_order: null,
       livemode: false,
       sent_at: null,
       payments: [],
     });
+    const untaxed = { amount_excluding_tax: expect.any(Number), tax_rate_ids: [] };
     expect(res.body.invoice.items).toEqual([
-      { id: expect.any(Number), description: 'Design', quantity: 2, unit_price: 50, amount: 100 },
-      { id: expect.any(Number), description: 'Hosting', quantity: 1, unit_price: 30, amount: 30 },
-      { id: expect.any(Number), description: 'Domain', quantity: 1, unit_price: 20, amount: 20 },
+      { id: expect.any(Number), description: 'Design', quantity: 2, unit_price: 50, amount: 100, ...untaxed },
+      { id: expect.any(Number), description: 'Hosting', quantity: 1, unit_price: 30, amount: 30, ...untaxed },
+      { id: expect.any(Number), description: 'Domain', quantity: 1, unit_price: 20, amount: 20, ...untaxed },
     ]);
+    expect(res.body.invoice.items.map((item: { amount_excluding_tax: number }) => item.amount_excluding_tax)).toEqual([100, 30, 20]);
   });
 
   test('when it is created, then invoice.created is in the outbox with the invoice as the API shows it', async () => {
@@ -200,7 +210,7 @@ describe('PATCH /invoices/{id}', () => {
 
     expect(res.status).toBe(200);
     expect(res.body.invoice).toMatchObject({ total: 50, amount_due: 50, notes: 'Updated', due_date: '2099-06-30', number: null });
-    expect(res.body.invoice.items).toEqual([{ id: expect.any(Number), description: 'Only line', quantity: 4, unit_price: 12.5, amount: 50 }]);
+    expect(res.body.invoice.items).toEqual([{ id: expect.any(Number), description: 'Only line', quantity: 4, unit_price: 12.5, amount: 50, amount_excluding_tax: 50, tax_rate_ids: [] }]);
   });
 
   test('when only the currency changes to one the prices do not fit, then 422 names the prices', async () => {

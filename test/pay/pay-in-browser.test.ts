@@ -1,6 +1,8 @@
 /** A client pays from the payment link in a real browser. */
 import fs from 'node:fs/promises';
-import { aDraft, eventsOf, startApp, Tenant, TestApp } from '../support/app';
+import { businessChangesSchema } from '../../server/businesses/schema';
+import { validateInput } from '../../server/validation';
+import { aClient, aDraft, eventsOf, startApp, Tenant, TestApp } from '../support/app';
 import { PHONE, screenshot, screenshotOnPhone, useBrowser } from '../support/browser';
 import { freePort } from '../support/net';
 import { pdfText } from '../support/pdf';
@@ -117,6 +119,59 @@ describe('the payment page in a browser', () => {
     expect(await row.getByRole('cell').allTextContents()).toEqual([expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), 'Bank transfer', '$150.00', '$20.00']);
     expect(await page.content()).not.toContain('WC-ORDER-1042');
     await page.close();
+  });
+});
+
+describe('the payment page of a taxed invoice', () => {
+  test('when an invoice has lines at 7 % and 19 %, then the page names both parties and shows a tax line per rate, and at 390 px nothing is wider than the screen', async () => {
+    // Arrange
+    const seller = await app.tenant();
+    await app.server.services.businesses.update(
+      seller.businessId,
+      validateInput(businessChangesSchema, {
+        legal_name: 'Muster Design GmbH',
+        address_line1: 'Hauptstraße 1',
+        city: 'Berlin',
+        postal_code: '10115',
+        country: 'DE',
+        tax_id: 'DE123456789',
+        email: 'billing@muster.example',
+      }),
+    );
+    const rate = async (body: Record<string, unknown>) => (await seller.api.post('/tax-rates', body)).body.tax_rate.id as number;
+    const [reduced, standard] = [await rate({ display_name: 'VAT', percentage: 7 }), await rate({ display_name: 'VAT', percentage: 19 })];
+    const buyer = { name: 'Camille Martin', company: 'Atelier Martin SARL', address: '12 rue de la Paix', city: 'Paris', postal_code: '75002', country: 'FR', tax_id: 'FR40303265045' };
+    const client = (await seller.api.post('/clients', aClient(buyer))).body.client;
+    // Book 20.00 × 7 % = 1.40; design 1,234.00 × 19 % = 234.46; total 1,254.00 + 235.86 = 1,489.86.
+    const items = [
+      { description: 'Printed book', quantity: 1, unit_price: 20, tax_rate_ids: [reduced] },
+      { description: 'Design work', quantity: 1, unit_price: 1234 },
+    ];
+    const invoice = (await seller.api.post('/invoices', { client_id: client.id, currency: 'EUR', items, default_tax_rate_ids: [standard], purchase_order: 'PO-2026-118' })).body.invoice;
+    const url = await paymentUrlOf(seller, invoice.id);
+    const page = await ctx.browser.newPage();
+    const phone = await ctx.browser.newPage({ viewport: PHONE });
+
+    // Act
+    await page.goto(url);
+    await screenshot(page, 'pay-taxed');
+    await phone.goto(url);
+    await screenshot(phone, 'pay-taxed-phone');
+
+    // Assert
+    const cells = async (name: string | RegExp) => page.getByRole('row', { name }).getByRole('cell').allTextContents();
+    const party = async (role: string) => (await page.getByRole('row', { name: new RegExp(`^${role}`) }).getByRole('cell').innerText()).split('\n');
+    expect(await party('From')).toEqual(['Muster Design GmbH', 'Hauptstraße 1', '10115 Berlin', 'Germany', 'VAT ID: DE123456789', 'billing@muster.example']);
+    expect(await party('Bill to')).toEqual(['Camille Martin', 'Atelier Martin SARL', '12 rue de la Paix', '75002 Paris', 'France', client.email, 'VAT ID: FR40303265045', 'Purchase order: PO-2026-118']);
+    expect(await cells(/Printed book/)).toEqual(['Printed book', '1', '€20.00', '7 %', '€20.00']);
+    expect(await cells(/Design work/)).toEqual(['Design work', '1', '€1,234.00', '19 %', '€1,234.00']);
+    expect(await cells('Subtotal €1,254.00')).toEqual(['Subtotal', '€1,254.00']);
+    expect(await cells('VAT 7 % on €20.00 €1.40')).toEqual(['VAT 7 % on €20.00', '€1.40']);
+    expect(await cells('VAT 19 % on €1,234.00 €234.46')).toEqual(['VAT 19 % on €1,234.00', '€234.46']);
+    expect(await page.locator('#amount-due').textContent()).toBe('€1,489.86');
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await page.close();
+    await phone.close();
   });
 });
 

@@ -1,4 +1,6 @@
 import pino from 'pino';
+import { businessChangesSchema } from '../../server/businesses/schema';
+import { validateInput } from '../../server/validation';
 import { eventually } from '../support/eventually';
 import { aClient, startApp, useApp } from '../support/app';
 
@@ -46,10 +48,82 @@ describe('ping and business', () => {
     });
   });
 
-  test('when the business is read, then its profile comes back with country and plan', async () => {
+  test('when the business is read, then its profile comes back with country and plan, and no legal identity set but its name', async () => {
     const res = await ctx.t.api.get('/business');
 
-    expect(res.body).toEqual({ business: { id: ctx.t.businessId, name: 'Test Business', currency: 'USD', country: 'US', plan: 'free' } });
+    expect(res.body).toEqual({
+      business: {
+        id: ctx.t.businessId,
+        name: 'Test Business',
+        currency: 'USD',
+        country: 'US',
+        plan: 'free',
+        legal_name: 'Test Business',
+        address_line1: null,
+        address_line2: null,
+        city: null,
+        postal_code: null,
+        state: null,
+        tax_id: null,
+        registration_number: null,
+        email: null,
+        phone: null,
+        iban: null,
+        bic: null,
+        invoice_footer: null,
+        peppol_id: null,
+      },
+    });
+  });
+
+  test('when the business has its legal identity set, then GET /business returns every field as stored', async () => {
+    // Arrange
+    const t = await ctx.app.tenant();
+    const identity = {
+      legal_name: 'Test Business GmbH',
+      address_line1: 'Hauptstraße 1',
+      address_line2: 'Hinterhaus',
+      city: 'Berlin',
+      postal_code: '10115',
+      state: 'Berlin',
+      country: 'de',
+      tax_id: 'DE 123 456 789',
+      registration_number: 'HRB 12345 B',
+      email: 'billing@business.example',
+      phone: '+49 30 1234567',
+      iban: 'de89 3704 0044 0532 0130 00',
+      bic: 'cobadeffxxx',
+      invoice_footer: 'Geschäftsführer: Erika Mustermann',
+      peppol_id: '9930:DE123456789',
+    };
+    await ctx.app.server.services.businesses.update(t.businessId, validateInput(businessChangesSchema, identity));
+
+    // Act
+    const res = await t.api.get('/business');
+
+    // Assert
+    expect(res.status).toBe(200);
+    expect(res.body.business).toEqual({
+      id: t.businessId,
+      name: 'Test Business',
+      currency: 'USD',
+      plan: 'free',
+      ...identity,
+      country: 'DE',
+      tax_id: 'DE123456789',
+      iban: 'DE89370400440532013000',
+      bic: 'COBADEFFXXX',
+    });
+  });
+
+  test('when the legal name is cleared, then GET /business shows the business name in its place', async () => {
+    const t = await ctx.app.tenant();
+    await ctx.app.server.services.businesses.update(t.businessId, validateInput(businessChangesSchema, { legal_name: 'Formal Name Ltd', city: 'Leeds' }));
+    await ctx.app.server.services.businesses.update(t.businessId, validateInput(businessChangesSchema, { legal_name: '', name: 'Renamed' }));
+
+    const res = await t.api.get('/business');
+
+    expect(res.body.business).toMatchObject({ name: 'Renamed', legal_name: 'Renamed', city: 'Leeds' });
   });
 });
 
