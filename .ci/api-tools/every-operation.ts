@@ -45,7 +45,15 @@ export async function callEveryOperation(api: ApiClient): Promise<void> {
   const { client: leaving } = succeeded(await api.POST('/clients', { body: { name: 'Charles Babbage', email: 'charles@example.com' } }));
   succeeded(await api.DELETE('/clients/{id}', { params: { path: { id: leaving.id } } }));
 
-  const { invoice } = succeeded(await api.POST('/invoices', { body: anInvoice(client.id), params: { header: { 'Idempotency-Key': 'api-check-invoice' } } }));
+  const { tax_rate } = succeeded(await api.POST('/tax-rates', { body: { display_name: 'VAT', percentage: 19, country: 'de', metadata } }));
+  const taxRateId = { path: { id: tax_rate.id } };
+  succeeded(await api.GET('/tax-rates', { params: { query: { active: 'true', metadata } } }));
+  succeeded(await api.GET('/tax-rates/{id}', { params: taxRateId }));
+  succeeded(await api.PATCH('/tax-rates/{id}', { params: taxRateId, body: { description: 'Germany, standard rate' } }));
+
+  const { invoice } = succeeded(
+    await api.POST('/invoices', { body: { ...anInvoice(client.id), default_tax_rate_ids: [tax_rate.id] }, params: { header: { 'Idempotency-Key': 'api-check-invoice' } } }),
+  );
   const invoiceId = { path: { id: invoice.id } };
   succeeded(await api.GET('/invoices', { params: { query: { status: 'draft', client_id: String(client.id), metadata } } }));
   succeeded(await api.GET('/invoices/{id}', { params: invoiceId }));

@@ -470,6 +470,7 @@ export const openapiDocument: OpenApiDocument = {
     { name: 'Business', description: 'Key verification and the business profile' },
     { name: 'Clients', description: 'The business\'s clients' },
     { name: 'Invoices', description: 'Invoices, their delivery and payment' },
+    { name: 'Tax rates', description: 'Tax rates put on invoice lines, with their EN 16931 VAT category' },
     { name: 'Payments', description: 'Payment records' },
     { name: 'Expenses', description: 'The business\'s expenses' },
     { name: 'Contracts', description: 'Contracts and proposals for signature' },
