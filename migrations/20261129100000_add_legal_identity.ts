@@ -34,28 +34,31 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
+/**
+ * Drops the columns with `alter table … drop column`, which both drivers run in place: knex's
+ * dropColumn rebuilds a SQLite table inside the migration's transaction with the foreign keys on,
+ * and dropping the old `clients` or `businesses` is then refused (their invoices point at them).
+ */
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('clients', (t) => {
-    for (const column of ['city', 'postal_code', 'state', 'country', 'tax_id', 'tax_exempt', 'buyer_reference', 'peppol_id']) t.dropColumn(column);
-  });
-  await knex.schema.alterTable('businesses', (t) => {
-    for (const column of [
-      'legal_name',
-      'address_line1',
-      'address_line2',
-      'city',
-      'postal_code',
-      'state',
-      'tax_id',
-      'registration_number',
-      'email',
-      'phone',
-      'iban',
-      'bic',
-      'invoice_footer',
-      'peppol_id',
-    ]) {
-      t.dropColumn(column);
-    }
-  });
+  for (const column of ['city', 'postal_code', 'state', 'country', 'tax_id', 'tax_exempt', 'buyer_reference', 'peppol_id']) {
+    await knex.raw('alter table ?? drop column ??', ['clients', column]);
+  }
+  for (const column of [
+    'legal_name',
+    'address_line1',
+    'address_line2',
+    'city',
+    'postal_code',
+    'state',
+    'tax_id',
+    'registration_number',
+    'email',
+    'phone',
+    'iban',
+    'bic',
+    'invoice_footer',
+    'peppol_id',
+  ]) {
+    await knex.raw('alter table ?? drop column ??', ['businesses', column]);
+  }
 }

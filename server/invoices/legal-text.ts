@@ -5,7 +5,7 @@
  */
 import type { SellerSnapshot } from '../businesses/view';
 import type { BuyerSnapshot } from '../clients/view';
-import type { TaxCategory } from '../money/tax';
+import type { TaxCategory, TaxExempt } from '../money/tax';
 
 /** What an invoice under reverse charge (category AE) must say: the buyer, not the seller, accounts for the VAT. */
 export const REVERSE_CHARGE_NOTE = 'Reverse charge: VAT to be accounted for by the recipient';
@@ -83,9 +83,14 @@ export function taxLineLabel(displayName: string, percentage: number, taxableAmo
  * an exemption reason (only E, K, G and O take one), that reason as the business wrote it. Each text
  * once, however many rates give it.
  */
-export function taxNotes(breakdown: readonly { category: TaxCategory; exemption_reason: string | null }[], buyer: Pick<BuyerSnapshot, 'tax_id'>): string[] {
+export function taxNotes(
+  breakdown: readonly { category: TaxCategory; exemption_reason: string | null }[],
+  buyer: Pick<BuyerSnapshot, 'tax_id'>,
+  taxExempt: TaxExempt,
+): string[] {
   const notes: string[] = [];
-  if (breakdown.some((line) => line.category === 'AE')) {
+  // The buyer's status says it even on an invoice without a rate, whose breakdown is empty.
+  if (taxExempt === 'reverse' || breakdown.some((line) => line.category === 'AE')) {
     notes.push(REVERSE_CHARGE_NOTE);
     if (buyer.tax_id) notes.push(`Recipient's ${taxIdLine(buyer.tax_id)}`);
   }
@@ -95,5 +100,6 @@ export function taxNotes(breakdown: readonly { category: TaxCategory; exemption_
     const said = line.category === 'AE' && reason !== undefined && REVERSE_CHARGE_NOTE.toLowerCase().startsWith(reason.toLowerCase());
     if (reason && !said && !notes.includes(reason)) notes.push(reason);
   }
+  if (taxExempt === 'exempt' && !notes.includes('Exempt')) notes.push('Exempt');
   return notes;
 }

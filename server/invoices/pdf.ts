@@ -90,7 +90,7 @@ export async function invoicePdf(document: InvoiceDocument): Promise<PdfFile> {
   heading(layout, document, sellerName, receipt);
   itemsTable(layout, document, money);
   totals(layout, invoice, document.payments, money);
-  const notes = taxNotes(invoice.tax_breakdown ?? [], document.buyer);
+  const notes = taxNotes(invoice.tax_breakdown ?? [], document.buyer, invoice.tax_exempt);
   if (notes.length) section(layout, 'Tax notes', () => notes.forEach((note) => layout.paragraph(note, BODY)));
   paymentsTable(layout, document.payments, money);
   if (invoice.notes) section(layout, 'Notes', () => layout.paragraph(invoice.notes as string, BODY));

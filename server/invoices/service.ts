@@ -112,7 +112,8 @@ export class InvoiceService {
         currency,
         default_tax_rate_ids: changes.default_tax_rate_ids ?? current.default_tax_rate_ids ?? [],
         tax_exempt: requestedTaxExempt ?? client.tax_exempt,
-        rounding_amount: changes.rounding_amount ?? toMajor(current.caller_rounding_amount, current.currency),
+        // A rounding settled for the old lines or currency does not carry over to new ones.
+        rounding_amount: changes.rounding_amount ?? (changes.items || changes.currency ? undefined : toMajor(current.caller_rounding_amount, current.currency)),
         // Rates already on the draft stay on it even if archived since; new lines and defaults need active ones.
         forNewLines: changes.items !== undefined || changes.default_tax_rate_ids !== undefined,
         errors,

@@ -116,7 +116,7 @@ ${row('Paid', invoice.amount_paid)}
 export function paymentPage({ invoice, businessName, action, confirming, pdfUrl }: PaymentPageView): string {
   const money = (major: number) => formatMoney(toMinor(major, invoice.currency), invoice.currency);
   const payable = PAYABLE_STATUSES.includes(invoice.status) && invoice.amount_due > 0;
-  const notes = taxNotes(invoice.tax_breakdown, invoice.buyer);
+  const notes = taxNotes(invoice.tax_breakdown, invoice.buyer, invoice.tax_exempt);
   const body = html`<h1>${businessName}</h1>
 <h2>Invoice ${invoice.number ?? ''}</h2>
 <p class="status" data-status="${invoice.status}">${confirming ? 'Confirming payment' : (STATUS_LINES[invoice.status] ?? invoice.status)}</p>

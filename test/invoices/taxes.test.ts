@@ -214,6 +214,18 @@ describe('Tax computed elsewhere and a caller rounding', () => {
   });
 });
 
+describe('Re-pricing a draft', () => {
+  test('when a patch replaces the lines without a rounding_amount, then the old rounding does not carry over', async () => {
+    const clientId = await aClientId(ctx.t);
+    const draft = await ctx.t.api.post('/invoices', anInvoice(clientId, { items: [line('A', 10), line('B', 10)], rounding_amount: 0.02 }));
+
+    const patched = await ctx.t.api.patch(`/invoices/${draft.body.invoice.id}`, { items: [line('C', 5)] });
+
+    expect(patched.status).toBe(200);
+    expect(patched.body.invoice).toMatchObject({ rounding_amount: 0, total: 5 });
+  });
+});
+
 describe('Rates an invoice may not mix or name', () => {
   test('when an invoice mixes inclusive and exclusive rates, then 422', async () => {
     const t = ctx.t;

@@ -72,6 +72,13 @@ describe('the payment page of a taxed invoice', () => {
     expect(text).toContain('Total €29.97');
   });
 
+  test('when a reverse-charge buyer is billed without any rate, then the page still says the recipient accounts for the VAT', async () => {
+    const { text } = await pageOf(ctx.t, { tax_exempt: 'reverse', country: 'FR', tax_id: 'FR40303265045' }, { items: [{ description: 'Consulting', quantity: 1, unit_price: 500 }] });
+
+    expect(text).toContain('Reverse charge: VAT to be accounted for by the recipient');
+    expect(text).toContain('FR40303265045');
+  });
+
   test('when an invoice has no rate, then the page has no tax column and no subtotal, and still names both parties', async () => {
     const t = await ctx.app.tenant();
 
