@@ -32,11 +32,15 @@ async function business(authorization: string | undefined): Promise<Key | undefi
   return rows[0] as Key | undefined;
 }
 
+/** The columns our client view shows, selected as they are stored (ours converts timestamps, booleans and metadata). */
+const SHOWN_CLIENT_COLUMNS =
+  'id, name, email, phone, company, address, city, postal_code, state, country, tax_id, tax_exempt, buyer_reference, peppol_id, metadata, livemode, created_at, updated_at';
+
 app.get('/clients/:id', async (req, res) => {
   const key = await business(req.get('authorization'));
   if (!key) return void res.status(401).json({ error: 'unauthorized' });
   const [rows] = await pool.query<RowDataPacket[]>(
-    'SELECT id, name, email, phone, company, address, livemode, created_at, updated_at FROM clients WHERE id = ? AND business_id = ? AND livemode = ?',
+    `SELECT ${SHOWN_CLIENT_COLUMNS} FROM clients WHERE id = ? AND business_id = ? AND livemode = ?`,
     [Number(req.params.id), key.business_id, key.livemode],
   );
   if (!rows[0]) return void res.status(404).json({ error: 'not_found' });
@@ -48,7 +52,7 @@ app.get('/clients', async (req, res) => {
   if (!key) return void res.status(401).json({ error: 'unauthorized' });
   const perPage = Math.min(Number(req.query.per_page ?? 20), 100);
   const [rows] = await pool.query<RowDataPacket[]>(
-    'SELECT id, name, email, phone, company, address, livemode, created_at, updated_at FROM clients WHERE business_id = ? AND livemode = ? ORDER BY id LIMIT ?',
+    `SELECT ${SHOWN_CLIENT_COLUMNS} FROM clients WHERE business_id = ? AND livemode = ? ORDER BY id LIMIT ?`,
     [key.business_id, key.livemode, perPage],
   );
   const [[count]] = await pool.query<(RowDataPacket & { total: number })[]>('SELECT COUNT(*) AS total FROM clients WHERE business_id = ? AND livemode = ?', [

@@ -141,11 +141,27 @@ export interface ModelPage<M> {
 }
 
 /**
+ * The statement counting what `sql` (a query on `table`) matches. A query whose only conditions are
+ * its tenancy, and an id cursor, is counted straight through the table's (business_id, livemode, id)
+ * index, which every listed tenant table has: on MariaDB the narrowest index covering those
+ * conditions. Left to itself MariaDB picks a wider one, such as (business_id, livemode, created_at),
+ * and a count of 10 000 rows costs it a third more. Any other query is counted around its own text.
+ */
+function countStatement(conn: Knex, sql: string, table: string): string {
+  const from = ` from \`${table}\` where \`${table}\`.\`business_id\` = ? and \`${table}\`.\`livemode\` = ?`;
+  const tenancyOnly = new RegExp(`^select [^()]+${escapeRegExp(from)}(?: and \`${table}\`.\`id\` > \\?)?$`);
+  if (driverOf(conn) !== 'mysql2' || !tenancyOnly.test(sql)) return `select count(*) as total from (${sql}) as matched`;
+  return `select count(*) as total from \`${table}\` force index (\`${table}_business_id_livemode_id_index\`)${sql.slice(sql.indexOf(from) + ` from \`${table}\``.length)}`;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
  * A page of the rows an Objection query matches, ordered by `table`.id, and their number: the query
  * is built once (its tenancy check included) and its text, a fixed one for each combination of
- * filters, is run twice as prepared statements (see `selectRows`): the page, and the count around it.
- * The rows are read into the model as Objection reads them. Only for plain queries: no eager loading,
- * no hooks after the fetch, and no order or page of their own.
+ * filters, is run twice as prepared statements (see `selectRows`): the page, and its count
+ * (countStatement). The rows are read into the model as Objection reads them. Only for plain
+ * queries: no eager loading, no hooks after the fetch, and no order or page of their own.
  */
 export async function selectModelPage<M extends Model>(query: QueryBuilder<M, M[]>, table: string, page: { limit: number; offset: number }): Promise<ModelPage<M>> {
   if (query.has(/orderBy|limit|offset/)) throw new Error(`selectModelPage orders and pages the query itself: ${table}`);
@@ -153,7 +169,7 @@ export async function selectModelPage<M extends Model>(query: QueryBuilder<M, M[
   const conn = query.knex();
   const [rows, [{ total }]] = await Promise.all([
     selectRows(conn, `${sql} order by \`${table}\`.\`id\` asc limit ? offset ?`, [...bindings, page.limit, page.offset]),
-    selectRows<{ total: number | string }>(conn, `select count(*) as total from (${sql}) as matched`, bindings),
+    selectRows<{ total: number | string }>(conn, countStatement(conn, sql, table), bindings),
   ]);
   const model = query.modelClass();
   return { rows: rows.map((row) => model.fromDatabaseJson(row)), total: Number(total) };

@@ -95,8 +95,8 @@ describe('paying a live invoice in a browser', () => {
     await screenshot(page, 'pay-live-pending');
     await screenshotOnPhone(ctx.browser, url, 'pay-live-pending');
 
-    // Assert
-    expect(await page.getByText('Confirming your payment with the payment provider').isVisible()).toBe(true);
+    // Assert: the page reloads itself every few seconds, so its text is awaited rather than sampled mid-reload
+    await page.getByText('Confirming your payment with the payment provider').waitFor({ state: 'visible' });
     expect(await page.getByRole('button', { name: /^Pay/ }).count()).toBe(0);
     stripe.asyncPayments = false;
     await page.close();
