@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { dropColumnsInPlace } from './schema-helpers';
 
 /**
  * The legal identity of both parties of an invoice: the business (the seller) and its clients (the
@@ -34,16 +35,9 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
-/**
- * Drops the columns with `alter table … drop column`, which both drivers run in place: knex's
- * dropColumn rebuilds a SQLite table inside the migration's transaction with the foreign keys on,
- * and dropping the old `clients` or `businesses` is then refused (their invoices point at them).
- */
 export async function down(knex: Knex): Promise<void> {
-  for (const column of ['city', 'postal_code', 'state', 'country', 'tax_id', 'tax_exempt', 'buyer_reference', 'peppol_id']) {
-    await knex.raw('alter table ?? drop column ??', ['clients', column]);
-  }
-  for (const column of [
+  await dropColumnsInPlace(knex, 'clients', ['city', 'postal_code', 'state', 'country', 'tax_id', 'tax_exempt', 'buyer_reference', 'peppol_id']);
+  await dropColumnsInPlace(knex, 'businesses', [
     'legal_name',
     'address_line1',
     'address_line2',
@@ -58,7 +52,5 @@ export async function down(knex: Knex): Promise<void> {
     'bic',
     'invoice_footer',
     'peppol_id',
-  ]) {
-    await knex.raw('alter table ?? drop column ??', ['businesses', column]);
-  }
+  ]);
 }

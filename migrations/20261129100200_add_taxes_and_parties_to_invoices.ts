@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { dropColumnsInPlace } from './schema-helpers';
 
 /**
  * Taxes and both parties on invoices. Amounts stay integers in minor units; the rate ids, the
@@ -98,12 +99,7 @@ const INVOICE_COLUMNS = [
 ];
 const ITEM_COLUMNS = ['amount_excluding_tax', 'tax_rate_ids', 'tax_amounts'];
 
-/**
- * Drops the columns with `alter table … drop column`, which both drivers run in place. knex's
- * dropColumn rebuilds a SQLite table, and inside the migration's transaction the foreign keys stay
- * on: dropping the old `invoices` would cascade to every invoice's items.
- */
 export async function down(knex: Knex): Promise<void> {
-  for (const column of ITEM_COLUMNS) await knex.raw('alter table ?? drop column ??', ['invoice_items', column]);
-  for (const column of INVOICE_COLUMNS) await knex.raw('alter table ?? drop column ??', ['invoices', column]);
+  await dropColumnsInPlace(knex, 'invoice_items', ITEM_COLUMNS);
+  await dropColumnsInPlace(knex, 'invoices', INVOICE_COLUMNS);
 }

@@ -22,3 +22,13 @@ export function tableDefaults(knex: Knex, t: Knex.CreateTableBuilder): void {
 export function binary(knex: Knex, column: Knex.ColumnBuilder): Knex.ColumnBuilder {
   return isMysql(knex) ? column.collate('utf8mb4_bin') : column;
 }
+
+/**
+ * Drops columns with `alter table … drop column`, which both drivers run in place. knex's
+ * dropColumn rebuilds a SQLite table, and inside the migration's transaction the foreign keys stay
+ * on: dropping the old table is then refused (rows elsewhere point at it) or cascades to its
+ * children's rows (an invoice's items).
+ */
+export async function dropColumnsInPlace(knex: Knex, table: string, columns: readonly string[]): Promise<void> {
+  for (const column of columns) await knex.raw('alter table ?? drop column ??', [table, column]);
+}

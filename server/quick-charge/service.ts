@@ -14,6 +14,19 @@ import { toQuickChargeResult } from './view';
 
 export const DEFAULT_DESCRIPTION = 'Payment';
 
+/** The invoice line a quick-charge `amount` becomes is given by these top-level fields. */
+const AMOUNT_FORM_FIELDS: Readonly<Record<string, string>> = {
+  'items.0.description': 'description',
+  'items.0.unit_price': 'amount',
+  'items.0.tax_rate_ids': 'tax_rate_ids',
+};
+
+/** The invoice's field errors for its one line, named after the fields the caller sent. */
+function namedAfterAmountForm(err: unknown): unknown {
+  if (!(err instanceof ValidationFailed) || !err.details) return err;
+  return new ValidationFailed(Object.fromEntries(Object.entries(err.details).map(([field, messages]) => [AMOUNT_FORM_FIELDS[field] ?? field, messages])), err.message);
+}
+
 export class QuickChargeService {
   constructor(
     private readonly db: Database,
@@ -32,20 +45,24 @@ export class QuickChargeService {
 
     return this.db.transaction(async (trx) => {
       const client = await this.clientOf(trx, actor, input);
-      const issued = await this.invoices.createIssued(actor, {
-        client_id: client.id,
-        currency,
-        issue_date: input.issue_date,
-        due_date: input.due_date,
-        items: input.items ?? [
-          { description: input.description ?? DEFAULT_DESCRIPTION, quantity: 1, unit_price: input.amount!, ...(input.tax_rate_ids ? { tax_rate_ids: input.tax_rate_ids } : {}) },
-        ],
-        default_tax_rate_ids: input.default_tax_rate_ids,
-        tax_exempt: input.tax_exempt,
-        rounding_amount: input.rounding_amount,
-        notes: input.notes,
-        metadata: input.metadata,
-      });
+      const issued = await this.invoices
+        .createIssued(actor, {
+          client_id: client.id,
+          currency,
+          issue_date: input.issue_date,
+          due_date: input.due_date,
+          items: input.items ?? [
+            { description: input.description ?? DEFAULT_DESCRIPTION, quantity: 1, unit_price: input.amount!, ...(input.tax_rate_ids ? { tax_rate_ids: input.tax_rate_ids } : {}) },
+          ],
+          default_tax_rate_ids: input.default_tax_rate_ids,
+          tax_exempt: input.tax_exempt,
+          rounding_amount: input.rounding_amount,
+          notes: input.notes,
+          metadata: input.metadata,
+        })
+        .catch((err: unknown) => {
+          throw input.items ? err : namedAfterAmountForm(err);
+        });
       return toQuickChargeResult(issued, client);
     });
   }

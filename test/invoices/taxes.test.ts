@@ -380,4 +380,11 @@ describe('Everything that shows or charges an amount', () => {
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.errors)).toEqual(['tax_rate_ids']);
   });
+
+  test('when quick-charge with an amount names a rate the business does not have, then 422 names tax_rate_ids, the field sent', async () => {
+    const res = await ctx.t.api.post('/quick-charge', { amount: 10, tax_rate_ids: [987_654], currency: 'EUR', client: aClient() });
+
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body.errors)).toEqual(['tax_rate_ids']);
+  });
 });
