@@ -112,6 +112,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   const refunds = new RefundService(db, outbox, gatewayClients, logger, links, clock);
   const gateways = new GatewayService(db, paymentPath, refunds, gatewayClients, logger, links, clock);
   invoices.whenVoided((actor, invoiceId) => gateways.expireStaleCheckouts(actor, invoiceId));
+  clients.whenTaxStatusChanges((trx, actor, client) => invoices.repriceDraftsOf(trx, actor, client));
   paymentPath.whenRecorded((actor, invoiceId) => gateways.expireStaleCheckouts(actor, invoiceId));
   const owners = new OwnerService(db, businesses, clock);
   return {

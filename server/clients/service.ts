@@ -1,10 +1,12 @@
 /** Clients of a business: unique e-mail per business and mode, searchable by name, e-mail and company. */
+import { Knex } from 'knex';
 import { Actor } from '../auth/actor';
 import { Database } from '../db/database';
 import { isReferencedRowViolation, isUniqueViolation } from '../db/errors';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Page, paginate } from '../http/pagination';
 import { dropMetadataIndex, indexMetadata, initialMetadata, mergedMetadata, whereMetadata } from '../metadata/store';
+import { TaxExempt } from '../money/tax';
 import { blankToNull } from '../validation';
 import { Client } from './model';
 import { ClientInput, ClientListParams, ClientView } from './schema';
@@ -50,8 +52,18 @@ function containsPattern(term: string): string {
   return `%${term.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
 }
 
+/** Work another resource does, in the same transaction, when a client's tax status changes. */
+type TaxStatusListener = (trx: Knex.Transaction, actor: Actor, client: { id: number; tax_exempt: TaxExempt }) => Promise<void>;
+
 export class ClientService {
   constructor(private readonly db: Database) {}
+
+  private readonly taxStatusListeners: TaxStatusListener[] = [];
+
+  /** Runs `listener` inside the transaction of each change of a client's `tax_exempt` (its draft invoices are priced again). */
+  whenTaxStatusChanges(listener: TaxStatusListener): void {
+    this.taxStatusListeners.push(listener);
+  }
 
   list(actor: Actor, params: ClientListParams): Promise<Page<ClientView>> {
     const query = Client.of(actor, this.db.current).select(CLIENT_VIEW_COLUMNS);
@@ -96,7 +108,11 @@ export class ClientService {
         // As in create, the unique index decides a duplicate e-mail.
         await Client.of(actor, trx).findById(id).patch({ ...columnsFor({ ...toClientView(current), ...fieldChanges }), metadata });
         if (metadataChanges) await indexMetadata(trx, actor, { type: 'client', id }, metadata, { replace: true });
-        return toClientView(await this.find(actor, id, trx));
+        const updated = await this.find(actor, id, trx);
+        if (updated.tax_exempt !== current.tax_exempt) {
+          for (const listener of this.taxStatusListeners) await listener(trx, actor, updated);
+        }
+        return toClientView(updated);
       }),
     );
   }

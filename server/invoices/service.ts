@@ -361,10 +361,42 @@ export class InvoiceService {
    */
   private async issue(trx: Knex.Transaction, actor: Actor, row: Invoice): Promise<void> {
     const number = await drawInvoiceNumber(trx, actor);
-    const [client, business, items] = await Promise.all([Client.findOwn(actor, trx, row.client_id), Business.findById(trx, actor.businessId), InvoiceItem.ofInvoice(row, trx)]);
+    const [client, business] = await Promise.all([Client.findOwn(actor, trx, row.client_id), Business.findById(trx, actor.businessId)]);
     if (!client || !business) throw new NotFound(client ? 'Business' : 'Client');
-    const taxExempt = row.requested_tax_exempt ?? client.tax_exempt;
     const errors = new Map<string, string[]>();
+    const totals = await this.repriced(trx, actor, row, row.requested_tax_exempt ?? client.tax_exempt, errors);
+    if (!totals) throw new ValidationFailed(Object.fromEntries(errors));
+    await row.$query(trx).patch({
+      status: 'sent',
+      number,
+      sent_at: businessClock.now().toISOString(),
+      seller: toSellerSnapshot(business),
+      buyer: toBuyerSnapshot(client),
+      ...totals,
+    });
+  }
+
+  /**
+   * A client's tax status changed (in the caller's transaction): its drafts that do not set their own
+   * are priced again, so that a draft shows the taxes it would be issued with. One whose lines carry
+   * a shop's tax that the new status refuses keeps its figures; issuing it says why.
+   */
+  async repriceDraftsOf(trx: Knex.Transaction, actor: Actor, client: { id: number; tax_exempt: TaxExempt }): Promise<void> {
+    const drafts = await Invoice.of(actor, trx).where({ 'invoices.client_id': client.id, 'invoices.status': 'draft' }).whereNull('invoices.requested_tax_exempt').forUpdate();
+    for (const row of drafts) {
+      const totals = await this.repriced(trx, actor, row, client.tax_exempt, new Map());
+      if (totals) await row.$query(trx).patch(totals);
+    }
+  }
+
+  /**
+   * The invoice's lines and taxes priced again as they stand, for a buyer of tax status `taxExempt`
+   * and with the rates as they are now: the totals to store, and the lines whose amount excluding
+   * tax changed are updated. Null, with nothing written, when they cannot be priced so (the problems
+   * are recorded in `errors`).
+   */
+  private async repriced(trx: Knex.Transaction, actor: Actor, row: Invoice, taxExempt: TaxExempt, errors: Map<string, string[]>): Promise<InvoiceTotals | null> {
+    const items = await InvoiceItem.ofInvoice(row, trx);
     const { taxes, caller_rounding } = await this.price(trx, actor, {
       items: itemsAsInput(items, row.currency),
       currency: row.currency,
@@ -374,21 +406,14 @@ export class InvoiceService {
       forNewLines: false,
       errors,
     });
-    if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
-    await row.$query(trx).patch({
-      status: 'sent',
-      number,
-      sent_at: businessClock.now().toISOString(),
-      seller: toSellerSnapshot(business),
-      buyer: toBuyerSnapshot(client),
-      ...totalsOf(taxes, caller_rounding, taxExempt),
-    });
-    // A buyer whose tax status changed since the draft was priced changes its lines' amounts excluding tax.
+    if (errors.size) return null;
+    // A buyer whose tax status changed since the lines were priced changes their amounts excluding tax.
     for (const [index, line] of taxes.lines.entries()) {
       if (line.amount_excluding_tax !== items[index].amount_excluding_tax) {
         await InvoiceItem.ofInvoices([row], trx).where('invoice_items.id', items[index].id).patch({ amount_excluding_tax: line.amount_excluding_tax });
       }
     }
+    return totalsOf(taxes, caller_rounding, taxExempt);
   }
 
   private checkDates(issueDate: string, dueDate: string, errors: Map<string, string[]>): void {
@@ -424,6 +449,8 @@ export class InvoiceService {
 }
 
 /** The invoice columns the taxes set. */
+type InvoiceTotals = ReturnType<typeof totalsOf>;
+
 function totalsOf(taxes: TaxedInvoice, callerRounding: number, taxExempt: TaxExempt) {
   return {
     subtotal: taxes.subtotal,

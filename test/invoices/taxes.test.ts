@@ -162,6 +162,30 @@ describe("The buyer's tax status", () => {
     expect(issued.body.invoice).toMatchObject({ status: 'sent', tax_exempt: 'reverse', total_tax: 0, total: 100, amount_due: 100 });
     expect(issued.body.invoice.buyer.tax_exempt).toBe('reverse');
   });
+
+  test("when a client becomes reverse-charge, then its drafts show the taxes they would be issued with, and a draft with its own tax_exempt or an issued invoice keeps its figures", async () => {
+    // Arrange
+    const t = ctx.t;
+    const vat = await aRate(t, { percentage: 20 });
+    const inclusive = await aRate(t, { percentage: 20, inclusive: true });
+    const clientId = await aClientId(t);
+    const draft = (await t.api.post('/invoices', anInvoice(clientId, { items: [line('Work', 100)], default_tax_rate_ids: [vat] }))).body.invoice;
+    const inclusiveDraft = (await t.api.post('/invoices', anInvoice(clientId, { items: [line('Boxed', 120)], default_tax_rate_ids: [inclusive] }))).body.invoice;
+    const ownStatus = (await t.api.post('/invoices', anInvoice(clientId, { items: [line('Work', 100)], default_tax_rate_ids: [vat], tax_exempt: 'none' }))).body.invoice;
+    const issued = (await t.api.post('/invoices', anInvoice(clientId, { items: [line('Work', 100)], default_tax_rate_ids: [vat] }))).body.invoice;
+    await t.api.post(`/invoices/${issued.id}/initiate-payment`, {});
+
+    // Act
+    const patched = await t.api.patch(`/clients/${clientId}`, { tax_exempt: 'reverse' });
+    const read = async (id: number) => (await t.api.get(`/invoices/${id}`)).body.invoice;
+
+    // Assert: 100 at 20 % reverse-charged is 100 with no tax; an inclusive 120 keeps its price, all of it taxable (contract, "Tax")
+    expect(patched.status).toBe(200);
+    expect(await read(draft.id)).toMatchObject({ status: 'draft', tax_exempt: 'reverse', total_tax: 0, total: 100, amount_due: 100 });
+    expect(await read(inclusiveDraft.id)).toMatchObject({ tax_exempt: 'reverse', total_excluding_tax: 120, total_tax: 0, total: 120, items: [expect.objectContaining({ amount_excluding_tax: 120 })] });
+    expect(await read(ownStatus.id)).toMatchObject({ tax_exempt: 'none', total_tax: 20, total: 120 });
+    expect(await read(issued.id)).toMatchObject({ status: 'sent', tax_exempt: 'none', total_tax: 20, total: 120 });
+  });
 });
 
 describe('Tax computed elsewhere and a caller rounding', () => {
