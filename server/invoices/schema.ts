@@ -53,7 +53,8 @@ export interface InvoiceInput extends InvoiceTaxInput {
   metadata?: MetadataChanges;
 }
 
-export type InvoiceChanges = Partial<Omit<InvoiceInput, 'client_id'>>;
+/** A draft's changes: `tax_exempt: null` makes it follow its client's tax status again. */
+export type InvoiceChanges = Partial<Omit<InvoiceInput, 'client_id' | 'tax_exempt'>> & { tax_exempt?: TaxExempt | null };
 
 export interface InvoiceListParams extends ListParams, MetadataFilter {
   status?: InvoiceStatus;
@@ -106,7 +107,10 @@ export const createInvoiceBody = Joi.object<InvoiceInput>({
   items: fields.items.required(),
 });
 
-export const updateInvoiceBody = Joi.object<InvoiceChanges>(fields);
+export const updateInvoiceBody = Joi.object<InvoiceChanges>({
+  ...fields,
+  tax_exempt: fields.tax_exempt.allow(null).description("The buyer's tax status for this invoice, overriding the client's; null follows the client's again"),
+});
 
 export const simulatePaymentBody = Joi.object<{ amount?: number }>({ amount: moneyField.greater(0) });
 

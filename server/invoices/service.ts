@@ -106,7 +106,7 @@ export class InvoiceService {
       if (!client) throw new NotFound('Client');
       const currency = changes.currency ?? current.currency;
       const errors = new Map<string, string[]>();
-      const requestedTaxExempt = changes.tax_exempt ?? current.requested_tax_exempt;
+      const requestedTaxExempt = changes.tax_exempt === undefined ? current.requested_tax_exempt : changes.tax_exempt;
       const { items: priced, taxes, caller_rounding } = await this.price(trx, actor, {
         items: changes.items ?? itemsAsInput(currentItems, current.currency),
         currency,

@@ -186,6 +186,22 @@ describe("The buyer's tax status", () => {
     expect(await read(ownStatus.id)).toMatchObject({ tax_exempt: 'none', total_tax: 20, total: 120 });
     expect(await read(issued.id)).toMatchObject({ status: 'sent', tax_exempt: 'none', total_tax: 20, total: 120 });
   });
+
+  test("when a draft's own tax_exempt is patched to null, then it follows its client's tax status again", async () => {
+    // Arrange: a reverse-charge client, and a draft that overrides it
+    const t = ctx.t;
+    const vat = await aRate(t, { percentage: 20 });
+    const clientId = await aClientId(t, { tax_exempt: 'reverse' });
+    const draft = (await t.api.post('/invoices', anInvoice(clientId, { items: [line('Work', 100)], default_tax_rate_ids: [vat], tax_exempt: 'none' }))).body.invoice;
+
+    // Act
+    const res = await t.api.patch(`/invoices/${draft.id}`, { tax_exempt: null });
+
+    // Assert
+    expect(draft).toMatchObject({ tax_exempt: 'none', total: 120 });
+    expect(res.status).toBe(200);
+    expect(res.body.invoice).toMatchObject({ tax_exempt: 'reverse', total_tax: 0, total: 100 });
+  });
 });
 
 describe('Tax computed elsewhere and a caller rounding', () => {
