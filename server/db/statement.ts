@@ -140,18 +140,51 @@ export interface ModelPage<M> {
   total: number;
 }
 
+/** Per database (knex's config) and table: whether the table has its (business_id, livemode, id) index. */
+const tenantIdIndexes = new WeakMap<object, Map<string, Promise<boolean>>>();
+
+/** The name knex gives the (business_id, livemode, id) index of `table`. */
+const tenantIdIndex = (table: string) => `${table}_business_id_livemode_id_index`;
+
+/** Whether `table` has its (business_id, livemode, id) index, read once per database and table. */
+function hasTenantIdIndex(conn: Knex, table: string): Promise<boolean> {
+  const config = (conn.client as Knex.Client).config as object;
+  let tables = tenantIdIndexes.get(config);
+  if (!tables) tenantIdIndexes.set(config, (tables = new Map<string, Promise<boolean>>()));
+  let known = tables.get(table);
+  if (!known) {
+    known = selectRows(conn, 'select 1 from information_schema.statistics where table_schema = database() and table_name = ? and index_name = ? limit 1', [
+      table,
+      tenantIdIndex(table),
+    ]).then(
+      (rows) => rows.length > 0,
+      () => {
+        // Not known (the database is unreachable, say): counted without the index, and asked again next time.
+        tables.delete(table);
+        return false;
+      },
+    );
+    tables.set(table, known);
+  }
+  return known;
+}
+
 /**
- * The statement counting what `sql` (a query on `table`) matches. A query whose only conditions are
- * its tenancy, and an id cursor, is counted straight through the table's (business_id, livemode, id)
- * index, which every listed tenant table has: on MariaDB the narrowest index covering those
- * conditions. Left to itself MariaDB picks a wider one, such as (business_id, livemode, created_at),
- * and a count of 10 000 rows costs it a third more. Any other query is counted around its own text.
+ * The statement counting what `sql` (a query on `table`) matches. On MySQL, a query whose only
+ * conditions are its tenancy, and an id cursor, is counted straight through the table's
+ * (business_id, livemode, id) index: the narrowest index covering those conditions. Left to
+ * itself MariaDB picks a wider one, such as (business_id, livemode, created_at), and a count of
+ * 10 000 rows costs it a third more. Any other query, or a table without that index, is counted
+ * around its own text.
  */
-function countStatement(conn: Knex, sql: string, table: string): string {
-  const from = ` from \`${table}\` where \`${table}\`.\`business_id\` = ? and \`${table}\`.\`livemode\` = ?`;
-  const tenancyOnly = new RegExp(`^select [^()]+${escapeRegExp(from)}(?: and \`${table}\`.\`id\` > \\?)?$`);
-  if (driverOf(conn) !== 'mysql2' || !tenancyOnly.test(sql)) return `select count(*) as total from (${sql}) as matched`;
-  return `select count(*) as total from \`${table}\` force index (\`${table}_business_id_livemode_id_index\`)${sql.slice(sql.indexOf(from) + ` from \`${table}\``.length)}`;
+async function countStatement(conn: Knex, sql: string, table: string): Promise<string> {
+  const around = `select count(*) as total from (${sql}) as matched`;
+  if (driverOf(conn) !== 'mysql2') return around;
+  const from = ` from \`${table}\``;
+  const tenancy = `${from} where \`${table}\`.\`business_id\` = ? and \`${table}\`.\`livemode\` = ?`;
+  const tenancyOnly = new RegExp(`^select [^()]+${escapeRegExp(tenancy)}(?: and \`${table}\`.\`id\` > \\?)?$`);
+  if (!tenancyOnly.test(sql) || !(await hasTenantIdIndex(conn, table))) return around;
+  return `select count(*) as total${from} force index (\`${tenantIdIndex(table)}\`)${sql.slice(sql.indexOf(tenancy) + from.length)}`;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -169,7 +202,7 @@ export async function selectModelPage<M extends Model>(query: QueryBuilder<M, M[
   const conn = query.knex();
   const [rows, [{ total }]] = await Promise.all([
     selectRows(conn, `${sql} order by \`${table}\`.\`id\` asc limit ? offset ?`, [...bindings, page.limit, page.offset]),
-    selectRows<{ total: number | string }>(conn, countStatement(conn, sql, table), bindings),
+    countStatement(conn, sql, table).then((count) => selectRows<{ total: number | string }>(conn, count, bindings)),
   ]);
   const model = query.modelClass();
   return { rows: rows.map((row) => model.fromDatabaseJson(row)), total: Number(total) };

@@ -448,9 +448,9 @@ export class InvoiceService {
   }
 }
 
-/** The invoice columns the taxes set. */
 type InvoiceTotals = ReturnType<typeof totalsOf>;
 
+/** The invoice columns the taxes set. */
 function totalsOf(taxes: TaxedInvoice, callerRounding: number, taxExempt: TaxExempt) {
   return {
     subtotal: taxes.subtotal,
