@@ -114,6 +114,14 @@ export const TRIGGERS: Record<EventType, Trigger> = {
       return [made('invoice', invoice.id), made('payment', payment.id), made('refund', refund.id)];
     },
   },
+  'credit_note.created': {
+    does: 'pays an invoice with a simulated payment, then credits its first line with a credit note that refunds it (invoice.paid and payment.refunded fire too)',
+    fire: async (services, actor) => {
+      const { payment, invoice } = await aPaidInvoice(services, actor);
+      const { credit_note } = await services.creditNotes.create(actor, invoice.id, { items: [{ invoice_item_id: invoice.items[0].id }], reason: 'product_unsatisfactory', refund: true });
+      return [made('invoice', invoice.id), made('payment', payment.id), made('credit note', credit_note.id)];
+    },
+  },
   'contract.signed': {
     does: 'creates a client and a contract; the client signs it at its link, then the business countersigns',
     fire: async (services, actor) => {

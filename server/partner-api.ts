@@ -2,6 +2,7 @@
 import { businessRoutes } from './businesses/routes';
 import { clientRoutes } from './clients/routes';
 import { contractRoutes } from './contracts/routes';
+import { creditNoteRoutes } from './credit-notes/routes';
 import { eventRoutes } from './events/routes';
 import { expenseRoutes } from './expenses/routes';
 import { Route } from './http/routes';
@@ -22,6 +23,7 @@ export const partnerRoutes: Route<Services>[] = [
   ...taxRateRoutes,
   ...paymentRoutes,
   ...refundRoutes,
+  ...creditNoteRoutes,
   ...webhookRoutes,
   ...eventRoutes,
   ...expenseRoutes,

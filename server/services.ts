@@ -3,6 +3,7 @@ import { BusinessService } from './businesses/service';
 import { ClientService } from './clients/service';
 import { Config } from './config';
 import { ContractService } from './contracts/service';
+import { CreditNoteService } from './credit-notes/service';
 import { BusinessClocks } from './db/clocks';
 import { Database } from './db/database';
 import { Clock, systemClock } from './clock';
@@ -52,6 +53,8 @@ export interface Services {
   paymentPath: PaymentPath;
   refunds: RefundService;
   invoices: InvoiceService;
+  /** Credit notes, and the void of an invoice (which issues one). */
+  creditNotes: CreditNoteService;
   /** Invoice and receipt PDFs. */
   documents: InvoiceDocuments;
   quickCharge: QuickChargeService;
@@ -128,6 +131,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     paymentPath,
     refunds,
     invoices,
+    creditNotes: new CreditNoteService(db, businesses, outbox, invoices, refunds, taxRates, links, documents, logger),
     documents,
     quickCharge: new QuickChargeService(db, businesses, clients, invoices),
     outbox,

@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'payment.refunded',
   'payment.refund_failed',
   'contract.signed',
+  'credit_note.created',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

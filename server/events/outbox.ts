@@ -34,6 +34,7 @@ const READ_SCOPE_OF: Record<EventResource, Scope> = {
   invoice: 'invoices:read',
   payment: 'invoices:read',
   contract: 'contracts:read',
+  credit_note: 'invoices:read',
 };
 
 export function readScopeOf(type: EventType): Scope {

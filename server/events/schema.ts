@@ -74,6 +74,7 @@ const EventShape = component(
         refund: shapeNamed('Refund'),
       }),
       eventOf('ContractSignedEvent', Type.Literal('contract.signed'), { contract: shapeNamed('Contract') }),
+      eventOf('CreditNoteCreatedEvent', Type.Literal('credit_note.created'), { credit_note: shapeNamed('CreditNote'), invoice: shapeNamed('InvoiceDetail') }),
     ],
   }),
 );

@@ -12,7 +12,7 @@ import { Clock } from '../clock';
 import { Database } from '../db/database';
 import { toDbTime } from '../db/time';
 import { InvoiceLinks } from '../invoices/links';
-import { Invoice, PAYABLE_STATUSES } from '../invoices/model';
+import { amountDue, Invoice, PAYABLE_STATUSES } from '../invoices/model';
 import { PaymentPath } from '../invoices/payment-path';
 import { GatewayClients } from './clients';
 import { CheckoutState, GatewayRefund, GatewayUnavailable, RefundedPayment } from './gateway';
@@ -105,8 +105,8 @@ export class GatewayService {
    */
   async startCheckout(actor: SystemActor, invoiceId: number, pageToken: string): Promise<{ url: string } | null> {
     const invoice = await Invoice.of(actor, this.db.current).findById(invoiceId);
-    if (!invoice || !PAYABLE_STATUSES.includes(invoice.status) || invoice.total - invoice.amount_paid <= 0) return null;
-    const amount = invoice.total - invoice.amount_paid;
+    if (!invoice || !PAYABLE_STATUSES.includes(invoice.status) || amountDue(invoice) <= 0) return null;
+    const amount = amountDue(invoice);
     const gateway = await this.clients.of(actor.businessId);
     if (!gateway.accepts(amount, invoice.currency)) return null;
     // The client already paid with a delayed method: another checkout would let them pay twice.
@@ -204,7 +204,7 @@ export class GatewayService {
    */
   async expireStaleCheckouts(actor: Actor, invoiceId: number): Promise<void> {
     const invoice = await Invoice.of(actor, this.db.current).findById(invoiceId);
-    const due = invoice && PAYABLE_STATUSES.includes(invoice.status) ? invoice.total - invoice.amount_paid : 0;
+    const due = invoice && PAYABLE_STATUSES.includes(invoice.status) ? amountDue(invoice) : 0;
     const open = (await CheckoutSession.of(actor, this.db.current).where({ invoice_id: invoiceId, status: 'open' })).filter((session) => due <= 0 || session.amount !== due);
     if (!open.length) return;
     const context = { businessId: actor.businessId, invoiceId };

@@ -1,5 +1,5 @@
 /**
- * An invoice's PDF, for the API, the payment page's download link and the invoice e-mail: reads
+ * An invoice's PDF (and a credit note's), for the API, the payment page's download link and the invoice e-mail: reads
  * what the document shows (outside any transaction) and renders it on a PDF thread. The invoice
  * while money is due, the receipt once it is paid.
  */
@@ -11,10 +11,11 @@ import { PdfFile, PdfPool } from '../pdf/pool';
 import { InvoiceLinks } from './links';
 import { partiesOf, paymentRowsOf } from './detail';
 import { Invoice, InvoiceItem } from './model';
-import { InvoiceDocument } from './pdf';
+import { CreditNoteDocument, InvoiceDocument } from './pdf';
+import type { PdfTask } from './pdf-worker';
 
 export class InvoiceDocuments {
-  private readonly renderers: PdfPool<InvoiceDocument>;
+  private readonly renderers: PdfPool<PdfTask>;
 
   constructor(
     private readonly db: Database,
@@ -42,6 +43,11 @@ export class InvoiceDocuments {
       paymentUrl: invoice.status === 'draft' ? null : this.links.paymentUrl(invoice.payment_token),
     };
     return this.renderers.render(document, options);
+  }
+
+  /** A credit note's PDF (credit-notes/ reads what it shows), on the same threads as invoices'. */
+  creditNotePdf(document: CreditNoteDocument): Promise<PdfFile> {
+    return this.renderers.render(document, { wait: false });
   }
 
   /** Ends the PDF threads (the server stopping). */

@@ -8,13 +8,13 @@ import { SellerSnapshot } from '../businesses/view';
 import { InvoiceStatus } from './status';
 
 
-export { INVOICE_STATUSES, PAYABLE_STATUSES } from './status';
+export { amountDue, INVOICE_STATUSES, PAYABLE_STATUSES, statusFromMoney } from './status';
 export type { InvoiceStatus } from './status';
 
 export class Invoice extends TenantModel {
   static override tableName = 'invoices';
   static override timestampColumns = ['created_at', 'updated_at', 'sent_at', 'viewed_at', 'paid_at', 'voided_at'];
-  static override jsonAttributes = ['metadata', 'default_tax_rate_ids', 'tax_breakdown', 'seller', 'buyer'];
+  static override jsonAttributes = ['metadata', 'default_tax_rate_ids', 'tax_breakdown', 'seller', 'buyer', 'credit_note_ids'];
 
   client_id!: number;
   /** `INV-000001`, assigned when the invoice leaves draft; null on drafts. */
@@ -32,6 +32,9 @@ export class Invoice extends TenantModel {
   caller_rounding_amount!: number;
   total!: number;
   amount_paid!: number;
+  /** The sum of its credit notes' totals, and their ids oldest first (null: none yet). */
+  amount_credited!: number;
+  credit_note_ids!: number[] | null;
   /** The buyer's tax status the totals were computed with; `requested_tax_exempt` is the caller's override (null: the client's). */
   tax_exempt!: TaxExempt;
   requested_tax_exempt!: TaxExempt | null;

@@ -1,4 +1,4 @@
-/** Invoice numbers: a gapless sequence per business and mode, drawn in the issuing transaction. */
+/** Invoice and credit note numbers: each a gapless sequence per business and mode, drawn in the issuing transaction. */
 import { Knex } from 'knex';
 import { Actor } from '../auth/actor';
 
@@ -6,11 +6,22 @@ import { Actor } from '../auth/actor';
  * Increments the business's counter (the UPDATE locks its row until commit, so concurrent issuers
  * queue) and returns the formatted number. A rolled-back issue rolls the counter back: no gaps.
  */
-export async function drawInvoiceNumber(trx: Knex.Transaction, actor: Actor): Promise<string> {
-  const column = actor.livemode ? 'last_invoice_number_live' : 'last_invoice_number_test';
+export function drawInvoiceNumber(trx: Knex.Transaction, actor: Actor): Promise<string> {
+  return drawNumber(trx, actor, 'invoice');
+}
+
+/** `CN-000001`: a credit note's number, from its own series (the same row lock as invoices'). */
+export function drawCreditNoteNumber(trx: Knex.Transaction, actor: Actor): Promise<string> {
+  return drawNumber(trx, actor, 'credit_note');
+}
+
+const SERIES = { invoice: 'INV', credit_note: 'CN' } as const;
+
+async function drawNumber(trx: Knex.Transaction, actor: Actor, series: keyof typeof SERIES): Promise<string> {
+  const column = `last_${series}_number_${actor.livemode ? 'live' : 'test'}`;
   await trx('businesses').where('id', actor.businessId).increment(column, 1);
   const row: Record<string, number> = await trx('businesses').where('id', actor.businessId).first(column);
-  return `INV-${String(row[column]).padStart(6, '0')}`;
+  return `${SERIES[series]}-${String(row[column]).padStart(6, '0')}`;
 }
 
 /**

@@ -19,7 +19,7 @@ import { Payment } from '../payments/model';
 import { toPaymentView } from '../payments/view';
 import { invoiceDetail } from './detail';
 import { InvoiceLinks } from './links';
-import { Invoice, PAYABLE_STATUSES } from './model';
+import { amountDue, Invoice, PAYABLE_STATUSES } from './model';
 import { ExternalPayment, RecordedPayment } from './schema';
 
 /** What brought the money, as stored on the payment. */
@@ -114,7 +114,7 @@ export class PaymentPath {
       const invoice = await Invoice.of(actor, trx).findById(invoiceId).forUpdate();
       if (!invoice) throw new NotFound('Invoice');
       if (!PAYABLE_STATUSES.includes(invoice.status)) throw new InvalidState(`A ${invoice.status} invoice cannot be paid`);
-      const due = invoice.total - invoice.amount_paid;
+      const due = amountDue(invoice);
       if (due <= 0) throw new InvalidState('Nothing is due on this invoice');
       const errors = new Map<string, string[]>();
       const minor = amount === undefined ? due : collectMinor(errors, 'amount', amount, invoice.currency);
@@ -178,7 +178,7 @@ export class PaymentPath {
     source: PaymentSource,
     options: { unique?: boolean } = {},
   ): Promise<RecordedPayment & { excess: number }> {
-    const due = PAYABLE_STATUSES.includes(invoice.status) ? Math.max(0, invoice.total - invoice.amount_paid) : 0;
+    const due = PAYABLE_STATUSES.includes(invoice.status) ? amountDue(invoice) : 0;
     const counted = Math.min(minor, due);
     const now = source.paidAt ?? businessClock.now().toISOString();
     const payment = await Payment.of(actor, trx).insert({

@@ -1,7 +1,9 @@
-/** The task of a PDF thread (see pdf/pool.ts): one invoice document rendered. */
+/** The task of a PDF thread (see pdf/pool.ts): one invoice or credit note document rendered. */
 import type { PdfFile } from '../pdf/pool';
-import { InvoiceDocument, invoicePdf } from './pdf';
+import { CreditNoteDocument, creditNotePdf, InvoiceDocument, invoicePdf } from './pdf';
 
-export default function render(document: InvoiceDocument): Promise<PdfFile> {
-  return invoicePdf(document);
+export type PdfTask = InvoiceDocument | CreditNoteDocument;
+
+export default function render(task: PdfTask): Promise<PdfFile> {
+  return 'creditNote' in task ? creditNotePdf(task) : invoicePdf(task);
 }

@@ -7,14 +7,16 @@
  */
 import { formatMoney } from './email';
 import { fromQuantityUnits } from '../money/amount';
-import { fromPercentageUnits } from '../money/tax';
+import { fromPercentageUnits, TaxBreakdownLine, TaxExempt } from '../money/tax';
+import type { SellerSnapshot } from '../businesses/view';
+import type { BuyerSnapshot } from '../clients/view';
 import { FittedLine, lineHeight, MARGIN, PdfLayout, TextStyle } from '../pdf/layout';
 import type { PdfFile } from '../pdf/pool';
 import { Payment } from '../payments/model';
 import { paymentMethodName, tookMoney } from '../payments/view';
 import { buyerLines, formatPercentage, paymentTerms, sellerDetails, taxLineLabel, taxNotes } from './legal-text';
 import type { Invoice, InvoiceItem } from './model';
-import { PAYABLE_STATUSES } from './status';
+import { amountDue, PAYABLE_STATUSES } from './status';
 import type { InvoiceParties } from './view';
 
 /** Everything the document shows, read by InvoiceDocuments. */
@@ -26,6 +28,47 @@ export interface InvoiceDocument extends InvoiceParties {
   /** The payment page, printed while money is due; null on a draft. */
   paymentUrl: string | null;
 }
+
+/** A line as a document shows it: an invoice's item or a credit note's. */
+export type DocumentLine = Pick<InvoiceItem, 'description' | 'quantity_units' | 'unit_price' | 'amount'> & { tax_rate_ids: number[] | null };
+
+/** What a tax breakdown and its totals are made of, on an invoice or a credit note. */
+type TaxFigures = { total_excluding_tax: number; rounding_amount: number; tax_breakdown: readonly TaxBreakdownLine[] | null };
+
+/** A credit note's figures as its PDF shows them (its row, which credit-notes/ defines). */
+export interface CreditNoteFigures extends TaxFigures {
+  number: string;
+  currency: string;
+  livemode: boolean;
+  created_at: string;
+  reason: keyof typeof REASON_NAMES | null;
+  memo: string | null;
+  tax_breakdown: TaxBreakdownLine[];
+  tax_exempt: TaxExempt;
+  total: number;
+  amount_applied: number;
+  amount_refunded: number;
+  out_of_band_amount: number;
+  buyer: BuyerSnapshot;
+}
+
+/** Everything a credit note's PDF shows, read by InvoiceDocuments' caller. */
+export interface CreditNoteDocument {
+  creditNote: CreditNoteFigures;
+  items: DocumentLine[];
+  seller: SellerSnapshot;
+  /** The number of the invoice it corrects, and the buyer's references on it. */
+  invoiceNumber: string;
+  references: { buyer_reference: string | null; purchase_order: string | null };
+}
+
+const REASON_NAMES = {
+  duplicate: 'Duplicate',
+  fraudulent: 'Fraudulent',
+  order_change: 'Order changed',
+  product_unsatisfactory: 'Product unsatisfactory',
+  other: 'Other',
+};
 
 const BODY: TextStyle = { size: 9.5 };
 const BOLD: TextStyle = { size: 9.5, weight: 'bold' };
@@ -66,7 +109,7 @@ function isReceipt(invoice: Invoice): boolean {
 
 /** Money is still asked for: a draft (a preview of what it will ask) or a payable invoice with an amount due. */
 function asksForMoney(invoice: Invoice): boolean {
-  return (invoice.status === 'draft' || PAYABLE_STATUSES.includes(invoice.status)) && invoice.total > invoice.amount_paid;
+  return (invoice.status === 'draft' || PAYABLE_STATUSES.includes(invoice.status)) && amountDue(invoice) > 0;
 }
 
 function pdfFilename(invoice: Invoice): string {
@@ -78,8 +121,7 @@ export async function invoicePdf(document: InvoiceDocument): Promise<PdfFile> {
   const { invoice, seller } = document;
   const receipt = isReceipt(invoice);
   const number = invoice.number ?? 'Draft';
-  // A name is one line wherever it appears: line breaks in it would push the invoice's facts down.
-  const sellerName = (seller.legal_name ?? '').replace(/\s+/g, ' ').trim();
+  const sellerName = oneLine(seller.legal_name ?? '');
   const layout = new PdfLayout({
     title: `${receipt ? 'Receipt' : 'Invoice'} ${number} from ${sellerName}`,
     author: sellerName,
@@ -87,43 +129,84 @@ export async function invoicePdf(document: InvoiceDocument): Promise<PdfFile> {
   });
   const money = (minor: number) => formatMoney(minor, invoice.currency);
 
-  heading(layout, document, sellerName, receipt);
-  itemsTable(layout, document, money);
-  totals(layout, invoice, document.payments, money);
-  const notes = taxNotes(invoice.tax_breakdown ?? [], document.buyer, invoice.tax_exempt);
-  if (notes.length) section(layout, 'Tax notes', () => notes.forEach((note) => layout.paragraph(note, BODY)));
+  heading(layout, { ...document, sellerName, title: receipt ? 'RECEIPT' : 'INVOICE', livemode: invoice.livemode, facts: invoiceFacts(document, receipt), references: invoice });
+  itemsTable(layout, { items: document.items, defaultRateIds: invoice.default_tax_rate_ids ?? [], breakdown: invoice.tax_breakdown ?? [] }, money);
+  totals(layout, invoiceTotals(invoice, document.payments, money));
+  taxNotesSection(layout, document, invoice.tax_breakdown ?? [], invoice.tax_exempt);
   paymentsTable(layout, document.payments, money);
   if (invoice.notes) section(layout, 'Notes', () => layout.paragraph(invoice.notes as string, BODY));
   paymentInstructions(layout, document);
-  if (seller.invoice_footer) {
-    layout.y += 12;
-    layout.ensureRoom(lineHeight(SMALL) * 2);
-    layout.paragraph(seller.invoice_footer, SMALL);
-  }
+  footer(layout, seller);
 
   const content = await layout.finish(`${sellerName} · ${receipt ? 'Receipt' : 'Invoice'} ${number}`);
   return { filename: pdfFilename(invoice), content };
 }
 
 /**
- * The seller's name and the title; under them, the seller's block and then the buyer's on the left,
- * the invoice's facts on the right.
+ * A credit note: the document that corrects an invoice, with both parties as the invoice names them,
+ * the invoice it corrects, its lines and their tax per rate, and how its total was settled.
  */
-function heading(layout: PdfLayout, document: InvoiceDocument, sellerName: string, receipt: boolean): void {
-  const { invoice, seller, buyer } = document;
-  const title: TextStyle = { size: 20, weight: 'bold' };
-  const titleLine = layout.line(receipt ? 'RECEIPT' : 'INVOICE', title);
-  const nameWidth = layout.width - titleLine.width - 24;
-  const nameCut = layout.wrap(sellerName, NAME, nameWidth).length > NAME_LINES;
-  const name = layout.clamp(sellerName, NAME, nameWidth, NAME_LINES);
-  layout.drawLine(titleLine, layout.left, layout.y, title, { align: 'right', width: layout.width });
-  layout.y += Math.max(layout.drawLines(name, layout.left, layout.y, NAME), lineHeight(title)) + 6;
-  if (!invoice.livemode) {
-    layout.paragraph('TEST MODE: no real payment is taken.', { size: 9, weight: 'bold', color: '#8250df' });
-  }
-  layout.y += 8;
-
+export async function creditNotePdf(document: CreditNoteDocument): Promise<PdfFile> {
+  const { creditNote: note, seller } = document;
+  const sellerName = oneLine(seller.legal_name ?? '');
+  const layout = new PdfLayout({ title: `Credit note ${note.number} from ${sellerName}`, author: sellerName, createdAt: new Date(note.created_at) });
+  const money = (minor: number) => formatMoney(minor, note.currency);
   const facts: [string, string][] = [
+    ['Credit note number', note.number],
+    ['Issue date', note.created_at.slice(0, 10)],
+    ['Corrects invoice', document.invoiceNumber],
+    ...(note.reason ? [['Reason', REASON_NAMES[note.reason]] as [string, string]] : []),
+  ];
+  heading(layout, { seller, buyer: note.buyer, sellerName, title: 'CREDIT NOTE', livemode: note.livemode, facts, references: document.references });
+  layout.paragraph(`This credit note corrects invoice ${document.invoiceNumber}: the amounts below are credited to the buyer.`, BODY);
+  layout.y += 10;
+  itemsTable(layout, { items: document.items, defaultRateIds: [], breakdown: note.tax_breakdown }, money);
+  const emphasis: TextStyle = { size: 11, weight: 'bold' };
+  totals(layout, [
+    ...taxRows(note, money),
+    ['Total credited', money(note.total), emphasis],
+    ...(note.amount_applied > 0 ? [['Taken off the amount due', money(note.amount_applied), BODY] as TotalsRow] : []),
+    ...(note.amount_refunded > 0 ? [['Refunded', money(note.amount_refunded), BODY] as TotalsRow] : []),
+    ...(note.out_of_band_amount > 0 ? [['Settled outside this service', money(note.out_of_band_amount), BODY] as TotalsRow] : []),
+  ]);
+  taxNotesSection(layout, { buyer: note.buyer }, note.tax_breakdown, note.tax_exempt);
+  if (note.memo) section(layout, 'Memo', () => layout.paragraph(note.memo as string, BODY));
+  footer(layout, seller);
+  const content = await layout.finish(`${sellerName} · Credit note ${note.number}`);
+  return { filename: `${note.number}.pdf`, content };
+}
+
+/** A name is one line wherever it appears: line breaks in it would push the document's facts down. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function taxNotesSection(layout: PdfLayout, { buyer }: Pick<InvoiceParties, 'buyer'>, breakdown: readonly TaxBreakdownLine[], taxExempt: TaxExempt): void {
+  const notes = taxNotes(breakdown, buyer, taxExempt);
+  if (notes.length) section(layout, 'Tax notes', () => notes.forEach((note) => layout.paragraph(note, BODY)));
+}
+
+function footer(layout: PdfLayout, seller: SellerSnapshot): void {
+  if (!seller.invoice_footer) return;
+  layout.y += 12;
+  layout.ensureRoom(lineHeight(SMALL) * 2);
+  layout.paragraph(seller.invoice_footer, SMALL);
+}
+
+/** What a document's heading shows: its title and facts, and both parties. */
+interface Heading extends InvoiceParties {
+  sellerName: string;
+  title: string;
+  livemode: boolean;
+  facts: [string, string][];
+  /** The buyer's references printed under its block. */
+  references: { buyer_reference: string | null; purchase_order: string | null };
+}
+
+/** An invoice's facts: its number and dates, its terms while it asks for money, how it was paid once a receipt. */
+function invoiceFacts(document: InvoiceDocument, receipt: boolean): [string, string][] {
+  const { invoice } = document;
+  return [
     [receipt ? 'Receipt for invoice' : 'Invoice number', invoice.number ?? 'Draft'],
     ['Issue date', invoice.issue_date],
     ...(receipt
@@ -134,8 +217,27 @@ function heading(layout: PdfLayout, document: InvoiceDocument, sellerName: strin
         ]),
     ...(invoice.paid_at && receipt ? [['Paid on', invoice.paid_at.slice(0, 10)] as [string, string]] : []),
     ...(receipt ? methodsOf(document.payments) : []),
+    ...(invoice.credit_note_ids?.length ? [['Corrected by', `${invoice.credit_note_ids.length === 1 ? 'a credit note' : `${invoice.credit_note_ids.length} credit notes`}`] as [string, string]] : []),
     ['Status', STATUS_NAMES[invoice.status]],
   ];
+}
+
+/**
+ * The seller's name and the title; under them, the seller's block and then the buyer's on the left,
+ * the document's facts on the right.
+ */
+function heading(layout: PdfLayout, { seller, buyer, sellerName, title: titleText, livemode, facts, references }: Heading): void {
+  const title: TextStyle = { size: 20, weight: 'bold' };
+  const titleLine = layout.line(titleText, title);
+  const nameWidth = layout.width - titleLine.width - 24;
+  const nameCut = layout.wrap(sellerName, NAME, nameWidth).length > NAME_LINES;
+  const name = layout.clamp(sellerName, NAME, nameWidth, NAME_LINES);
+  layout.drawLine(titleLine, layout.left, layout.y, title, { align: 'right', width: layout.width });
+  layout.y += Math.max(layout.drawLines(name, layout.left, layout.y, NAME), lineHeight(title)) + 6;
+  if (!livemode) {
+    layout.paragraph('TEST MODE: no real payment is taken.', { size: 9, weight: 'bold', color: '#8250df' });
+  }
+  layout.y += 8;
 
   // The facts first: a few short lines, on half the width or more for a long value (the payment
   // terms), up to MAX_FACTS_SHARE. The parties' lines may be many (an address of 1 000 characters),
@@ -160,7 +262,7 @@ function heading(layout: PdfLayout, document: InvoiceDocument, sellerName: strin
   layout.ensureRoom(lineHeight(LABEL) + 2 + lineHeight(BOLD));
   layout.paragraph('BILL TO', LABEL, { width: columnWidth });
   layout.y += 2;
-  buyerLines(buyer, invoice).forEach((text, index) => layout.paragraph(text, index === 0 ? BOLD : BODY, { width: columnWidth }));
+  buyerLines(buyer, references).forEach((text, index) => layout.paragraph(text, index === 0 ? BOLD : BODY, { width: columnWidth }));
   layout.y = (layout.page === page ? Math.max(layout.y, right) : layout.y) + 22;
 }
 
@@ -170,13 +272,19 @@ function methodsOf(payments: readonly Payment[]): [string, string][] {
   return methods.length ? [[methods.length > 1 ? 'Payment methods' : 'Payment method', methods.join(', ')]] : [];
 }
 
-/** The items; with a tax column, each line's rates as applied, when the invoice has any rate. */
-function itemsTable(layout: PdfLayout, document: InvoiceDocument, money: (minor: number) => string): void {
-  const { invoice } = document;
+/** A document's lines, the rates (as applied) that tax them, and the rates that lines naming none take. */
+interface Lines {
+  items: readonly DocumentLine[];
+  defaultRateIds: readonly number[];
+  breakdown: readonly TaxBreakdownLine[];
+}
+
+/** The items; with a tax column, each line's rates as applied, when the document has any rate. */
+function itemsTable(layout: PdfLayout, { items, defaultRateIds, breakdown }: Lines, money: (minor: number) => string): void {
   const quantity = new Intl.NumberFormat('en-US', { maximumFractionDigits: 4 });
-  const percentages = new Map((invoice.tax_breakdown ?? []).map((line) => [line.tax_rate_id, formatPercentage(fromPercentageUnits(line.percentage_units))]));
+  const percentages = new Map(breakdown.map((line) => [line.tax_rate_id, formatPercentage(fromPercentageUnits(line.percentage_units))]));
   // An item that names no rates takes the invoice's defaults.
-  const ratesOf = (item: InvoiceItem) => (item.tax_rate_ids ?? invoice.default_tax_rate_ids ?? []).flatMap((id) => percentages.get(id) ?? []).join(', ') || '—';
+  const ratesOf = (item: DocumentLine) => (item.tax_rate_ids ?? defaultRateIds).flatMap((id) => percentages.get(id) ?? []).join(', ') || '—';
   const taxed = percentages.size > 0;
   table(
     layout,
@@ -187,7 +295,7 @@ function itemsTable(layout: PdfLayout, document: InvoiceDocument, money: (minor:
       ...(taxed ? [{ label: 'Tax', width: 50, align: 'right' } as Column] : []),
       { label: 'Amount', width: 100, align: 'right' },
     ],
-    document.items.map((item) => [
+    items.map((item) => [
       item.description,
       quantity.format(fromQuantityUnits(item.quantity_units)),
       money(item.unit_price),
@@ -197,29 +305,37 @@ function itemsTable(layout: PdfLayout, document: InvoiceDocument, money: (minor:
   );
 }
 
+/** A line of the totals block: its label, its amount and their style. */
+type TotalsRow = [string, string, TextStyle];
+
 /**
- * The totals: with taxes (or a rounding), the subtotal excluding tax, one line per rate and the
- * rounding before the total; then what was paid and what is due.
+ * With taxes (or a rounding), the subtotal excluding tax, one line per rate and the rounding, which
+ * come before the total; a document without either has only its total, which is its subtotal.
  */
-function totals(layout: PdfLayout, invoice: Invoice, payments: readonly Payment[], money: (minor: number) => string): void {
+function taxRows(figures: TaxFigures, money: (minor: number) => string): TotalsRow[] {
+  const breakdown = figures.tax_breakdown ?? [];
+  if (!breakdown.length && figures.rounding_amount === 0) return [];
+  return [
+    ['Subtotal', money(figures.total_excluding_tax), BODY],
+    ...breakdown.map((line): TotalsRow => [taxLineLabel(line.display_name, fromPercentageUnits(line.percentage_units), money(line.taxable_amount)), money(line.tax_amount), BODY]),
+    ...(figures.rounding_amount !== 0 ? [['Rounding', money(figures.rounding_amount), BODY] as TotalsRow] : []),
+  ];
+}
+
+/** An invoice's totals: its taxes and total, then what was paid and credited, and what is due. */
+function invoiceTotals(invoice: Invoice, payments: readonly Payment[], money: (minor: number) => string): TotalsRow[] {
   const refunded = payments.some((payment) => (payment.amount_refunded ?? 0) > 0);
-  const breakdown = invoice.tax_breakdown ?? [];
-  const rows: [string, string, TextStyle][] = [];
-  // An invoice without either keeps its one Total line: its subtotal is its total.
-  if (breakdown.length || invoice.rounding_amount !== 0) {
-    rows.push(['Subtotal', money(invoice.total_excluding_tax), BODY]);
-    for (const line of breakdown) {
-      rows.push([taxLineLabel(line.display_name, fromPercentageUnits(line.percentage_units), money(line.taxable_amount)), money(line.tax_amount), BODY]);
-    }
-    if (invoice.rounding_amount !== 0) rows.push(['Rounding', money(invoice.rounding_amount), BODY]);
-  }
-  rows.push(['Total', money(invoice.total), BODY]);
+  const rows: TotalsRow[] = [...taxRows(invoice, money), ['Total', money(invoice.total), BODY]];
   // amount_paid is what was kept: refunds have come off it.
   if (!isReceipt(invoice) && (invoice.amount_paid > 0 || refunded)) rows.push([refunded ? 'Paid, net of refunds' : 'Paid', money(invoice.amount_paid), BODY]);
+  if (invoice.amount_credited > 0) rows.push(['Credited', money(invoice.amount_credited), BODY]);
   const emphasis: TextStyle = { size: 11, weight: 'bold' };
   if (isReceipt(invoice)) rows.push(['Amount paid', money(invoice.amount_paid), emphasis]);
-  else if (invoice.status !== 'void') rows.push(['Amount due', money(invoice.total - invoice.amount_paid), emphasis]);
-  // Labels on the left of the block, amounts ending at the right edge, each amount on one line: the
+  else if (invoice.status !== 'void') rows.push(['Amount due', money(amountDue(invoice)), emphasis]);
+  return rows;
+}
+
+function totals(layout: PdfLayout, rows: TotalsRow[]): void {  // Labels on the left of the block, amounts ending at the right edge, each amount on one line: the
   // block widens for the largest amounts rather than break one, and a long label wraps.
   const gap = 24;
   const widestLabel = Math.max(...rows.map(([label, , style]) => layout.widthOf(label, style)));

@@ -161,16 +161,4 @@ export const invoiceRoutes = [
     response: { status: 201, description: 'The payment and the invoice', schema: RecordedPaymentShape },
     handle: ({ cred, id, body }, s) => s.paymentPath.recordExternal(cred, id, body),
   }),
-  route({
-    method: 'post',
-    path: '/invoices/{id}/void',
-    operationId: 'voidInvoice',
-    summary: 'Void an invoice (extension)',
-    description: 'Cancels a draft, sent or viewed invoice that has taken no money; a paid, partly paid or void one is a 422 `invalid_state`. Its open checkout at the payment gateway is expired once the void is saved, so it can no longer be paid.',
-    tag: 'Invoices',
-    scopes: ['invoices:write'],
-    record: 'Invoice',
-    response: { status: 200, description: 'The void invoice', schema: InvoiceEnvelope },
-    handle: async ({ cred, id }, s) => ({ invoice: await s.invoices.void(cred, id) }),
-  }),
 ];

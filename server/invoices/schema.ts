@@ -162,7 +162,7 @@ export const InvoiceStatusShape = component(
   'InvoiceStatus',
   stringEnum(INVOICE_STATUSES, {
     description:
-      'draft → sent (POST /send or initiate-payment) → viewed (payment page opened) → partial / paid (payments); draft, sent, viewed or partial → void (POST /void, not on paid invoices). Only a draft may be updated or deleted.',
+      'draft → sent (POST /send or initiate-payment) → viewed (payment page opened) → partial / paid (payments, or payments and credit notes covering the total); void: a draft voided, or an issued invoice whose credit notes cover its total with nothing paid (POST /void issues that credit note). Only a draft may be updated or deleted.',
   }),
 );
 
@@ -215,7 +215,9 @@ const invoiceFields = {
   rounding_amount: money({ description: "What keeps an inclusive invoice's total at the quoted prices, plus the caller's rounding_amount" }),
   total: money({ minimum: 0, description: 'total_excluding_tax + total_tax + rounding_amount (≥ 0)' }),
   amount_paid: money({ minimum: 0 }),
-  amount_due: money({ description: 'total − amount_paid' }),
+  amount_credited: money({ minimum: 0, description: "The sum of its credit notes' totals" }),
+  amount_due: money({ minimum: 0, description: 'max(0, total − amount_paid − amount_credited)' }),
+  credit_note_ids: Type.Array(Id, { description: 'Its credit notes, oldest first' }),
   notes: nullable(Type.String({ maxLength: 5000 })),
   buyer_reference: nullable(Type.String({ maxLength: 255 })),
   purchase_order: nullable(Type.String({ maxLength: 255 })),

@@ -26,7 +26,7 @@ import { addDays, todayUtc } from '../validation';
 import { InvoiceLinks } from './links';
 import { invoiceDetail, itemsOf, partiesOf } from './detail';
 import { formatMoney, invoiceEmail } from './email';
-import { Invoice, InvoiceItem } from './model';
+import { amountDue, Invoice, InvoiceItem } from './model';
 import { drawInvoiceNumber } from './numbering';
 import { itemsAsInput, PricedInvoice, PricedItem, priceInvoice, rateIdsOf, TaxTerms } from './pricing';
 import { InvoiceChanges, InvoiceDetail, InvoiceInput, InvoiceListParams, InvoiceView, ItemInput, SentInvoice } from './schema';
@@ -78,7 +78,7 @@ export class InvoiceService {
       currency: row.currency,
       total: toMajor(row.total, row.currency),
       amount_paid: toMajor(row.amount_paid, row.currency),
-      amount_due: toMajor(row.total - row.amount_paid, row.currency),
+      amount_due: toMajor(amountDue(row), row.currency),
     };
   }
 
@@ -182,7 +182,7 @@ export class InvoiceService {
           clientEmail: client.email,
           number: row.number ?? '',
           // A reminder for a partly paid invoice asks for what is left.
-          amountDue: formatMoney(row.total - row.amount_paid, row.currency),
+          amountDue: formatMoney(amountDue(row), row.currency),
           dueDate: row.due_date,
           paymentUrl: this.links.paymentUrl(row.payment_token),
           notes: row.notes ?? null,
@@ -220,22 +220,22 @@ export class InvoiceService {
   }
 
   /**
-   * Cancels an invoice that has taken no money: a paid or partly paid one must have its payments
-   * refunded first. A voided draft still takes its number: the sequence has no gaps.
+   * Voids a locked invoice outright: a draft, or an issued one with nothing left to credit (a zero
+   * total). Any other issued invoice is voided by the credit note that cancels it (credit-notes/).
+   * A voided draft still takes its number: the sequence has no gaps.
    */
-  async void(actor: Actor, id: number): Promise<InvoiceDetail> {
-    return this.db.transaction(async (trx) => {
-      const row = await this.lock(trx, actor, id);
-      if (row.status === 'void') throw new InvalidState('This invoice is already void');
-      if (row.amount_paid > 0) throw new InvalidState(`A ${row.status} invoice has payments and cannot be voided; refund them first`);
-      const number = row.number ?? (await drawInvoiceNumber(trx, actor));
-      // A voided draft leaves draft too: it keeps who it was from and to, as an issued one does.
-      const parties = row.status === 'draft' ? (await partiesOf(actor, [row], trx)).get(row.id) : undefined;
-      await row.$query(trx).patch({ status: 'void', number, voided_at: businessClock.now().toISOString(), ...parties });
-      // After the commit, never inside it: the listeners call the payment gateway.
-      for (const listener of this.voidListeners) this.db.afterCommit(() => listener(actor, id));
-      return invoiceDetail(actor, row, trx, this.links);
-    });
+  async voidLocked(trx: Knex.Transaction, actor: Actor, row: Invoice): Promise<InvoiceDetail> {
+    const number = row.number ?? (await drawInvoiceNumber(trx, actor));
+    // A voided draft leaves draft too: it keeps who it was from and to, as an issued one does.
+    const parties = row.status === 'draft' ? (await partiesOf(actor, [row], trx)).get(row.id) : undefined;
+    await row.$query(trx).patch({ status: 'void', number, voided_at: businessClock.now().toISOString(), ...parties });
+    this.afterVoid(actor, row.id);
+    return invoiceDetail(actor, row, trx, this.links);
+  }
+
+  /** Runs the void listeners once the current transaction commits (never inside it: they call the payment gateway). */
+  afterVoid(actor: Actor, id: number): void {
+    for (const listener of this.voidListeners) this.db.afterCommit(() => listener(actor, id));
   }
 
   /**
@@ -325,6 +325,8 @@ export class InvoiceService {
       requested_tax_exempt: input.tax_exempt ?? null,
       default_tax_rate_ids: input.default_tax_rate_ids ?? [],
       amount_paid: 0,
+      amount_credited: 0,
+      credit_note_ids: null,
       notes: input.notes || null,
       buyer_reference: input.buyer_reference === undefined ? client.buyer_reference : input.buyer_reference || null,
       purchase_order: input.purchase_order || null,

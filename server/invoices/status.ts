@@ -4,3 +4,31 @@ export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
 /** The statuses that take a payment; a draft, paid or void invoice takes none. */
 export const PAYABLE_STATUSES: readonly InvoiceStatus[] = ['sent', 'viewed', 'partial'];
+
+/** The money figures that decide an invoice's status after a payment, a refund or a credit note. */
+export interface InvoiceMoney {
+  status: InvoiceStatus;
+  total: number;
+  amount_paid: number;
+  amount_credited: number;
+}
+
+/** What an invoice still asks for (minor units): its total less what was paid and what its credit notes took off. */
+export function amountDue(invoice: Omit<InvoiceMoney, 'status'>): number {
+  return Math.max(0, invoice.total - invoice.amount_paid - invoice.amount_credited);
+}
+
+/**
+ * The one rule that sets an issued invoice's status from its money: nothing paid and credits
+ * covering the total → void; payments and credits together covering it → paid; otherwise partial
+ * while something is paid, else it awaits payment (sent, or viewed as it was). A draft or void
+ * invoice keeps its status, and so does one with a zero total that nothing touched.
+ */
+export function statusFromMoney(invoice: InvoiceMoney): InvoiceStatus {
+  const { status, total, amount_paid: paid, amount_credited: credited } = invoice;
+  if (status === 'draft' || status === 'void') return status;
+  if (paid === 0 && credited > 0 && credited >= total) return 'void';
+  if (paid + credited > 0 && paid + credited >= total) return 'paid';
+  if (paid > 0) return 'partial';
+  return status === 'viewed' ? 'viewed' : 'sent';
+}

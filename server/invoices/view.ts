@@ -7,6 +7,7 @@ import { BuyerSnapshot } from '../clients/view';
 import { InvoiceLinks } from './links';
 import { Invoice, InvoiceItem } from './model';
 import { InvoiceItemShape, InvoiceView, TaxBreakdownLineShape } from './schema';
+import { amountDue } from './status';
 
 type TaxBreakdownLineView = Static<typeof TaxBreakdownLineShape>;
 
@@ -22,7 +23,8 @@ function toItemView(row: InvoiceItem, invoice: Invoice): Static<typeof InvoiceIt
   };
 }
 
-function toBreakdownView(line: TaxBreakdownLine, currency: string): TaxBreakdownLineView {
+/** One rate of a tax breakdown (an invoice's or a credit note's), in major units. */
+export function toBreakdownView(line: TaxBreakdownLine, currency: string): TaxBreakdownLineView {
   return {
     tax_rate_id: line.tax_rate_id,
     display_name: line.display_name,
@@ -61,7 +63,9 @@ export function toInvoiceView(row: Invoice, items: InvoiceItem[], links: Invoice
     rounding_amount: money(row.rounding_amount),
     total: money(row.total),
     amount_paid: money(row.amount_paid),
-    amount_due: money(row.total - row.amount_paid),
+    amount_credited: money(row.amount_credited),
+    amount_due: money(amountDue(row)),
+    credit_note_ids: row.credit_note_ids ?? [],
     notes: row.notes ?? null,
     buyer_reference: row.buyer_reference ?? null,
     purchase_order: row.purchase_order ?? null,

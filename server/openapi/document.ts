@@ -426,6 +426,7 @@ const webhooks: Record<string, PathItem> = {
     'PaymentRefundFailedEvent',
   ),
   'contract.signed': webhook('contract.signed', 'Both parties have signed a contract', 'ContractSignedEvent'),
+  'credit_note.created': webhook('credit_note.created', 'A credit note was issued on an invoice (POST /invoices/{id}/credit-notes, or the void of an issued invoice)', 'CreditNoteCreatedEvent'),
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -471,6 +472,7 @@ export const openapiDocument: OpenApiDocument = {
     { name: 'Clients', description: 'The business\'s clients' },
     { name: 'Invoices', description: 'Invoices, their delivery and payment' },
     { name: 'Tax rates', description: 'Tax rates put on invoice lines, with their EN 16931 VAT category' },
+    { name: 'Credit notes', description: 'Numbered corrections of issued invoices (a Stornorechnung, a facture d\'avoir)' },
     { name: 'Payments', description: 'Payment records' },
     { name: 'Expenses', description: 'The business\'s expenses' },
     { name: 'Contracts', description: 'Contracts and proposals for signature' },

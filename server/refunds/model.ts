@@ -30,6 +30,8 @@ export class Refund extends TenantModel {
   failure_reason!: string | null;
   /** The credential's subject and Idempotency-Key of the request that asked for it (while it has not failed). */
   request_key!: string | null;
+  /** The credit note that made it; null for a refund asked for on its own. */
+  credit_note_id!: number | null;
   metadata!: Metadata | null;
   /** Reconciliation of a pending refund (a leased job row: see jobs/lease.ts): rounds claimed so far. */
   attempts!: number;

@@ -51,6 +51,7 @@ export const RefundShape = component(
     }),
     failure_reason: nullable(Type.String({ maxLength: 500 }), { description: 'Why a `failed` refund returned nothing; null otherwise' }),
     gateway_reference: nullable(Type.String(), { description: 'The gateway\'s refund id (Stripe `re_…`); null for a recorded refund' }),
+    credit_note_id: nullable(Type.Integer({ minimum: 1 }), { description: 'The credit note that made it (`refund: true`); null for a refund asked for on its own' }),
     metadata: MetadataShape,
     livemode: Type.Boolean(),
     created_at: dateTime,

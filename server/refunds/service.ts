@@ -13,7 +13,7 @@
 import { Knex } from 'knex';
 import { Logger } from 'pino';
 import { acrossTenants, Actor, systemActor } from '../auth/actor';
-import { businessClock, Clock, systemClock } from '../clock';
+import { Clock, systemClock } from '../clock';
 import { Business } from '../businesses/model';
 import { Database } from '../db/database';
 import { GatewayError, InvalidState, NotFound, ValidationFailed } from '../errors';
@@ -24,7 +24,8 @@ import { GATEWAY_PROVIDERS, GatewayProvider } from '../gateways/model';
 import { ListParams, MAX_PER_PAGE, Page, paginate } from '../http/pagination';
 import { invoiceDetail } from '../invoices/detail';
 import { InvoiceLinks } from '../invoices/links';
-import { Invoice } from '../invoices/model';
+import { amountDue, Invoice } from '../invoices/model';
+import { bookMoney } from '../invoices/settlement';
 import { JobQueue } from '../jobs/engine';
 import { Metadata } from '../metadata/schema';
 import { initialMetadata } from '../metadata/store';
@@ -237,6 +238,47 @@ export class RefundService {
     });
   }
 
+  /**
+   * Returns `minor` of a locked invoice's payments for its credit note, newest payment first, in the
+   * credit note's transaction: a recorded payment's refund is booked at once (`payment.refunded`);
+   * a gateway's is reserved, and the caller sends it with `sendReserved` once the transaction has
+   * committed. Refused when the payments hold less than that to return (a refund of theirs is still
+   * pending) or a gateway cannot return a part exactly.
+   */
+  async refundForCreditNote(trx: Knex.Transaction, actor: Actor, invoice: Invoice, minor: number, creditNote: { id: number; number: string }): Promise<{ refunds: Refund[]; reserved: Refund[] }> {
+    const payments = await Payment.of(actor, trx).where({ 'payments.invoice_id': invoice.id, 'payments.status': 'succeeded' }).orderBy('payments.id', 'desc').forUpdate();
+    const parts: { payment: Payment; minor: number }[] = [];
+    let left = minor;
+    for (const payment of payments) {
+      const part = Math.min(left, payment.amount - payment.amount_refunded);
+      if (part <= 0) continue;
+      if (isOnline(payment.gateway) && !providerAccepts(payment.gateway, part, payment.currency)) {
+        throw new ValidationFailed({ refund: [`the payment gateway cannot return exactly ${toMajor(part, payment.currency)} ${payment.currency} of payment ${payment.id}: credit an amount it can, or settle it outside the service (refund: false)`] });
+      }
+      parts.push({ payment, minor: part });
+      left -= part;
+      if (left === 0) break;
+    }
+    if (left > 0) {
+      throw new InvalidState(`The invoice's payments hold ${toMajor(minor - left, invoice.currency)} ${invoice.currency} to refund, less than the ${toMajor(minor, invoice.currency)} this credit note would refund (a refund of theirs may still be pending); credit less, or settle it outside the service (refund: false)`);
+    }
+    const refunds: Refund[] = [];
+    const reserved: Refund[] = [];
+    for (const { payment, minor: part } of parts) {
+      const planned = { minor: part, reason: `Credit note ${creditNote.number}`, metadata: {} };
+      if (isOnline(payment.gateway)) {
+        const refund = await this.reserve(trx, actor, payment, planned, null, creditNote.id);
+        refunds.push(refund);
+        reserved.push(refund);
+      } else {
+        const refund = await this.insert(trx, actor, payment, planned, { status: 'succeeded', creditNoteId: creditNote.id });
+        await this.settle(trx, actor, invoice, payment, refund);
+        refunds.push(refund);
+      }
+    }
+    return { refunds, reserved };
+  }
+
   /** Reconciles the pending refunds due now (as a sweep does; several at once share them as processes do); returns how many. */
   reconcileDue(): Promise<number> {
     return this.reconciliation.drain();
@@ -271,8 +313,8 @@ export class RefundService {
   }
 
   /** A pending refund and its reservation in the payment's `amount_refunded`, under the locks. */
-  private async reserve(trx: Knex.Transaction, actor: Actor, payment: Payment, planned: Planned, requestKey: string | null): Promise<Refund> {
-    const refund = await this.insert(trx, actor, payment, planned, { status: 'pending', requestKey });
+  private async reserve(trx: Knex.Transaction, actor: Actor, payment: Payment, planned: Planned, requestKey: string | null, creditNoteId: number | null = null): Promise<Refund> {
+    const refund = await this.insert(trx, actor, payment, planned, { status: 'pending', requestKey, creditNoteId });
     await payment.$query(trx).patch({ amount_refunded: payment.amount_refunded + planned.minor });
     return refund;
   }
@@ -388,7 +430,7 @@ export class RefundService {
   private async failAfterSuccess(trx: Knex.Transaction, actor: Actor, invoice: Invoice, payment: Payment, refund: Refund, reason: string | null): Promise<RefundResult> {
     const bookedOthers = await this.bookedTotal(trx, actor, payment, refund);
     const backOnInvoice = this.invoicePart(payment, bookedOthers + refund.amount) - this.invoicePart(payment, bookedOthers);
-    const room = invoice.status === 'void' ? 0 : Math.max(0, invoice.total - invoice.amount_paid);
+    const room = invoice.status === 'void' ? 0 : amountDue(invoice);
     const counted = Math.min(backOnInvoice, room);
     const refundedAfter = payment.amount_refunded - refund.amount;
     await refund.$query(trx).patch({ status: 'failed', failure_reason: (reason ?? 'The refund failed at the bank').slice(0, 500) });
@@ -402,11 +444,7 @@ export class RefundService {
         'a refund failed at the bank after its invoice was voided or paid again: the money back does not count towards the invoice and is to be refunded again',
       );
     }
-    if (counted > 0) {
-      const amountPaid = invoice.amount_paid + counted;
-      const settled = amountPaid >= invoice.total;
-      await invoice.$query(trx).patch({ amount_paid: amountPaid, status: settled ? 'paid' : 'partial', paid_at: settled ? businessClock.now().toISOString() : null });
-    }
+    if (counted > 0) await bookMoney(trx, invoice, { amount_paid: invoice.amount_paid + counted });
     const result = await this.resultOf(trx, actor, invoice, payment, refund);
     await this.outbox.record(trx, actor, 'payment.refund_failed', { ...result });
     return result;
@@ -425,7 +463,7 @@ export class RefundService {
     actor: Actor,
     payment: Payment,
     planned: Planned,
-    { status, reference = null, requestKey = null }: { status: Refund['status']; reference?: string | null; requestKey?: string | null },
+    { status, reference = null, requestKey = null, creditNoteId = null }: { status: Refund['status']; reference?: string | null; requestKey?: string | null; creditNoteId?: number | null },
   ): Promise<Refund> {
     return Refund.of(actor, trx).insert({
       ...Refund.ownedBy(actor),
@@ -440,6 +478,7 @@ export class RefundService {
       unique_reference: reference,
       failure_reason: null,
       request_key: requestKey,
+      credit_note_id: creditNoteId,
       metadata: planned.metadata,
       attempts: 0,
       next_attempt_at: status === 'pending' ? new Date(this.clock.now().getTime() + RECONCILE_AFTER_MS).toISOString() : null,
@@ -464,21 +503,16 @@ export class RefundService {
 
   /**
    * Books a succeeded refund: the payment's refunded total and status, the invoice's `amount_paid`
-   * (only by what the payment had counted towards it), the invoice's status, and `payment.refunded`.
+   * (only by what the payment had counted towards it), the invoice's status (invoices/status.ts's
+   * one rule), and `payment.refunded`.
    */
   private async settle(trx: Knex.Transaction, actor: Actor, invoice: Invoice, payment: Payment, refund: Refund, { reserved = false } = {}): Promise<RefundResult> {
     const refundedAfter = reserved ? payment.amount_refunded : payment.amount_refunded + refund.amount;
     const bookedBefore = await this.bookedTotal(trx, actor, payment, refund);
     const fromInvoice = Math.min(invoice.amount_paid, this.invoicePart(payment, bookedBefore + refund.amount) - this.invoicePart(payment, bookedBefore));
     await payment.$query(trx).patch({ amount_refunded: refundedAfter, status: refundedAfter >= payment.amount ? 'refunded' : 'succeeded' });
-    if (fromInvoice > 0) {
-      const amountPaid = invoice.amount_paid - fromInvoice;
-      const reopened = invoice.status === 'paid' || invoice.status === 'partial';
-      await invoice.$query(trx).patch({
-        amount_paid: amountPaid,
-        ...(reopened ? { status: amountPaid > 0 ? ('partial' as const) : ('sent' as const), paid_at: null } : {}),
-      });
-    }
+    // A paid invoice reopens (partial, or awaiting payment), unless its credit notes cover what the refund took back.
+    if (fromInvoice > 0) await bookMoney(trx, invoice, { amount_paid: invoice.amount_paid - fromInvoice });
     const result = await this.resultOf(trx, actor, invoice, payment, refund);
     await this.outbox.record(trx, actor, 'payment.refunded', { ...result });
     return result;

@@ -14,6 +14,7 @@ export function toRefundView(row: Refund): RefundView {
     status: row.status,
     failure_reason: row.failure_reason ?? null,
     gateway_reference: row.gateway_reference ?? null,
+    credit_note_id: row.credit_note_id ?? null,
     metadata: row.metadata ?? {},
     livemode: row.livemode,
     created_at: row.created_at,
