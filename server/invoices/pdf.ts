@@ -129,7 +129,7 @@ export async function invoicePdf(document: InvoiceDocument): Promise<PdfFile> {
   });
   const money = (minor: number) => formatMoney(minor, invoice.currency);
 
-  heading(layout, { ...document, sellerName, title: receipt ? 'RECEIPT' : 'INVOICE', livemode: invoice.livemode, facts: invoiceFacts(document, receipt), references: invoice });
+  heading(layout, { ...document, sellerName, title: receipt ? 'RECEIPT' : 'INVOICE', livemode: invoice.livemode, facts: invoiceFacts(document, receipt), buyerLabel: 'BILL TO', references: invoice });
   itemsTable(layout, { items: document.items, defaultRateIds: invoice.default_tax_rate_ids ?? [], breakdown: invoice.tax_breakdown ?? [] }, money);
   totals(layout, invoiceTotals(invoice, document.payments, money));
   taxNotesSection(layout, document, invoice.tax_breakdown ?? [], invoice.tax_exempt);
@@ -157,7 +157,7 @@ export async function creditNotePdf(document: CreditNoteDocument): Promise<PdfFi
     ['Corrects invoice', document.invoiceNumber],
     ...(note.reason ? [['Reason', REASON_NAMES[note.reason]] as [string, string]] : []),
   ];
-  heading(layout, { seller, buyer: note.buyer, sellerName, title: 'CREDIT NOTE', livemode: note.livemode, facts, references: document.references });
+  heading(layout, { seller, buyer: note.buyer, sellerName, title: 'CREDIT NOTE', livemode: note.livemode, facts, buyerLabel: 'CREDIT TO', references: document.references });
   layout.paragraph(`This credit note corrects invoice ${document.invoiceNumber}: the amounts below are credited to the buyer.`, BODY);
   layout.y += 10;
   itemsTable(layout, { items: document.items, defaultRateIds: [], breakdown: note.tax_breakdown }, money);
@@ -199,6 +199,8 @@ interface Heading extends InvoiceParties {
   title: string;
   livemode: boolean;
   facts: [string, string][];
+  /** Over the buyer's block: BILL TO, CREDIT TO. */
+  buyerLabel: string;
   /** The buyer's references printed under its block. */
   references: { buyer_reference: string | null; purchase_order: string | null };
 }
@@ -226,7 +228,7 @@ function invoiceFacts(document: InvoiceDocument, receipt: boolean): [string, str
  * The seller's name and the title; under them, the seller's block and then the buyer's on the left,
  * the document's facts on the right.
  */
-function heading(layout: PdfLayout, { seller, buyer, sellerName, title: titleText, livemode, facts, references }: Heading): void {
+function heading(layout: PdfLayout, { seller, buyer, sellerName, title: titleText, livemode, facts, buyerLabel, references }: Heading): void {
   const title: TextStyle = { size: 20, weight: 'bold' };
   const titleLine = layout.line(titleText, title);
   const nameWidth = layout.width - titleLine.width - 24;
@@ -260,7 +262,7 @@ function heading(layout: PdfLayout, { seller, buyer, sellerName, title: titleTex
   sellerLines.forEach((text) => layout.paragraph(text, MUTED, { width: columnWidth }));
   layout.y += sellerLines.length ? 14 : 0;
   layout.ensureRoom(lineHeight(LABEL) + 2 + lineHeight(BOLD));
-  layout.paragraph('BILL TO', LABEL, { width: columnWidth });
+  layout.paragraph(buyerLabel, LABEL, { width: columnWidth });
   layout.y += 2;
   buyerLines(buyer, references).forEach((text, index) => layout.paragraph(text, index === 0 ? BOLD : BODY, { width: columnWidth }));
   layout.y = (layout.page === page ? Math.max(layout.y, right) : layout.y) + 22;
