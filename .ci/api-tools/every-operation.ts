@@ -79,6 +79,17 @@ export async function callEveryOperation(api: ApiClient): Promise<void> {
   succeeded(await api.GET('/refunds', { params: { query: { payment_id: String(simulated.payment.id) } } }));
   succeeded(await api.GET('/refunds/{id}', { params: { path: { id: refund.id } } }));
 
+  const { credit_note } = succeeded(
+    await api.POST('/invoices/{id}/credit-notes', {
+      params: invoiceId,
+      body: { items: [{ invoice_item_id: invoice.items[0].id, quantity: 1 }, { description: 'Goodwill', quantity: 1, unit_price: 5, tax_rate_ids: [tax_rate.id] }], reason: 'order_change', memo: 'One unit returned', refund: true, metadata },
+    }),
+  );
+  const creditNoteId = { path: { id: credit_note.id } };
+  succeeded(await api.GET('/credit-notes', { params: { query: { invoice_id: String(invoice.id), client_id: String(client.id) } } }));
+  succeeded(await api.GET('/credit-notes/{id}', { params: creditNoteId }));
+  succeeded(await api.GET('/credit-notes/{id}/pdf', { params: creditNoteId, parseAs: 'arrayBuffer' }));
+
   const deliveries = succeeded(await api.GET('/webhook-deliveries', { params: { query: { event: 'invoice.created' } } }));
   const delivery = deliveries.data[0];
   if (!delivery) throw new Error('no webhook delivery of invoice.created to read and replay');

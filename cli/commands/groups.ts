@@ -43,6 +43,12 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     load: () => (require('./refunds') as typeof import('./refunds')).refundsCommand(),
   },
   {
+    name: 'credit-notes',
+    term: 'credit-notes',
+    summary: 'Credit notes: numbered corrections of issued invoices, refunded or settled outside',
+    load: () => (require('./credit-notes') as typeof import('./credit-notes')).creditNotesCommand(),
+  },
+  {
     name: 'tax-rates',
     term: 'tax-rates',
     summary: 'Tax rates of a business (percentages and VAT categories put on invoice lines)',

@@ -84,8 +84,10 @@ export class CreditNoteService {
     return this.create(systemActor('cli', { businessId, livemode: mode === 'live' }), invoiceId, input);
   }
 
-  /** The lines of the invoice that earlier credit notes left, each in full: what crediting "the rest" means. */
-  async remainingLines(actor: Actor, invoiceId: number): Promise<CreditNoteLineInput[]> {
+  /** `invoicing credit-notes create` without lines: what earlier credit notes left of each line of the invoice, in full. */
+  async remainingLinesForOwner(businessId: number, mode: 'live' | 'test', invoiceId: number): Promise<CreditNoteLineInput[]> {
+    await this.businesses.get(businessId);
+    const actor = systemActor('cli', { businessId, livemode: mode === 'live' });
     const invoice = await Invoice.findOwn(actor, this.db.current, invoiceId);
     if (!invoice) throw new NotFound('Invoice');
     return this.linesLeft(actor, this.db.current, invoice, await InvoiceItem.ofInvoice(invoice, this.db.current));
