@@ -1,9 +1,11 @@
 /**
  * A probe of the money paths as a property: random payments (received elsewhere and simulated),
- * refunds and voids, many at once on one invoice, and after every round the books must balance.
- * An invoice's `amount_paid` is what its payments counted towards it less what was refunded of
- * that; its status follows from it; a payment never returns more than it took; every recorded
- * payment and refund has exactly one event. A seeded generator keeps a failure reproducible.
+ * refunds, credit notes (refunding or settled outside) and voids, many at once on one invoice, and
+ * after every round the books must balance. An invoice's `amount_paid` is what its payments
+ * counted towards it less what was refunded of that; `amount_credited` is its credit notes'
+ * totals, each applied, refunded or settled outside in full; its status follows from both by the
+ * one rule; a payment never returns more than it took; every recorded payment, refund and credit
+ * note has exactly one event. A seeded generator keeps a failure reproducible.
  */
 import { aDraft, eventsOf, useApp } from '../support/app';
 
@@ -25,35 +27,45 @@ function generator(seed: number): () => number {
 interface Books {
   invoice: any;
   payments: any[];
+  creditNotes: any[];
 }
 
 async function booksOf(invoiceId: number): Promise<Books> {
   const invoice = (await ctx.t.api.get(`/invoices/${invoiceId}`)).body.invoice;
   const payments = (await ctx.t.api.get(`/payments?invoice_id=${invoiceId}&limit=100`)).body.data;
-  return { invoice, payments };
+  const creditNotes = (await ctx.t.api.get(`/credit-notes?invoice_id=${invoiceId}&per_page=100`)).body.data;
+  return { invoice, payments, creditNotes };
 }
 
 /** Cents of a major-unit USD amount, without float drift. */
 const cents = (major: number) => Math.round(major * 100);
 
-function expectBalanced({ invoice, payments }: Books): void {
+function expectBalanced({ invoice, payments, creditNotes }: Books): void {
   const total = cents(invoice.total);
   const paid = cents(invoice.amount_paid);
+  const credited = cents(invoice.amount_credited);
   // Recorded payments never take more than is due, so each counted in full; refunds come off that.
   const counted = payments.reduce((sum, p) => sum + cents(p.amount) - cents(p.amount_refunded), 0);
   expect(paid).toBe(counted);
   expect(paid).toBeGreaterThanOrEqual(0);
-  expect(paid).toBeLessThanOrEqual(total);
-  expect(cents(invoice.amount_due)).toBe(total - paid);
+  expect(credited).toBe(creditNotes.reduce((sum, n) => sum + cents(n.total), 0));
+  expect(invoice.credit_note_ids).toEqual(creditNotes.map((n) => n.id));
+  for (const n of creditNotes) expect(cents(n.amount_applied) + cents(n.amount_refunded) + cents(n.out_of_band_amount)).toBe(cents(n.total));
+  // What was settled outside the service left the books: the rest never exceeds the total.
+  const outOfBand = creditNotes.reduce((sum, n) => sum + cents(n.out_of_band_amount), 0);
+  expect(credited).toBeLessThanOrEqual(total);
+  expect(paid + credited - outOfBand).toBeLessThanOrEqual(total);
+  expect(cents(invoice.amount_due)).toBe(Math.max(0, total - paid - credited));
   for (const p of payments) {
     expect(cents(p.amount_refunded)).toBeGreaterThanOrEqual(0);
     expect(cents(p.amount_refunded)).toBeLessThanOrEqual(cents(p.amount));
     expect(p.status).toBe(cents(p.amount_refunded) === cents(p.amount) ? 'refunded' : 'succeeded');
   }
   if (invoice.status === 'void') expect(paid).toBe(0);
-  else if (paid === total) expect(invoice.status).toBe('paid');
+  else if (paid + credited >= total) expect(invoice.status).toBe('paid');
   else if (paid > 0) expect(invoice.status).toBe('partial');
   else expect(['sent', 'viewed']).toContain(invoice.status);
+  if (paid === 0 && credited >= total) expect(invoice.status).toBe('void');
 }
 
 describe('money invariants under concurrent payments, refunds and voids', () => {
@@ -74,6 +86,11 @@ describe('money invariants under concurrent payments, refunds and voids', () => 
         const pick = random();
         // A void succeeds only once everything is refunded, and ends the invoice: rare, and last.
         if (pick > 0.97) return ctx.t.api.post(`/invoices/${draft.id}/void`);
+        if (pick > 0.85) {
+          const uncredited = cents(before.invoice.total) - cents(before.invoice.amount_credited);
+          const body = { items: [{ description: 'Credit', quantity: 1, unit_price: amountOf(Math.max(uncredited / 3, 1)) }], refund: random() < 0.5 };
+          return ctx.t.api.post(`/invoices/${draft.id}/credit-notes`, body);
+        }
         if (pick < 0.5 || !refundable.length) {
           const body = { amount: amountOf(Math.max(due, 1)) };
           return pick < 0.3 ? ctx.t.api.post(`/invoices/${draft.id}/payments`, { method: 'bank_transfer', ...body }) : ctx.t.api.post(`/invoices/${draft.id}/simulate-payment`, body);
@@ -89,6 +106,8 @@ describe('money invariants under concurrent payments, refunds and voids', () => 
       // Assert: only documented outcomes, and balanced books.
       for (const answer of answers) expect([200, 201, 409, 422]).toContain(answer.status);
       succeededRefunds += answers.filter((a) => a.status === 201 && a.body.refund).length;
+      // A credit note's refunds of recorded payments are made at once, each with its payment.refunded.
+      succeededRefunds += answers.filter((a) => a.status === 201 && a.body.credit_note).reduce((sum, a) => sum + a.body.credit_note.refund_ids.length, 0);
       expectBalanced(await booksOf(draft.id));
     }
 
@@ -107,5 +126,6 @@ describe('money invariants under concurrent payments, refunds and voids', () => 
     const events = (await eventsOf(ctx.app, ctx.t.businessId)).filter((e) => (e.data.invoice?.id ?? e.data.payment?.invoice_id) === draft.id);
     expect(events.filter((e) => e.type === 'payment.received')).toHaveLength(payments.length);
     expect(events.filter((e) => e.type === 'payment.refunded')).toHaveLength(succeededRefunds);
+    expect(events.filter((e) => e.type === 'credit_note.created')).toHaveLength(closed.creditNotes.length);
   });
 });
