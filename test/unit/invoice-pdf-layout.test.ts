@@ -57,6 +57,8 @@ function aDocument({ sellerName = 'Acme Studio', address, descriptions = ['Desig
       rounding_amount: 0,
       total,
       amount_paid: paid ? total : 0,
+      amount_credited: 0,
+      credit_note_ids: null,
       tax_exempt: 'none',
       tax_breakdown: [],
       buyer_reference: null,
