@@ -33,8 +33,8 @@ const PERMANENT = [400, 404, 422];
 /** Invoice statuses in which the e-mail of an unpaid order's invoice is still to go (a draft left by the earlier bridge, or just issued). */
 const SENDABLE = ['draft', 'sent'];
 
-/** The API's limit on a refund's reason. */
-const MAX_REFUND_REASON = 500;
+/** The API's limit on a credit note's memo. */
+const MAX_MEMO = 5000;
 
 /** Orders worked on at once: a burst of deliveries would otherwise meet the API's per-key rate limit all together. */
 export const ORDER_CONCURRENCY = 4;
@@ -261,8 +261,10 @@ export class OrderBridge {
   }
 
   /**
-   * Refunds on the payment what the shop has refunded beyond what the payment shows refunded: a
-   * partial refund in the shop is a partial refund here, and a retry refunds nothing twice.
+   * Credits the invoice with what the shop has refunded beyond what the payment shows refunded, in a
+   * credit note that refunds it on the order's payment: a partial refund in the shop is a partial
+   * credit and refund here, a full one voids the invoice (nothing paid, credits covering it), and a
+   * retry credits nothing twice.
    */
   private async refund(run: Run, paymentId: number): Promise<void> {
     const { order } = run;
@@ -279,13 +281,20 @@ export class OrderBridge {
     if (target > refundedHere) {
       const amount = toMajor(Number(target - refundedHere), currency);
       const reason = order.refunds.find((r) => r.reason?.trim())?.reason?.trim();
-      // The key names the refunded total reached, so each refund in the shop is one refund here.
-      ({ payment: run.payment, invoice: run.invoice } = await this.partner.refundPayment(
-        paymentId,
-        { amount, ...(reason ? { reason: reason.slice(0, MAX_REFUND_REASON) } : {}), metadata: orderMetadata(this.identity.store, order) },
+      // The key names the refunded total reached, so each refund in the shop is one credit note here.
+      const credited = await this.partner.creditInvoice(
+        run.invoice!.id,
+        {
+          items: [{ description: `Refund of order #${order.number}`, quantity: 1, unit_price: amount }],
+          ...(reason ? { memo: reason.slice(0, MAX_MEMO) } : {}),
+          refund: true,
+          metadata: orderMetadata(this.identity.store, order),
+        },
         this.key(order, `refund-${target}`),
-      ));
-      run.done.push(`refund of ${amount} ${currency} recorded`);
+      );
+      run.invoice = credited.invoice;
+      run.payment = credited.invoice.payments?.find((p) => p.id === paymentId) ?? run.payment;
+      run.done.push(`refund of ${amount} ${currency} recorded in credit note ${credited.credit_note.number}`);
       run.changes.push('refunded');
     }
     run.marksToWrite[MARKS.refunded] = String(shopRefunded);

@@ -64,6 +64,12 @@ export interface PaymentResult {
   invoice: Invoice;
 }
 
+/** A credit note just issued, and its invoice after it (its payments' refunds included). */
+export interface CreditResult {
+  credit_note: { id: number; number: string; total: number; refund_ids: number[] };
+  invoice: Invoice;
+}
+
 interface ListOf<T> {
   data: T[];
   meta: { current_page: number; last_page: number };
@@ -117,8 +123,9 @@ export class PartnerApi {
     return this.call('POST', `invoices/${invoiceId}/payments`, { json: body, idempotencyKey });
   }
 
-  refundPayment(paymentId: number, body: object, idempotencyKey: string): Promise<PaymentResult> {
-    return this.call('POST', `payments/${paymentId}/refund`, { json: body, idempotencyKey });
+  /** A credit note on the invoice (`refund: true` refunds what it does not take off the amount due from the invoice's payments). */
+  creditInvoice(invoiceId: number, body: object, idempotencyKey: string): Promise<CreditResult> {
+    return this.call('POST', `invoices/${invoiceId}/credit-notes`, { json: body, idempotencyKey });
   }
 
   async voidInvoice(id: number, idempotencyKey: string): Promise<Invoice> {

@@ -326,7 +326,7 @@ describe('an order paid later', () => {
 });
 
 describe('refunds and cancellations', () => {
-  test('when a paid order is refunded in part, twice, then its payment is refunded by the same amounts, each once', async () => {
+  test('when a paid order is refunded in part, twice, then each refund is one credit note that refunds the payment by that amount, and the invoice stays paid', async () => {
     // Arrange
     const order = store.addOrder(companyOnlyOrder());
     store.updateOrder(order.id, { status: 'completed' });
@@ -340,15 +340,21 @@ describe('refunds and cancellations', () => {
     await quiet();
     // Assert
     const invoice = await theInvoiceOf(order.id);
-    expect(invoice).toMatchObject({ status: 'partial', amount_paid: 200, amount_due: 153.97 });
+    // 353.97 paid, 153.97 of it refunded and credited: the client owes nothing.
+    expect(invoice).toMatchObject({ status: 'paid', amount_paid: 200, amount_credited: 153.97, amount_due: 0 });
     expect(invoice.payments).toEqual([expect.objectContaining({ amount: 353.97, amount_refunded: 153.97 })]);
+    const notes = (await tenant.api.get(`/credit-notes?invoice_id=${invoice.id}`)).body.data;
+    expect(notes.map((n: any) => [n.total, n.amount_refunded, n.items[0].description, n.memo])).toEqual([
+      [53.97, 53.97, `Refund of order #${order.number}`, 'One hour not used'],
+      [100, 100, `Refund of order #${order.number}`, 'One hour not used'],
+    ]);
     expect(store.notes(order.id).filter((n) => /refund of/.test(n.note)).map((n) => n.note.replace(/^Invoice \S+: /, ''))).toEqual([
-      'refund of 100 EUR recorded.',
-      'refund of 53.97 EUR recorded.',
+      `refund of 100 EUR recorded in credit note ${notes[1].number}.`,
+      `refund of 53.97 EUR recorded in credit note ${notes[0].number}.`,
     ]);
   });
 
-  test('when a paid order is refunded in full, then its payment is refunded and its invoice voided', async () => {
+  test('when a paid order is refunded in full, then a credit note refunds its payment and voids its invoice', async () => {
     // Arrange
     const order = store.addOrder(companyOnlyOrder());
     store.updateOrder(order.id, { status: 'completed' });
@@ -358,9 +364,10 @@ describe('refunds and cancellations', () => {
     await quiet();
     // Assert
     const invoice = await theInvoiceOf(order.id);
-    expect(invoice).toMatchObject({ status: 'void', amount_paid: 0 });
+    expect(invoice).toMatchObject({ status: 'void', amount_paid: 0, amount_credited: 353.97 });
     expect(invoice.payments).toEqual([expect.objectContaining({ amount_refunded: 353.97, status: 'refunded' })]);
-    expect(store.notes(order.id).some((n) => /refund of 353\.97 EUR recorded; voided, the order is refunded\.$/.test(n.note))).toBe(true);
+    expect(store.notes(order.id).some((n) => /refund of 353\.97 EUR recorded in credit note CN-\d{6}\.$/.test(n.note))).toBe(true);
+    expect(metaOf(order.id, MARKS.voided)).toBe('yes');
   });
 
   test('when an unpaid order is cancelled, then its invoice is voided', async () => {
