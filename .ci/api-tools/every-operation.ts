@@ -79,10 +79,12 @@ export async function callEveryOperation(api: ApiClient): Promise<void> {
   succeeded(await api.GET('/refunds', { params: { query: { payment_id: String(simulated.payment.id) } } }));
   succeeded(await api.GET('/refunds/{id}', { params: { path: { id: refund.id } } }));
 
+  // The PATCH above replaced the draft's lines: the credit note names them as they are now.
+  const { invoice: issued } = succeeded(await api.GET('/invoices/{id}', { params: invoiceId }));
   const { credit_note } = succeeded(
     await api.POST('/invoices/{id}/credit-notes', {
       params: invoiceId,
-      body: { items: [{ invoice_item_id: invoice.items[0].id, quantity: 1 }, { description: 'Goodwill', quantity: 1, unit_price: 5, tax_rate_ids: [tax_rate.id] }], reason: 'order_change', memo: 'One unit returned', refund: true, metadata },
+      body: { items: [{ invoice_item_id: issued.items[0].id, quantity: 1 }, { description: 'Goodwill', quantity: 1, unit_price: 5, tax_rate_ids: [tax_rate.id] }], reason: 'order_change', memo: 'One unit returned', refund: true, metadata },
     }),
   );
   const creditNoteId = { path: { id: credit_note.id } };
