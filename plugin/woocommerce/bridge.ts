@@ -15,7 +15,7 @@ import pLimit from 'p-limit';
 import { Logger } from 'pino';
 import { Clock, systemClock } from '../../server/clock';
 import { toMajor, toMinor } from '../../server/money/amount';
-import { legacyOrderMarker, OrderRefused, orderMetadata, orderToInvoice, orderToPayment, refundedMinor, StoreIdentity } from './mapping';
+import { legacyOrderMarker, OrderRefused, orderMetadata, orderToInvoice, orderToPayment, refundedMinor, shopRatesOf, StoreIdentity } from './mapping';
 import { CLOSED_STATUSES, gmtTime, MARKS, marksOf, OrderMarks, WooOrder } from './order';
 import { Invoice, PartnerApi, PartnerError, Payment, PaymentResult } from './partner';
 import { WooStore } from './store';
@@ -72,6 +72,9 @@ export class OrderBridge {
     /** The bridge's own time (the shop's side): when it tried an order, when a payment it records was taken. */
     private readonly clock: Clock = systemClock,
   ) {}
+
+  /** Our tax rate ids by shop rate key (see taxRateIds). */
+  private readonly taxRates = new Map<string, number>();
 
   /**
    * Brings the order's invoice up to date with the order as the store has it now (not as a webhook
@@ -180,7 +183,7 @@ export class OrderBridge {
    */
   private async invoice(run: Run): Promise<void> {
     const { order, marks } = run;
-    const draft = orderToInvoice(order, this.identity.store);
+    const draft = orderToInvoice(order, this.identity.store, await this.taxRateIds(order));
     const paid = isPaid(order);
     let invoice = this.mayHaveUnmarkedInvoice(order, marks) ? await this.earlierInvoice(order) : null;
     if (invoice && toMinor(invoice.total, invoice.currency) !== draft.totalMinor) {
@@ -191,9 +194,9 @@ export class OrderBridge {
     if (!invoice) {
       // Written before the invoice exists: if this run stops after making it, the next one looks it up.
       if (!marks.attempted) await this.store.mark(order.id, { [MARKS.attempt]: this.clock.now().toISOString() });
-      const { client, currency, items, notes, metadata, issue_date } = draft;
+      const { client, currency, items, rounding_amount, notes, metadata, issue_date } = draft;
       try {
-        ({ invoice } = await this.partner.quickCharge({ client, currency, items, notes, metadata, issue_date }, this.key(order, 'charge')));
+        ({ invoice } = await this.partner.quickCharge({ client, currency, items, rounding_amount, notes, metadata, issue_date }, this.key(order, 'charge')));
       } catch (err) {
         if (err instanceof PartnerError && err.code === 'idempotency_key_reused') {
           throw new OrderRefused('the order changed (other items or another client) after an invoice was made for it in the last 24 hours: it can be invoiced again once that invoice is void and the 24 hours have passed');
@@ -341,6 +344,24 @@ export class OrderBridge {
     } catch (err) {
       this.logger.warn({ err, order_id: order.id }, 'order note not added');
     }
+  }
+
+  /**
+   * Our tax rate for each shop rate the order uses (shop rate id → ours): one per store and shop rate
+   * (and percentage), found again by its metadata, never one per order, and remembered by this bridge.
+   */
+  private async taxRateIds(order: WooOrder): Promise<Map<number, number>> {
+    const ids = new Map<number, number>();
+    for (const rate of shopRatesOf(order)) {
+      let ours = this.taxRates.get(rate.key);
+      if (ours === undefined) {
+        const metadata = { wc_store: this.identity.store.url, wc_tax_rate: rate.key };
+        ours = await this.partner.findOrCreateTaxRate(metadata, { display_name: rate.label, percentage: rate.percentage }, `woo-${this.identity.store.id}-tax-rate-${rate.key}`);
+        this.taxRates.set(rate.key, ours);
+      }
+      ids.set(rate.id, ours);
+    }
+    return ids;
   }
 
   private key(order: WooOrder, step: string): string {

@@ -5,7 +5,7 @@
  */
 import { toMajor } from '../../server/money/amount';
 import { currencyExponent } from '../../server/money/currencies';
-import { gmtTime, WooOrder } from './order';
+import { gmtTime, WooOrder, WooTaxedItem } from './order';
 
 /** An order that cannot become an invoice; `reason` goes to the log and to a note on the order. */
 export class OrderRefused extends Error {
@@ -26,6 +26,19 @@ export interface InvoiceItem {
   description: string;
   quantity: number;
   unit_price: number;
+  /** The line's rates (ours, for the shop's), and the tax the shop computed for each. */
+  tax_rate_ids: number[];
+  tax_amounts?: { tax_rate_id: number; amount: number }[];
+}
+
+/** A shop tax rate an order uses: the bridge keeps one tax rate of ours per store and `key`. */
+export interface ShopRate {
+  /** The shop's rate id (the items' `taxes[].id`). */
+  id: number;
+  /** The shop's rate id and percentage: a rate whose percentage the shop changed is another of ours (ours never change). */
+  key: string;
+  label: string;
+  percentage: number;
 }
 
 export interface ClientInput {
@@ -43,7 +56,9 @@ export interface OrderInvoice {
   currency: string;
   issue_date?: string;
   items: InvoiceItem[];
-  /** The order total in minor units, which the items add up to. */
+  /** What the shop's total and the sum of its rounded line taxes differ by (a shop that rounds at subtotal), in major units. */
+  rounding_amount?: number;
+  /** The order total in minor units, which the items and their taxes add up to. */
   totalMinor: number;
   notes: string;
   metadata: Metadata;
@@ -96,6 +111,37 @@ export function currencyOf(order: Pick<WooOrder, 'currency'>): { currency: strin
   return { currency, exponent };
 }
 
+/**
+ * A tax as WooCommerce stores it per item and rate, which may have more decimals than the currency
+ * ("2.3655" when the shop rounds at subtotal), rounded half away from zero to minor units as
+ * WooCommerce rounds (PHP's round()); an empty value is no tax.
+ */
+export function parseRawTax(value: string, exponent: number, field: string): bigint {
+  const text = String(value ?? '').trim();
+  if (text === '') return 0n;
+  const match = /^(-)?(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!match) throw new OrderRefused(`${field} is not a decimal amount: ${JSON.stringify(value)}`);
+  const [, sign, whole, fraction = ''] = match;
+  let minor = BigInt(whole + fraction.slice(0, exponent).padEnd(exponent, '0'));
+  if (Number(fraction[exponent] ?? '0') >= 5) minor += 1n;
+  return sign ? -minor : minor;
+}
+
+/**
+ * The shop rates the order's tax lines name. A compound rate (tax on tax) is refused: the invoice's
+ * rates are each applied to the line amount.
+ */
+export function shopRatesOf(order: Pick<WooOrder, 'tax_lines'>): ShopRate[] {
+  return (order.tax_lines ?? []).map((line) => {
+    if (line.compound) throw new OrderRefused(`tax line ${line.id} (${line.label}) is a compound rate, which invoices do not take`);
+    const percentage = Number(line.rate_percent);
+    if (line.rate_percent === undefined || !Number.isFinite(percentage) || percentage < 0 || percentage > 100) {
+      throw new OrderRefused(`tax line ${line.id} (${line.label}) gives no rate_percent between 0 and 100`);
+    }
+    return { id: line.rate_id, key: `${line.rate_id}:${percentage}`, label: (line.label || line.rate_code || `Tax ${percentage} %`).slice(0, 100), percentage };
+  });
+}
+
 /** What the shop has refunded of the order so far, in minor units (refunds are listed as negative totals). */
 export function refundedMinor(order: Pick<WooOrder, 'currency' | 'refunds'>): bigint {
   const { exponent } = currencyOf(order);
@@ -139,21 +185,38 @@ function clientOf(order: WooOrder, store: StoreIdentity): ClientInput {
   };
 }
 
-export function orderToInvoice(order: WooOrder, store: StoreIdentity): OrderInvoice {
+/**
+ * The order as an invoice: each line, shipping line and fee at its total without tax (WooCommerce's
+ * line totals are without tax whether the shop enters prices with or without it), with our tax rate
+ * for each shop rate on it (`rateIds`: shop rate id → ours) and the tax the shop computed for it, so
+ * the invoice's tax per rate is the shop's. Where the shop's total and its rounded line taxes differ
+ * (a shop that rounds tax at subtotal), the difference is the invoice's `rounding_amount`.
+ */
+export function orderToInvoice(order: WooOrder, store: StoreIdentity, rateIds: ReadonlyMap<number, number>): OrderInvoice {
   const { currency, exponent } = currencyOf(order);
   const money = (value: string, field: string) => parseMoney(value, exponent, field);
   const major = (minor: bigint) => toMajor(Number(minor), currency);
 
   const items: InvoiceItem[] = [];
   let sum = 0n;
-  const add = (description: string, minor: bigint, quantity = 1) => {
+  const add = (description: string, item: WooTaxedItem, field: string, quantity = 1) => {
+    const minor = money(item.total, `${field} total`);
+    const taxes = (item.taxes ?? []).filter((tax) => String(tax.total ?? '').trim() !== '');
+    const tax_amounts = taxes.map((tax) => {
+      const ours = rateIds.get(tax.id);
+      if (ours === undefined) throw new OrderRefused(`${field} is taxed at shop rate ${tax.id}, which no tax line of the order names`);
+      const amount = parseRawTax(tax.total, exponent, `${field} tax`);
+      sum += amount;
+      return { tax_rate_id: ours, amount: major(amount) };
+    });
     sum += minor;
+    const taxed = { tax_rate_ids: tax_amounts.map((tax) => tax.tax_rate_id), ...(tax_amounts.length ? { tax_amounts } : {}) };
     // A line whose total divides evenly keeps its quantity; otherwise it is one line of the exact total.
     const even = quantity > 1 && minor % BigInt(quantity) === 0n;
     items.push(
       even
-        ? { description, quantity, unit_price: major(minor / BigInt(quantity)) }
-        : { description: quantity === 1 ? description : `${description} × ${quantity}`, quantity: 1, unit_price: major(minor) },
+        ? { description, quantity, unit_price: major(minor / BigInt(quantity)), ...taxed }
+        : { description: quantity === 1 ? description : `${description} × ${quantity}`, quantity: 1, unit_price: major(minor), ...taxed },
     );
   };
 
@@ -161,21 +224,19 @@ export function orderToInvoice(order: WooOrder, store: StoreIdentity): OrderInvo
   for (const line of order.line_items ?? []) {
     const quantity = Number(line.quantity);
     if (!Number.isInteger(quantity) || quantity <= 0) throw new OrderRefused(`line item ${line.id} has quantity ${line.quantity}`);
-    add(line.name, money(line.total, `line item ${line.id} total`), quantity);
+    add(line.name, line, `line item ${line.id}`, quantity);
   }
-  for (const line of order.shipping_lines ?? []) add(`Shipping: ${line.method_title}`, money(line.total, `shipping line ${line.id} total`));
-  for (const line of order.fee_lines ?? []) add(line.name, money(line.total, `fee line ${line.id} total`));
-  for (const tax of order.tax_lines ?? []) {
-    const amount = money(tax.tax_total, `tax line ${tax.id}`) + money(tax.shipping_tax_total, `tax line ${tax.id} shipping tax`);
-    if (amount !== 0n) add(`Tax: ${tax.label || tax.rate_code}`, amount);
-  }
+  for (const line of order.shipping_lines ?? []) add(`Shipping: ${line.method_title}`, line, `shipping line ${line.id}`);
+  for (const line of order.fee_lines ?? []) add(line.name, line, `fee line ${line.id}`);
   if (items.length === 0) throw new OrderRefused('the order has no lines');
 
   const total = money(order.total, 'order total');
-  if (sum !== total) {
-    throw new OrderRefused(`the order's lines, shipping, fees and taxes add up to ${major(sum)} ${currency}, not its total ${major(total)} ${currency}`);
-  }
   if (total < 0n) throw new OrderRefused('the order total is negative');
+  // The API takes a rounding of at most one minor unit per line: more is not rounding.
+  const rounding = total - sum;
+  if (rounding > BigInt(items.length) || -rounding > BigInt(items.length)) {
+    throw new OrderRefused(`the order's lines, shipping, fees and their taxes add up to ${major(sum)} ${currency}, not its total ${major(total)} ${currency}`);
+  }
 
   const coupons = (order.coupon_lines ?? []).map((c) => `${c.code} (−${c.discount})`);
   const notes = [`WooCommerce order #${order.number}`, ...(coupons.length ? [`Coupons, already deducted from the lines: ${coupons.join(', ')}`] : [])].join('\n');
@@ -185,6 +246,7 @@ export function orderToInvoice(order: WooOrder, store: StoreIdentity): OrderInvo
     currency,
     ...(completed ? { issue_date: completed.slice(0, 10) } : {}),
     items,
+    ...(rounding !== 0n ? { rounding_amount: major(rounding) } : {}),
     totalMinor: Number(total),
     notes,
     metadata: orderMetadata(store, order),

@@ -19,6 +19,18 @@ export interface WooAddress {
   phone?: string;
 }
 
+/**
+ * A line, shipping line or fee: `total` without tax, `total_tax` rounded to the currency, and
+ * `taxes` the tax per shop rate as WooCommerce stored it (raw, e.g. "2.3655", when the shop
+ * rounds at subtotal).
+ */
+export interface WooTaxedItem {
+  id: number;
+  total: string;
+  total_tax: string;
+  taxes?: { id: number; total: string }[];
+}
+
 export interface WooOrder {
   id: number;
   number: string;
@@ -37,10 +49,13 @@ export interface WooOrder {
   payment_method_title?: string;
   transaction_id?: string;
   meta_data: WooMeta[];
-  line_items: { id: number; name: string; quantity: number; total: string; total_tax: string }[];
-  shipping_lines: { id: number; method_title: string; total: string; total_tax: string }[];
-  fee_lines: { id: number; name: string; total: string; total_tax: string }[];
-  tax_lines: { id: number; rate_code: string; label: string; tax_total: string; shipping_tax_total: string }[];
+  /** Whether the shop enters prices with tax; line `total`s are without tax either way. */
+  prices_include_tax?: boolean;
+  line_items: (WooTaxedItem & { name: string; quantity: number })[];
+  shipping_lines: (WooTaxedItem & { method_title: string })[];
+  fee_lines: (WooTaxedItem & { name: string })[];
+  /** One per shop tax rate the order uses: `rate_id` names it in the items' `taxes`. */
+  tax_lines: { id: number; rate_id: number; rate_code: string; label: string; rate_percent?: number; compound?: boolean; tax_total: string; shipping_tax_total: string }[];
   coupon_lines: { id: number; code: string; discount: string }[];
   /** Negative totals ("-5.00"), newest first. */
   refunds: { id: number; reason?: string; total: string }[];

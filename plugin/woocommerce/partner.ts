@@ -123,6 +123,18 @@ export class PartnerApi {
     return this.call('POST', `invoices/${invoiceId}/payments`, { json: body, idempotencyKey });
   }
 
+  /**
+   * The active tax rate of ours carrying this metadata, else a new one with `body` (the key makes a
+   * concurrent creation of the same rate one rate).
+   */
+  async findOrCreateTaxRate(metadata: Record<string, string>, body: object, idempotencyKey: string): Promise<number> {
+    const found = await this.call<ListOf<{ id: number }>>('GET', 'tax-rates', {
+      searchParams: { active: 'true', per_page: 1, ...Object.fromEntries(Object.entries(metadata).map(([key, value]) => [`metadata[${key}]`, value])) },
+    });
+    if (found.data[0]) return found.data[0].id;
+    return (await this.call<{ tax_rate: { id: number } }>('POST', 'tax-rates', { json: { ...body, metadata }, idempotencyKey })).tax_rate.id;
+  }
+
   /** A credit note on the invoice (`refund: true` refunds what it does not take off the amount due from the invoice's payments). */
   creditInvoice(invoiceId: number, body: object, idempotencyKey: string): Promise<CreditResult> {
     return this.call('POST', `invoices/${invoiceId}/credit-notes`, { json: body, idempotencyKey });

@@ -2,7 +2,7 @@
  * A WooCommerce order as partner-API requests, to the cent: exact money strings, coupons once, totals
  * that must match; the order's identity in metadata, and what the shop took as a payment.
  */
-import { OrderRefused, orderToInvoice, orderToPayment, parseMoney, refundedMinor } from '../../plugin/woocommerce/mapping';
+import { OrderRefused, orderToInvoice, orderToPayment, parseMoney, parseRawTax, refundedMinor, shopRatesOf } from '../../plugin/woocommerce/mapping';
 import { WooOrder } from '../../plugin/woocommerce/order';
 
 const STORE = { url: 'https://shop.example.com', id: 'abc123' };
@@ -51,40 +51,83 @@ describe('parseMoney', () => {
   });
 });
 
+/** The order's shop rate 1 (20 %) and 2 (0 %) are our rates 77 and 78. */
+const RATES = new Map([
+  [1, 77],
+  [2, 78],
+]);
+const vatLine = (overrides: Record<string, unknown> = {}) => ({ id: 90, rate_id: 1, rate_code: 'PT-VAT-1', label: 'VAT', rate_percent: 20, compound: false, tax_total: '0', shipping_tax_total: '0', ...overrides });
+
 describe('orderToInvoice', () => {
-  test('when an order has lines after a coupon, shipping, a negative fee and tax, then the items add up to its total', () => {
+  test('when an order has lines after a coupon, shipping, a negative fee and tax, then each carries its rate and the shop\'s tax, and they add up to its total', () => {
     const order = anOrder({
-      // 18 + 27 + 10 shipping − 5 fee + 10 tax; the coupon's 5.00 is already out of the line totals.
+      // 18 + 27 + 10 shipping − 5 fee + 3.60 + 5.40 + 2.00 − 1.00 tax; the coupon's 5.00 is already out of the line totals.
       total: '60.00',
       line_items: [
-        { id: 1, name: 'Mug', quantity: 2, total: '18.00', total_tax: '3.60' },
-        { id: 2, name: 'Poster', quantity: 3, total: '27.00', total_tax: '5.40' },
+        { id: 1, name: 'Mug', quantity: 2, total: '18.00', total_tax: '3.60', taxes: [{ id: 1, total: '3.6' }] },
+        { id: 2, name: 'Poster', quantity: 3, total: '27.00', total_tax: '5.40', taxes: [{ id: 1, total: '5.4' }] },
       ],
-      shipping_lines: [{ id: 3, method_title: 'Flat rate', total: '10.00', total_tax: '2.00' }],
-      fee_lines: [{ id: 4, name: 'Loyalty discount', total: '-5.00', total_tax: '-1.00' }],
-      tax_lines: [{ id: 5, rate_code: 'PT-VAT-1', label: 'VAT', tax_total: '8.00', shipping_tax_total: '2.00' }],
+      shipping_lines: [{ id: 3, method_title: 'Flat rate', total: '10.00', total_tax: '2.00', taxes: [{ id: 1, total: '2' }] }],
+      fee_lines: [{ id: 4, name: 'Loyalty discount', total: '-5.00', total_tax: '-1.00', taxes: [{ id: 1, total: '-1' }] }],
+      tax_lines: [vatLine({ tax_total: '8.00', shipping_tax_total: '2.00' })],
       coupon_lines: [{ id: 6, code: 'save10', discount: '5.00' }],
     });
 
-    const invoice = orderToInvoice(order, STORE);
+    const invoice = orderToInvoice(order, STORE, RATES);
 
+    const vat = (amount: number) => ({ tax_rate_ids: [77], tax_amounts: [{ tax_rate_id: 77, amount }] });
     expect(invoice.items).toEqual([
-      { description: 'Mug', quantity: 2, unit_price: 9 },
-      { description: 'Poster', quantity: 3, unit_price: 9 },
-      { description: 'Shipping: Flat rate', quantity: 1, unit_price: 10 },
-      { description: 'Loyalty discount', quantity: 1, unit_price: -5 },
-      { description: 'Tax: VAT', quantity: 1, unit_price: 10 },
+      { description: 'Mug', quantity: 2, unit_price: 9, ...vat(3.6) },
+      { description: 'Poster', quantity: 3, unit_price: 9, ...vat(5.4) },
+      { description: 'Shipping: Flat rate', quantity: 1, unit_price: 10, ...vat(2) },
+      { description: 'Loyalty discount', quantity: 1, unit_price: -5, ...vat(-1) },
     ]);
-    expect(cents(invoice.items)).toBe(6000n);
+    expect(invoice.rounding_amount).toBeUndefined();
+    expect(cents(invoice.items)).toBe(5000n);
     expect(invoice.notes).toContain('WooCommerce order #1041');
     expect(invoice.notes).toContain('save10 (−5.00)');
     expect(invoice).toMatchObject({ currency: 'EUR', issue_date: '2026-11-21', client: { name: 'Ana Silva', email: 'ana@example.com' } });
   });
 
+  test('when the shop rounds tax at subtotal, then each line takes its raw tax rounded and the difference to the total is the rounding amount', () => {
+    // Raw 2.3655 → 2.37 and 2.3655 → 2.37 per line; the shop rounds 4.731 once → 4.73: total 24.90 + 4.73.
+    const order = anOrder({
+      total: '29.63',
+      line_items: [
+        { id: 1, name: 'Manual', quantity: 1, total: '12.45', total_tax: '2.37', taxes: [{ id: 1, total: '2.3655' }] },
+        { id: 2, name: 'Manual (copy)', quantity: 1, total: '12.45', total_tax: '2.37', taxes: [{ id: 1, total: '2.3655' }] },
+      ],
+      tax_lines: [vatLine({ rate_percent: 19, tax_total: '4.73' })],
+    });
+
+    const invoice = orderToInvoice(order, STORE, RATES);
+
+    expect(invoice.items.map((item) => item.tax_amounts)).toEqual([[{ tax_rate_id: 77, amount: 2.37 }], [{ tax_rate_id: 77, amount: 2.37 }]]);
+    expect(invoice.rounding_amount).toBe(-0.01);
+  });
+
+  test('when a line is zero rated and another untaxed, then the first carries its 0 % rate and the second none', () => {
+    const order = anOrder({
+      total: '15.00',
+      line_items: [
+        { id: 1, name: 'Book', quantity: 1, total: '10.00', total_tax: '0.00', taxes: [{ id: 2, total: '0' }] },
+        { id: 2, name: 'Gift card', quantity: 1, total: '5.00', total_tax: '0.00', taxes: [] },
+      ],
+      tax_lines: [vatLine({ id: 91, rate_id: 2, rate_percent: 0, label: 'Zero rate' })],
+    });
+
+    const invoice = orderToInvoice(order, STORE, RATES);
+
+    expect(invoice.items.map((item) => [item.tax_rate_ids, item.tax_amounts])).toEqual([
+      [[78], [{ tax_rate_id: 78, amount: 0 }]],
+      [[], undefined],
+    ]);
+  });
+
   test('when an order of a registered customer is mapped, then store and order are in metadata and the notes name only the order number', () => {
     const order = anOrder({ total: '5.00', line_items: [{ id: 1, name: 'X', quantity: 1, total: '5.00', total_tax: '0' }] });
 
-    const invoice = orderToInvoice(order, STORE);
+    const invoice = orderToInvoice(order, STORE, RATES);
 
     expect(invoice.notes).toBe('WooCommerce order #1041');
     expect(invoice.metadata).toEqual({ wc_store: 'https://shop.example.com', wc_order_id: '41' });
@@ -94,41 +137,64 @@ describe('orderToInvoice', () => {
   test('when a line total does not divide by its quantity, then it becomes one line of the exact total', () => {
     const order = anOrder({ total: '10.00', line_items: [{ id: 1, name: 'Pen', quantity: 3, total: '10.00', total_tax: '0.00' }] });
 
-    const invoice = orderToInvoice(order, STORE);
+    const invoice = orderToInvoice(order, STORE, RATES);
 
-    expect(invoice.items).toEqual([{ description: 'Pen × 3', quantity: 1, unit_price: 10 }]);
+    expect(invoice.items).toEqual([{ description: 'Pen × 3', quantity: 1, unit_price: 10, tax_rate_ids: [] }]);
   });
 
-  test('when the order is in yen, then amounts have no decimals', () => {
-    const order = anOrder({ currency: 'JPY', total: '3300', line_items: [{ id: 1, name: 'Tea', quantity: 2, total: '3000', total_tax: '300' }], tax_lines: [{ id: 2, rate_code: 'JP', label: 'Consumption tax', tax_total: '300', shipping_tax_total: '0' }] });
+  test('when the order is in yen, then amounts and taxes have no decimals', () => {
+    const order = anOrder({
+      currency: 'JPY',
+      total: '3300',
+      line_items: [{ id: 1, name: 'Tea', quantity: 2, total: '3000', total_tax: '300', taxes: [{ id: 1, total: '300' }] }],
+      tax_lines: [vatLine({ rate_code: 'JP', label: 'Consumption tax', rate_percent: 10, tax_total: '300' })],
+    });
 
-    const invoice = orderToInvoice(order, STORE);
+    const invoice = orderToInvoice(order, STORE, RATES);
 
-    expect(invoice.items).toEqual([
-      { description: 'Tea', quantity: 2, unit_price: 1500 },
-      { description: 'Tax: Consumption tax', quantity: 1, unit_price: 300 },
-    ]);
+    expect(invoice.items).toEqual([{ description: 'Tea', quantity: 2, unit_price: 1500, tax_rate_ids: [77], tax_amounts: [{ tax_rate_id: 77, amount: 300 }] }]);
   });
 
   test('when the billing has only a company, then the client is named after it', () => {
     const order = anOrder({ total: '5.00', billing: { company: 'Globex', email: 'ap@globex.example' }, line_items: [{ id: 1, name: 'X', quantity: 1, total: '5.00', total_tax: '0' }] });
 
-    expect(orderToInvoice(order, STORE).client).toMatchObject({ name: 'Globex', email: 'ap@globex.example', company: 'Globex' });
+    expect(orderToInvoice(order, STORE, RATES).client).toMatchObject({ name: 'Globex', email: 'ap@globex.example', company: 'Globex' });
   });
 
   test('when the buyer is a guest, then the client has no customer id in its metadata', () => {
     const order = anOrder({ customer_id: 0, total: '5.00', line_items: [{ id: 1, name: 'X', quantity: 1, total: '5.00', total_tax: '0' }] });
 
-    expect(orderToInvoice(order, STORE).client.metadata).toEqual({ wc_store: 'https://shop.example.com' });
+    expect(orderToInvoice(order, STORE, RATES).client.metadata).toEqual({ wc_store: 'https://shop.example.com' });
   });
 
   test.each([
-    ['the lines do not add up to the total', { total: '10.01', line_items: [{ id: 1, name: 'X', quantity: 1, total: '10.00', total_tax: '0' }] }, /add up to 10 EUR, not its total 10.01 EUR/],
+    ['the lines are further from the total than rounding', { total: '10.05', line_items: [{ id: 1, name: 'X', quantity: 1, total: '10.00', total_tax: '0' }] }, /add up to 10 EUR, not its total 10.05 EUR/],
     ['there is no billing e-mail', { total: '1.00', billing: { first_name: 'A' }, line_items: [{ id: 1, name: 'X', quantity: 1, total: '1.00', total_tax: '0' }] }, /no billing e-mail/],
     ['the currency is unknown', { currency: 'XXY', total: '1.00' }, /unknown currency/],
     ['an amount has too many decimals', { total: '1.001', line_items: [{ id: 1, name: 'X', quantity: 1, total: '1.001', total_tax: '0' }] }, /more decimals/],
+    ['a line is taxed at a rate no tax line names', { total: '1.20', line_items: [{ id: 1, name: 'X', quantity: 1, total: '1.00', total_tax: '0.20', taxes: [{ id: 9, total: '0.2' }] }] }, /shop rate 9, which no tax line/],
   ])('when %s, then the order is refused with the reason', (_case, overrides, reason) => {
-    expect(() => orderToInvoice(anOrder(overrides as Partial<WooOrder>), STORE)).toThrow(reason);
+    expect(() => orderToInvoice(anOrder(overrides as Partial<WooOrder>), STORE, RATES)).toThrow(reason);
+  });
+});
+
+describe('shopRatesOf and parseRawTax', () => {
+  test('when an order names its rates, then each is keyed by shop rate and percentage, and a compound rate is refused', () => {
+    expect(shopRatesOf(anOrder({ tax_lines: [vatLine({ rate_percent: 8.875, label: 'NY' })] }))).toEqual([{ id: 1, key: '1:8.875', label: 'NY', percentage: 8.875 }]);
+    expect(() => shopRatesOf(anOrder({ tax_lines: [vatLine({ compound: true })] }))).toThrow(/compound/);
+    expect(() => shopRatesOf(anOrder({ tax_lines: [vatLine({ rate_percent: undefined })] }))).toThrow(/rate_percent/);
+  });
+
+  test.each([
+    ['2.3655', 2, 237n],
+    ['2.3649', 2, 236n],
+    ['-1.005', 2, -101n],
+    ['46.76', 2, 4676n],
+    ['0', 2, 0n],
+    ['', 2, 0n],
+    ['79.5', 0, 80n],
+  ])('when the raw tax "%s" is rounded to %s decimals, then it is %s minor units', (text, exponent, minor) => {
+    expect(parseRawTax(text, exponent, 'tax')).toBe(minor);
   });
 });
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import WooCommerceRestApi from '@woocommerce/woocommerce-rest-api';
 import pino from 'pino';
 import { BridgeConfig, readBridgeConfig, savePollCursor, writeBridgeConfig } from '../../plugin/woocommerce/config';
-import { legacyOrderMarker, orderToInvoice } from '../../plugin/woocommerce/mapping';
+import { legacyOrderMarker, orderToInvoice, shopRatesOf } from '../../plugin/woocommerce/mapping';
 import { MARKS } from '../../plugin/woocommerce/order';
 import { signatureOf } from '../../plugin/woocommerce/receiver';
 import { Bridge } from '../../plugin/woocommerce/runner';
@@ -142,6 +142,18 @@ function aRegisteredOrder(): OrderInput {
   return { ...fixture, customer_id: 1000 + buyers, billing: { ...fixture.billing, email: `claire.${buyers}.${Date.now()}@example.fr` } };
 }
 
+/** Our tax rates for the order's shop rates as the bridge finds them again (by their metadata), made through `as` where missing. */
+async function rateIdsFor(as: Tenant, order: WooOrder): Promise<Map<number, number>> {
+  const ids = new Map<number, number>();
+  for (const rate of shopRatesOf(order)) {
+    const metadata = { wc_store: config.store_url, wc_tax_rate: rate.key };
+    const query = new URLSearchParams({ active: 'true', 'metadata[wc_store]': metadata.wc_store, 'metadata[wc_tax_rate]': metadata.wc_tax_rate });
+    const found = (await as.api.get(`/tax-rates?${query}`)).body.data[0];
+    ids.set(rate.id, found?.id ?? (await as.api.post('/tax-rates', { display_name: rate.label, percentage: rate.percentage, metadata })).body.tax_rate.id);
+  }
+  return ids;
+}
+
 describe('woo connect', () => {
   test('when connected, then the store has an order.updated webhook to the bridge and the configuration is private', () => {
     const [webhook] = store.webhooks;
@@ -182,7 +194,7 @@ describe('woo connect', () => {
 });
 
 describe('an order paid at checkout', () => {
-  test('when it is completed, then one invoice is issued and paid with the order\'s method and reference, in two API calls', async () => {
+  test('when it is completed, then one invoice is issued and paid with the order\'s method and reference, with the shop\'s VAT as a tax rate', async () => {
     // Arrange
     const order = store.addOrder(aRegisteredOrder());
     // Act
@@ -192,7 +204,8 @@ describe('an order paid at checkout', () => {
     });
     // Assert
     const invoice = await theInvoiceOf(order.id);
-    expect(calls).toEqual(['POST /quick-charge', `POST /invoices/${invoice.id}/payments`]);
+    // The shop's 20 % rate becomes one of ours the first time an order uses it (found again by its metadata after).
+    expect(calls).toEqual(['GET /tax-rates', 'POST /tax-rates', 'POST /quick-charge', `POST /invoices/${invoice.id}/payments`]);
     expect(invoice).toMatchObject({
       status: 'paid',
       currency: 'EUR',
@@ -201,12 +214,17 @@ describe('an order paid at checkout', () => {
       number: expect.stringMatching(/^INV-/),
       metadata: { wc_store: config.store_url, wc_order_id: String(order.id) },
     });
-    expect(invoice.items.map((i: any) => [i.description, i.quantity, i.unit_price])).toEqual([
-      ['Ergonomic chair', 2, 116.91],
-      ['Desk lamp', 1, 31.05],
-      ['Shipping: Colissimo', 1, 9.9],
-      ['Loyalty discount', 1, -5],
-      ['Tax: ' + orderOf(order.id).tax_lines[0].label, 1, 53.95],
+    const [vat] = invoice.tax_breakdown;
+    expect(invoice.items.map((i: any) => [i.description, i.quantity, i.unit_price, i.tax_rate_ids])).toEqual([
+      ['Ergonomic chair', 2, 116.91, [vat.tax_rate_id]],
+      ['Desk lamp', 1, 31.05, [vat.tax_rate_id]],
+      ['Shipping: Colissimo', 1, 9.9, [vat.tax_rate_id]],
+      ['Loyalty discount', 1, -5, [vat.tax_rate_id]],
+    ]);
+    // 233.82 + 31.05 + 9.90 − 5.00 = 269.77 at 20 %: the shop's 46.76 + 6.21 + 1.98 − 1.00 = 53.95.
+    expect(invoice).toMatchObject({ total_excluding_tax: 269.77, total_tax: 53.95, rounding_amount: 0 });
+    expect(invoice.tax_breakdown).toEqual([
+      { tax_rate_id: vat.tax_rate_id, display_name: orderOf(order.id).tax_lines[0].label, category: 'S', percentage: 20, inclusive: false, taxable_amount: 269.77, tax_amount: 53.95, exemption_reason: null },
     ]);
     // The customer reads the order number and the coupon, never the bridge's bookkeeping.
     expect(invoice.notes).toBe(`WooCommerce order #${order.number}\nCoupons, already deducted from the lines: welcome10 (−29.43)`);
@@ -322,6 +340,82 @@ describe('an order paid later', () => {
     expect(paid).toMatchObject({ status: 'paid', amount_due: 0 });
     expect(paid.payments).toEqual([expect.objectContaining({ amount: 7518, method: 'cash', gateway: 'external', gateway_reference: order.number })]);
     expect(metaOf(order.id, MARKS.payment)).toBe(String(paid.payments[0].id));
+  });
+});
+
+describe("the shop's taxes", () => {
+  async function invoiced(input: OrderInput): Promise<{ order: WooOrder; invoice: any }> {
+    const order = store.addOrder(input);
+    store.updateOrder(order.id, { status: 'completed' });
+    await quiet();
+    return { order: orderOf(order.id), invoice: await theInvoiceOf(order.id) };
+  }
+
+  const breakdownOf = (invoice: any) => invoice.tax_breakdown.map((b: any) => [b.display_name, b.category, b.percentage, b.taxable_amount, b.tax_amount]);
+
+  test('when the shop enters prices with tax, then the lines are the totals without it and the invoice totals the order', async () => {
+    // 285.00 incl. 19 %: tax round(285 × 19/119) = 45.50, without 239.50; 12.45: tax 1.99, without 10.46.
+    const { order, invoice } = await invoiced(companyOnlyOrder({ pricesIncludeTax: true, billing: { company: 'Incl GmbH', email: 'incl@example.com' } }));
+
+    expect(order).toMatchObject({ prices_include_tax: true, total: '297.45', total_tax: '47.49' });
+    expect(invoice).toMatchObject({ total: 297.45, total_excluding_tax: 249.96, total_tax: 47.49, rounding_amount: 0, amount_due: 0 });
+    expect(invoice.items.map((i: any) => [i.description, i.quantity, i.unit_price])).toEqual([
+      ['Consulting hour × 3', 1, 239.5],
+      ['Printed manual', 1, 10.46],
+    ]);
+  });
+
+  test('when the shop rounds tax at subtotal, then each line takes its raw tax rounded and the rounding amount keeps the order total', async () => {
+    // Raw 2.3655 twice: the shop's VAT is round(4.731) = 4.73, the lines' 2.37 + 2.37 = 4.74.
+    const lines = [
+      { name: 'Printed manual', quantity: 1, price: '12.45', taxRate: 19 },
+      { name: 'Workbook', quantity: 1, price: '12.45', taxRate: 19 },
+    ];
+    const { order, invoice } = await invoiced(companyOnlyOrder({ roundTaxAtSubtotal: true, lines, billing: { company: 'Subtotal GmbH', email: 'subtotal@example.com' } }));
+
+    expect(order.line_items[0].taxes).toEqual([{ id: expect.any(Number), total: '2.3655', subtotal: '2.3655' }]);
+    expect(order).toMatchObject({ total: '29.63', total_tax: '4.73' });
+    expect(invoice).toMatchObject({ total: 29.63, total_tax: 4.74, rounding_amount: -0.01 });
+  });
+
+  test('when the shop enters prices with tax and rounds at subtotal, then the invoice still totals the order', async () => {
+    // 12.45 incl. 19 %: raw tax 1.987815, 10.462185 without; twice: VAT round(3.97563) = 3.98, total 20.92 + 3.98.
+    const lines = [
+      { name: 'Printed manual', quantity: 1, price: '12.45', taxRate: 19 },
+      { name: 'Workbook', quantity: 1, price: '12.45', taxRate: 19 },
+    ];
+    const { order, invoice } = await invoiced(companyOnlyOrder({ pricesIncludeTax: true, roundTaxAtSubtotal: true, lines, billing: { company: 'Both GmbH', email: 'both@example.com' } }));
+
+    expect(order.line_items[0]).toMatchObject({ total: '10.46', total_tax: '1.99', taxes: [expect.objectContaining({ total: '1.987815' })] });
+    expect(order.total).toBe('24.90');
+    expect(invoice).toMatchObject({ total: 24.9, total_excluding_tax: 20.92, total_tax: 3.98, rounding_amount: 0 });
+  });
+
+  test('when a yen order has two rates and shipping, then each is a rate of ours, found again for the next order', async () => {
+    // Matcha 3 × 1200 at 8 % (288), a cup 2500 and shipping 800 at 10 % (250 + 80).
+    const first = await invoiced(guestJpyOrder({ billing: { first_name: 'Aiko', last_name: 'Tanaka', email: 'aiko@example.jp' } }));
+    const second = await invoiced(guestJpyOrder({ billing: { first_name: 'Ren', last_name: 'Sato', email: 'ren@example.jp' } }));
+
+    expect(first.invoice).toMatchObject({ currency: 'JPY', total: 7518, total_tax: 618 });
+    expect(breakdownOf(first.invoice)).toEqual([
+      [first.order.tax_lines[0].label, 'S', 8, 3600, 288],
+      [first.order.tax_lines[1].label, 'S', 10, 3300, 330],
+    ]);
+    expect(second.invoice.tax_breakdown.map((b: any) => b.tax_rate_id)).toEqual(first.invoice.tax_breakdown.map((b: any) => b.tax_rate_id));
+    const ours = (await tenant.api.get(`/tax-rates?${new URLSearchParams({ 'metadata[wc_store]': config.store_url, per_page: '100' })}`)).body.data;
+    expect(new Set(ours.map((rate: any) => rate.metadata.wc_tax_rate)).size).toBe(ours.length);
+  });
+
+  test('when a line is zero rated and another untaxed, then the first is on a 0 % rate (category Z) and the second on none', async () => {
+    const lines = [
+      { name: 'Book', quantity: 1, price: '20.00', taxRate: 0 },
+      { name: 'Gift wrap', quantity: 1, price: '2.00' },
+    ];
+    const { invoice } = await invoiced(companyOnlyOrder({ lines, billing: { company: 'Books GmbH', email: 'books@example.com' } }));
+
+    expect(invoice).toMatchObject({ total: 22, total_tax: 0 });
+    expect(breakdownOf(invoice)).toEqual([[expect.any(String), 'Z', 0, 20, 0]]);
+    expect(invoice.items.map((i: any) => i.tax_rate_ids.length)).toEqual([1, 0]);
   });
 });
 
@@ -532,8 +626,8 @@ describe('a run that stopped half-way', () => {
    */
   async function interruptedAfterTheInvoice(input: OrderInput): Promise<{ order: WooOrder; invoiceId: number }> {
     const order = unseen(() => store.updateOrder(store.addOrder(input).id, { status: 'completed', meta_data: [{ key: MARKS.attempt, value: new Date().toISOString() }] }));
-    const { client, currency, items, notes, metadata } = orderToInvoice(order, { url: config.store_url, id: config.store_id });
-    const made = await tenant.api.post('/quick-charge', { client, currency, items, notes, metadata });
+    const { client, currency, items, rounding_amount, notes, metadata } = orderToInvoice(order, { url: config.store_url, id: config.store_id }, await rateIdsFor(tenant, order));
+    const made = await tenant.api.post('/quick-charge', { client, currency, items, rounding_amount, notes, metadata });
     expect(made.status).toBe(201);
     return { order, invoiceId: made.body.invoice.id };
   }
@@ -587,9 +681,9 @@ describe('a run that stopped half-way', () => {
 describe('an upgrade from the earlier bridge', () => {
   /** An invoice as the earlier bridge made it: the client by e-mail, then a draft whose notes carry the order's marker, then (if it got that far) sent. */
   async function invoicedByTheEarlierBridge(as: Tenant, order: WooOrder, storeId: string, got: 'draft' | 'sent'): Promise<any> {
-    const { client, currency, issue_date, items, notes } = orderToInvoice(order, { url: 'unused', id: storeId });
+    const { client, currency, issue_date, items, rounding_amount, notes } = orderToInvoice(order, { url: 'unused', id: storeId }, await rateIdsFor(as, order));
     const made = await as.api.post('/clients', { name: client.name, email: client.email });
-    const draft = await as.api.post('/invoices', { client_id: made.body.client.id, currency, issue_date, items, notes: `${notes}\n${legacyOrderMarker(storeId, order)}` });
+    const draft = await as.api.post('/invoices', { client_id: made.body.client.id, currency, issue_date, items, rounding_amount, notes: `${notes}\n${legacyOrderMarker(storeId, order)}` });
     expect(draft.status).toBe(201);
     return got === 'sent' ? (await as.api.post(`/invoices/${draft.body.invoice.id}/send`)).body.invoice : draft.body.invoice;
   }

@@ -1,7 +1,15 @@
 /**
- * Orders of the WooCommerce double: built from a few inputs with integer minor-unit arithmetic the
- * way WooCommerce totals a cart (prices exclusive of tax, tax rounded per line, coupons lowering line
- * totals), and rendered in the documented REST API v3 order shape, money as strings.
+ * Orders of the WooCommerce double: built from a few inputs with integer arithmetic the way
+ * WooCommerce totals a cart (WC_Cart_Totals), and rendered in the documented REST API v3 order
+ * shape, money as strings:
+ * - product prices entered without tax (the default) or with it (`prices_include_tax`): a line's
+ *   `total` is without tax either way, its tax taken out of the price entered (WC_Tax::calc_inclusive_tax);
+ *   shipping and fees are always entered without tax;
+ * - tax rounded per line (the default) or at subtotal (`woocommerce_tax_round_at_subtotal`): then
+ *   each line keeps its tax unrounded to the rounding precision (the currency's decimals + 4), the
+ *   REST `taxes[].total` prints it raw ("2.3655"), `total_tax` rounds it, and each rate's total is
+ *   rounded once (the order's tax lines, and its total);
+ * - coupons lowering line totals (modelled for prices without tax only).
  */
 import { randomBytes } from 'node:crypto';
 import { code as currencyCode } from 'currency-codes';
@@ -67,6 +75,9 @@ export interface OrderInput {
   /** A percent coupon, or a fixed cart coupon of `amount`. */
   coupon?: { code: string; percent?: number; amount?: Money };
   refunds?: { amount: Money; reason?: string }[];
+  /** The store's tax settings when the order was placed (WooCommerce > Settings > Tax). */
+  pricesIncludeTax?: boolean;
+  roundTaxAtSubtotal?: boolean;
   payment_method?: string;
   payment_method_title?: string;
   transaction_id?: string;
@@ -96,6 +107,11 @@ export interface TaxRate {
   rate_code: string;
 }
 
+/**
+ * An amount and its tax in rounding-precision units (minor units × 10 000, WooCommerce's
+ * wc_get_rounding_precision()): whole minor units unless the shop rounds at subtotal (tax) or
+ * enters prices with tax (the total that is left once the tax is taken out).
+ */
 interface TaxedAmount {
   rate?: TaxRate;
   total: number;
@@ -149,6 +165,7 @@ export interface StoredOrder {
   fees: StoredFee[];
   coupon?: { id: number; code: string; discount: number; discountTax: number };
   taxLineIds: Map<number, number>;
+  pricesIncludeTax: boolean;
   refunds: { id: number; reason: string; amount: number }[];
 }
 
@@ -210,6 +227,9 @@ function scaledPercent(percent: number): bigint {
   return BigInt(scaled);
 }
 
+/** Rounding-precision units per minor unit. */
+const PRECISION = 10_000;
+
 /** PHP's round(): half away from zero. */
 function divRound(numerator: bigint, denominator: bigint): number {
   const negative = numerator < 0n;
@@ -219,8 +239,27 @@ function divRound(numerator: bigint, denominator: bigint): number {
   return Number(negative ? -q : q);
 }
 
-function taxOf(amount: number, rate: TaxRate | undefined): number {
-  return rate ? divRound(BigInt(amount) * scaledPercent(rate.percent), 100n * PERCENT_SCALE) : 0;
+/** Precision units to whole minor units, as wc_round_tax_total() and wc_format_decimal(dp) round. */
+function toWhole(precise: number): number {
+  return divRound(BigInt(precise), BigInt(PRECISION));
+}
+
+interface TaxSettings {
+  inclusive: boolean;
+  atSubtotal: boolean;
+}
+
+/**
+ * An amount of `minor` units as entered, taxed at `rate` (WC_Tax::calc_tax): its total without tax
+ * and its tax, in precision units. The tax is rounded to the minor unit unless the shop rounds at subtotal.
+ */
+function taxed(minor: number, rate: TaxRate | undefined, { inclusive, atSubtotal }: TaxSettings): { total: number; tax: number } {
+  const precise = BigInt(minor) * BigInt(PRECISION);
+  if (!rate) return { total: Number(precise), tax: 0 };
+  const percent = scaledPercent(rate.percent);
+  const exact = inclusive ? divRound(precise * percent, 100n * PERCENT_SCALE + percent) : divRound(precise * percent, 100n * PERCENT_SCALE);
+  const tax = atSubtotal ? exact : toWhole(exact) * PRECISION;
+  return { total: inclusive ? Number(precise) - tax : Number(precise), tax };
 }
 
 /**
@@ -257,8 +296,13 @@ export function buildOrder(input: OrderInput, storeCurrency: string, ids: IdSour
   const currency = (input.currency ?? storeCurrency).toUpperCase();
   const decimals = currencyDecimals(currency);
   const minor = (m: Money) => toMinor(m, decimals);
-  const rate = (percent?: number) => (percent ? rateFor(percent) : undefined);
+  // A rate of 0 % is a rate (zero rated); no taxRate is no tax at all.
+  const rate = (percent?: number) => (percent === undefined ? undefined : rateFor(percent));
   if (!input.lines.length) throw new Error('an order needs at least one line');
+  if (input.pricesIncludeTax && input.coupon) throw new Error('coupons on prices entered with tax are not modelled by the double');
+  const products: TaxSettings = { inclusive: Boolean(input.pricesIncludeTax), atSubtotal: Boolean(input.roundTaxAtSubtotal) };
+  // Shipping costs and fees are entered without tax whatever the product prices are.
+  const extras: TaxSettings = { inclusive: false, atSubtotal: products.atSubtotal };
 
   const subtotals = input.lines.map((l) => {
     if (!Number.isInteger(l.quantity) || l.quantity < 1) throw new Error(`quantity ${l.quantity} of ${l.name} is not a positive integer`);
@@ -267,7 +311,7 @@ export function buildOrder(input: OrderInput, storeCurrency: string, ids: IdSour
   const discounts = input.coupon ? allocateDiscount(subtotals, input.coupon, decimals) : subtotals.map(() => 0);
   const lines: StoredLine[] = input.lines.map((l, i) => {
     const r = rate(l.taxRate);
-    const total = subtotals[i] - discounts[i];
+    const subtotal = taxed(subtotals[i], r, products);
     return {
       id: ids.item(),
       name: l.name,
@@ -275,19 +319,17 @@ export function buildOrder(input: OrderInput, storeCurrency: string, ids: IdSour
       sku: l.sku ?? '',
       quantity: l.quantity,
       rate: r,
-      subtotal: subtotals[i],
-      subtotalTax: taxOf(subtotals[i], r),
-      total,
-      tax: taxOf(total, r),
+      subtotal: subtotal.total,
+      subtotalTax: subtotal.tax,
+      ...taxed(subtotals[i] - discounts[i], r, products),
     };
   });
   const shippingLines: StoredShipping[] = input.shipping
-    ? [shippingLine(input.shipping, ids.item(), minor(input.shipping.total), rate(input.shipping.taxRate))]
+    ? [{ id: ids.item(), title: input.shipping.title, method_id: input.shipping.method_id ?? 'flat_rate', rate: rate(input.shipping.taxRate), ...taxed(minor(input.shipping.total), rate(input.shipping.taxRate), extras) }]
     : [];
   const fees: StoredFee[] = (input.fees ?? []).map((f) => {
     const r = rate(f.taxRate);
-    const total = minor(f.total);
-    return { id: ids.item(), name: f.name, rate: r, total, tax: taxOf(total, r) };
+    return { id: ids.item(), name: f.name, rate: r, ...taxed(minor(f.total), r, extras) };
   });
   const created = wholeSeconds(input.date_created ?? now);
   const status = input.status ?? 'pending';
@@ -316,19 +358,16 @@ export function buildOrder(input: OrderInput, storeCurrency: string, ids: IdSour
     fees,
     taxLineIds: new Map(),
     refunds: [],
+    pricesIncludeTax: products.inclusive,
   };
   if (input.coupon) {
     const discount = discounts.reduce((a, b) => a + b, 0);
-    const discountTax = lines.reduce((sum, l) => sum + l.subtotalTax - l.tax, 0);
+    const discountTax = toWhole(lines.reduce((sum, l) => sum + l.subtotalTax - l.tax, 0));
     order.coupon = { id: ids.item(), code: input.coupon.code, discount, discountTax };
   }
   for (const r of taxRatesOf(order)) order.taxLineIds.set(r.id, ids.item());
   for (const refund of input.refunds ?? []) order.refunds.unshift({ id: ids.post(), reason: refund.reason ?? '', amount: minor(refund.amount) });
   return order;
-}
-
-function shippingLine(input: NonNullable<OrderInput['shipping']>, id: number, total: number, rate: TaxRate | undefined): StoredShipping {
-  return { id, title: input.title, method_id: input.method_id ?? 'flat_rate', rate, total, tax: taxOf(total, rate) };
 }
 
 function taxRatesOf(order: StoredOrder): TaxRate[] {
@@ -337,13 +376,21 @@ function taxRatesOf(order: StoredOrder): TaxRate[] {
   return [...rates.values()].sort((a, b) => a.id - b.id);
 }
 
+/** Each rate's tax on the order's products and fees, and on its shipping, rounded once per rate (WC_Order::update_taxes). */
+function rateTotals(order: StoredOrder, rate: TaxRate): { cart: number; shipping: number } {
+  const of = (items: TaxedAmount[]) => toWhole(items.filter((i) => i.rate?.id === rate.id).reduce((s, i) => s + i.tax, 0));
+  return { cart: of([...order.lines, ...order.fees]), shipping: of(order.shippingLines) };
+}
+
 /** The order-level totals WooCommerce derives from the items (WC_Abstract_Order::calculate_totals). */
 export function totalsOf(order: StoredOrder) {
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  const cartTax = sum(order.lines.map((l) => l.tax)) + sum(order.fees.map((f) => f.tax));
-  const shippingTax = sum(order.shippingLines.map((s) => s.tax));
-  const shippingTotal = sum(order.shippingLines.map((s) => s.total));
-  const total = sum(order.lines.map((l) => l.total)) + shippingTotal + sum(order.fees.map((f) => f.total)) + cartTax + shippingTax;
+  const perRate = taxRatesOf(order).map((rate) => rateTotals(order, rate));
+  const cartTax = sum(perRate.map((r) => r.cart));
+  const shippingTax = sum(perRate.map((r) => r.shipping));
+  const shippingTotal = toWhole(sum(order.shippingLines.map((s) => s.total)));
+  // The items' totals may carry part of a minor unit (prices entered with tax): the sum is rounded once.
+  const total = toWhole(sum([...order.lines, ...order.shippingLines, ...order.fees].map((i) => i.total))) + cartTax + shippingTax;
   return {
     discountTotal: order.coupon?.discount ?? 0,
     discountTax: order.coupon?.discountTax ?? 0,
@@ -370,7 +417,9 @@ export function applyStatus(order: StoredOrder, to: OrderStatus, at: Date): void
 /** The v3 order as GET /wp-json/wc/v3/orders/{id} (and an order webhook) carries it. */
 export function renderOrder(order: StoredOrder, restUrl: string, offsetMinutes: number) {
   const money = (m: number) => formatMinor(m, order.decimals);
-  const stored = (m: number) => formatStored(m, order.decimals);
+  const precise = (p: number) => toWhole(p);
+  // A tax as stored: to the rounding precision, as PHP prints a float ("2.3655", "46.76", "-1").
+  const stored = (p: number) => formatStored(p, order.decimals + 4);
   const local = (d: Date | null) => (d ? wpDate(d, offsetMinutes) : null);
   const gmt = (d: Date | null) => (d ? wpDate(d, 0) : null);
   const taxes = (item: TaxedAmount, subtotalTax?: number) =>
@@ -397,7 +446,7 @@ export function renderOrder(order: StoredOrder, restUrl: string, offsetMinutes: 
     cart_tax: money(t.cartTax),
     total: money(t.total),
     total_tax: money(t.totalTax),
-    prices_include_tax: false,
+    prices_include_tax: order.pricesIncludeTax,
     customer_id: order.customerId,
     customer_ip_address: order.createdVia === 'checkout' ? '203.0.113.7' : '',
     customer_user_agent: order.createdVia === 'checkout' ? 'mozilla/5.0 (x11; linux x86_64; rv:128.0) gecko/20100101 firefox/128.0' : '',
@@ -420,15 +469,15 @@ export function renderOrder(order: StoredOrder, restUrl: string, offsetMinutes: 
       variation_id: 0,
       quantity: l.quantity,
       tax_class: '',
-      subtotal: money(l.subtotal),
-      subtotal_tax: money(l.subtotalTax),
-      total: money(l.total),
-      total_tax: money(l.tax),
+      subtotal: money(precise(l.subtotal)),
+      subtotal_tax: money(precise(l.subtotalTax)),
+      total: money(precise(l.total)),
+      total_tax: money(precise(l.tax)),
       taxes: taxes(l, l.subtotalTax),
       meta_data: [],
       sku: l.sku,
       // WooCommerce divides the line total (after discounts) by the quantity and prints a PHP number.
-      price: l.total / 10 ** order.decimals / l.quantity,
+      price: l.total / PRECISION / 10 ** order.decimals / l.quantity,
     })),
     tax_lines: rates.map((r) => ({
       id: order.taxLineIds.get(r.id)!,
@@ -436,8 +485,8 @@ export function renderOrder(order: StoredOrder, restUrl: string, offsetMinutes: 
       rate_id: r.id,
       label: r.label,
       compound: false,
-      tax_total: money([...order.lines, ...order.fees].filter((i) => i.rate?.id === r.id).reduce((s, i) => s + i.tax, 0)),
-      shipping_tax_total: money(order.shippingLines.filter((i) => i.rate?.id === r.id).reduce((s, i) => s + i.tax, 0)),
+      tax_total: money(rateTotals(order, r).cart),
+      shipping_tax_total: money(rateTotals(order, r).shipping),
       rate_percent: r.percent,
       meta_data: [],
     })),
@@ -445,8 +494,8 @@ export function renderOrder(order: StoredOrder, restUrl: string, offsetMinutes: 
       id: s.id,
       method_title: s.title,
       method_id: s.method_id,
-      total: money(s.total),
-      total_tax: money(s.tax),
+      total: money(precise(s.total)),
+      total_tax: money(precise(s.tax)),
       taxes: taxes(s),
       meta_data: [],
     })),
@@ -455,8 +504,8 @@ export function renderOrder(order: StoredOrder, restUrl: string, offsetMinutes: 
       name: f.name,
       tax_class: '',
       tax_status: f.rate ? 'taxable' : 'none',
-      total: money(f.total),
-      total_tax: money(f.tax),
+      total: money(precise(f.total)),
+      total_tax: money(precise(f.tax)),
       taxes: taxes(f),
       meta_data: [],
     })),
