@@ -33,6 +33,7 @@ interface ConnectOptions {
   apiKey?: string;
   apiUrl?: string;
   bridgeUrl?: string;
+  vatMetaKey?: string;
   config: string;
   json?: boolean;
 }
@@ -126,6 +127,7 @@ async function connect(raw: ConnectOptions): Promise<void> {
     ...(previous?.poll_cursor ? { poll_cursor: previous.poll_cursor } : {}),
     format: CONFIG_FORMAT,
     ...(previous?.legacy_orders_before ? { legacy_orders_before: previous.legacy_orders_before } : {}),
+    ...(opts.vatMetaKey?.trim() ? { vat_meta_key: opts.vatMetaKey.trim() } : previous?.vat_meta_key ? { vat_meta_key: previous.vat_meta_key } : {}),
   };
   writeBridgeConfig(opts.config, config);
   // Connecting again replaces the webhook: the old one, signed with the old secret, would only be refused.
@@ -164,6 +166,7 @@ export function wooCommand(): Command {
     .addOption(new Option('--api-key <key>', `partner API key with ${REQUIRED_SCOPES.join(' and ')}`).env('INVOICING_API_KEY'))
     .option('--api-url <url>', 'partner API address (default: BASE_URL/api/v1/partner)')
     .option('--bridge-url <url>', 'public address of `invoicing woo serve`, which the store calls')
+    .option('--vat-meta-key <key>', 'the order meta key of a B2B buyer\'s VAT number: an order with one and no tax is invoiced under reverse charge (default: _billing_vat_number)')
     .option(...configOption)
     .option('--json', 'machine-readable output: { config_file, store_url, api_url, business, livemode, webhook }')
     .addHelpText(

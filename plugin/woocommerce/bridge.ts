@@ -15,7 +15,7 @@ import pLimit from 'p-limit';
 import { Logger } from 'pino';
 import { Clock, systemClock } from '../../server/clock';
 import { toMajor, toMinor } from '../../server/money/amount';
-import { legacyOrderMarker, OrderRefused, orderMetadata, orderToInvoice, orderToPayment, refundedMinor, shopRatesOf, StoreIdentity } from './mapping';
+import { DEFAULT_VAT_META_KEY, legacyOrderMarker, OrderRefused, orderMetadata, orderToInvoice, orderToPayment, refundedMinor, reverseChargeOf, shopRatesOf, StoreIdentity } from './mapping';
 import { CLOSED_STATUSES, gmtTime, MARKS, marksOf, OrderMarks, WooOrder } from './order';
 import { Invoice, PartnerApi, PartnerError, Payment, PaymentResult } from './partner';
 import { WooStore } from './store';
@@ -33,6 +33,10 @@ const PERMANENT = [400, 404, 422];
 /** Invoice statuses in which the e-mail of an unpaid order's invoice is still to go (a draft left by the earlier bridge, or just issued). */
 const SENDABLE = ['draft', 'sent'];
 
+/** The metadata value that marks the bridge's reverse-charge rate, and the text it prints. */
+const REVERSE_CHARGE_KEY = 'reverse-charge';
+const REVERSE_CHARGE_TEXT = 'Reverse charge: VAT to be accounted for by the recipient (Article 196, Council Directive 2006/112/EC)';
+
 /** The API's limit on a credit note's memo. */
 const MAX_MEMO = 5000;
 
@@ -46,6 +50,8 @@ export interface BridgeIdentity {
    * recorded on the order, known only by the marker in its notes; unset when no earlier bridge ran.
    */
   legacyOrdersBefore?: string;
+  /** The order meta key of a B2B buyer's VAT number (`woo connect --vat-meta-key`); default `_billing_vat_number`. */
+  vatMetaKey?: string;
 }
 
 /** What one run has found and done for an order: the marks to write and what the order's note will say. */
@@ -183,7 +189,9 @@ export class OrderBridge {
    */
   private async invoice(run: Run): Promise<void> {
     const { order, marks } = run;
-    const draft = orderToInvoice(order, this.identity.store, await this.taxRateIds(order));
+    const vatNumber = reverseChargeOf(order, this.identity.vatMetaKey ?? DEFAULT_VAT_META_KEY);
+    const reverseCharge = vatNumber ? { rateId: await this.reverseChargeRate(), vatNumber } : undefined;
+    const draft = orderToInvoice(order, this.identity.store, reverseCharge ? new Map() : await this.taxRateIds(order), reverseCharge);
     const paid = isPaid(order);
     let invoice = this.mayHaveUnmarkedInvoice(order, marks) ? await this.earlierInvoice(order) : null;
     if (invoice && toMinor(invoice.total, invoice.currency) !== draft.totalMinor) {
@@ -194,9 +202,10 @@ export class OrderBridge {
     if (!invoice) {
       // Written before the invoice exists: if this run stops after making it, the next one looks it up.
       if (!marks.attempted) await this.store.mark(order.id, { [MARKS.attempt]: this.clock.now().toISOString() });
-      const { client, currency, items, rounding_amount, notes, metadata, issue_date } = draft;
+      const { client, currency, items, tax_exempt, rounding_amount, notes, metadata, issue_date } = draft;
+      if (client.tax_id) await this.giveVatNumber(client.email, client.tax_id);
       try {
-        ({ invoice } = await this.partner.quickCharge({ client, currency, items, rounding_amount, notes, metadata, issue_date }, this.key(order, 'charge')));
+        ({ invoice } = await this.partner.quickCharge({ client, currency, items, tax_exempt, rounding_amount, notes, metadata, issue_date }, this.key(order, 'charge')));
       } catch (err) {
         if (err instanceof PartnerError && err.code === 'idempotency_key_reused') {
           throw new OrderRefused('the order changed (other items or another client) after an invoice was made for it in the last 24 hours: it can be invoiced again once that invoice is void and the 24 hours have passed');
@@ -362,6 +371,31 @@ export class OrderBridge {
       ids.set(rate.id, ours);
     }
     return ids;
+  }
+
+  /** The reverse-charge rate (category AE, 0 %) the bridge keeps for B2B orders under reverse charge. */
+  private async reverseChargeRate(): Promise<number> {
+    let ours = this.taxRates.get(REVERSE_CHARGE_KEY);
+    if (ours === undefined) {
+      ours = await this.partner.findOrCreateTaxRate(
+        { wc_store: this.identity.store.url, wc_tax_rate: REVERSE_CHARGE_KEY },
+        { display_name: 'Reverse charge', percentage: 0, category: 'AE', exemption_reason: REVERSE_CHARGE_TEXT },
+        `woo-${this.identity.store.id}-tax-rate-${REVERSE_CHARGE_KEY}`,
+      );
+      this.taxRates.set(REVERSE_CHARGE_KEY, ours);
+    }
+    return ours;
+  }
+
+  /**
+   * A client found by e-mail keeps its fields (quick-charge does not change it), so one without a VAT
+   * number is given the order's before its invoice is made: the invoice names the buyer who accounts
+   * for the VAT. A client with one keeps its own, and its tax status is left alone (its later B2C
+   * orders keep their VAT).
+   */
+  private async giveVatNumber(email: string, vatNumber: string): Promise<void> {
+    const found = await this.partner.findClientByEmail(email);
+    if (found && !found.tax_id) await this.partner.updateClient(found.id, { tax_id: vatNumber });
   }
 
   private key(order: WooOrder, step: string): string {

@@ -31,6 +31,8 @@ export interface BridgeConfig {
    * invoice that bridge made without recording it on the order, found by the marker in its notes.
    */
   legacy_orders_before?: string;
+  /** The order meta key of a B2B buyer's VAT number (`woo connect --vat-meta-key`); unset: `_billing_vat_number`. */
+  vat_meta_key?: string;
 }
 
 /** 2: orders are found by metadata. The earlier bridge's files have no format. */
@@ -50,6 +52,7 @@ const schema = Joi.object<BridgeConfig>({
   poll_cursor: Joi.string().isoDate(),
   format: Joi.number().integer().min(CONFIG_FORMAT),
   legacy_orders_before: Joi.string().isoDate(),
+  vat_meta_key: Joi.string().trim().min(1).max(255),
 }).unknown(true);
 
 export class BridgeConfigError extends Error {}

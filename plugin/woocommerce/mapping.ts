@@ -44,6 +44,8 @@ export interface ShopRate {
 export interface ClientInput {
   name: string;
   email: string;
+  /** A B2B order's VAT number (see reverseChargeOf). */
+  tax_id?: string;
   phone?: string;
   company?: string;
   address?: string;
@@ -56,6 +58,8 @@ export interface OrderInvoice {
   currency: string;
   issue_date?: string;
   items: InvoiceItem[];
+  /** `reverse` for a B2B order under reverse charge (the buyer accounts for the VAT). */
+  tax_exempt?: 'reverse';
   /** What the shop's total and the sum of its rounded line taxes differ by (a shop that rounds at subtotal), in major units. */
   rounding_amount?: number;
   /** The order total in minor units, which the items and their taxes add up to. */
@@ -142,6 +146,22 @@ export function shopRatesOf(order: Pick<WooOrder, 'tax_lines'>): ShopRate[] {
   });
 }
 
+/** Where the buyer's VAT number is in an order's meta by default (the EU VAT plugins' and WooCommerce's own field). */
+export const DEFAULT_VAT_META_KEY = '_billing_vat_number';
+
+/**
+ * The VAT number of a B2B order under reverse charge: one in the order's meta (`vatMetaKey`) on an
+ * order that charged no tax. Null for any other order (a VAT number with VAT charged is a domestic
+ * B2B sale, taxed as the shop taxed it).
+ */
+export function reverseChargeOf(order: Pick<WooOrder, 'meta_data' | 'total_tax' | 'currency'>, vatMetaKey: string): string | null {
+  const entry = (order.meta_data ?? []).find((meta) => meta.key === vatMetaKey);
+  const vatNumber = typeof entry?.value === 'string' ? entry.value.replace(/[\s.-]/g, '').toUpperCase() : '';
+  if (!vatNumber) return null;
+  const { exponent } = currencyOf(order);
+  return parseRawTax(order.total_tax, exponent, 'order total_tax') === 0n ? vatNumber : null;
+}
+
 /** What the shop has refunded of the order so far, in minor units (refunds are listed as negative totals). */
 export function refundedMinor(order: Pick<WooOrder, 'currency' | 'refunds'>): bigint {
   const { exponent } = currencyOf(order);
@@ -192,7 +212,13 @@ function clientOf(order: WooOrder, store: StoreIdentity): ClientInput {
  * the invoice's tax per rate is the shop's. Where the shop's total and its rounded line taxes differ
  * (a shop that rounds tax at subtotal), the difference is the invoice's `rounding_amount`.
  */
-export function orderToInvoice(order: WooOrder, store: StoreIdentity, rateIds: ReadonlyMap<number, number>): OrderInvoice {
+export function orderToInvoice(
+  order: WooOrder,
+  store: StoreIdentity,
+  rateIds: ReadonlyMap<number, number>,
+  /** The reverse-charge rate of ours and the buyer's VAT number, for a B2B order under reverse charge (reverseChargeOf). */
+  reverseCharge?: { rateId: number; vatNumber: string },
+): OrderInvoice {
   const { currency, exponent } = currencyOf(order);
   const money = (value: string, field: string) => parseMoney(value, exponent, field);
   const major = (minor: bigint) => toMajor(Number(minor), currency);
@@ -201,7 +227,8 @@ export function orderToInvoice(order: WooOrder, store: StoreIdentity, rateIds: R
   let sum = 0n;
   const add = (description: string, item: WooTaxedItem, field: string, quantity = 1) => {
     const minor = money(item.total, `${field} total`);
-    const taxes = (item.taxes ?? []).filter((tax) => String(tax.total ?? '').trim() !== '');
+    // An order under reverse charge charged no tax: its lines' (zero) shop taxes give way to the reverse-charge rate.
+    const taxes = reverseCharge ? [] : (item.taxes ?? []).filter((tax) => String(tax.total ?? '').trim() !== '');
     const tax_amounts = taxes.map((tax) => {
       const ours = rateIds.get(tax.id);
       if (ours === undefined) throw new OrderRefused(`${field} is taxed at shop rate ${tax.id}, which no tax line of the order names`);
@@ -210,7 +237,10 @@ export function orderToInvoice(order: WooOrder, store: StoreIdentity, rateIds: R
       return { tax_rate_id: ours, amount: major(amount) };
     });
     sum += minor;
-    const taxed = { tax_rate_ids: tax_amounts.map((tax) => tax.tax_rate_id), ...(tax_amounts.length ? { tax_amounts } : {}) };
+    // Under reverse charge every line is on the reverse-charge rate, and no tax is charged.
+    const taxed = reverseCharge
+      ? { tax_rate_ids: [reverseCharge.rateId] }
+      : { tax_rate_ids: tax_amounts.map((tax) => tax.tax_rate_id), ...(tax_amounts.length ? { tax_amounts } : {}) };
     // A line whose total divides evenly keeps its quantity; otherwise it is one line of the exact total.
     const even = quantity > 1 && minor % BigInt(quantity) === 0n;
     items.push(
@@ -241,9 +271,11 @@ export function orderToInvoice(order: WooOrder, store: StoreIdentity, rateIds: R
   const coupons = (order.coupon_lines ?? []).map((c) => `${c.code} (−${c.discount})`);
   const notes = [`WooCommerce order #${order.number}`, ...(coupons.length ? [`Coupons, already deducted from the lines: ${coupons.join(', ')}`] : [])].join('\n');
   const completed = order.date_completed_gmt ?? order.date_created_gmt;
+  const client = clientOf(order, store);
   return {
-    client: clientOf(order, store),
+    client: reverseCharge ? { ...client, tax_id: reverseCharge.vatNumber } : client,
     currency,
+    ...(reverseCharge ? { tax_exempt: 'reverse' as const } : {}),
     ...(completed ? { issue_date: completed.slice(0, 10) } : {}),
     items,
     ...(rounding !== 0n ? { rounding_amount: major(rounding) } : {}),

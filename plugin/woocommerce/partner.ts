@@ -35,6 +35,7 @@ export class PartnerUnavailable extends Error {}
 export interface Client {
   id: number;
   email: string;
+  tax_id?: string | null;
 }
 
 export interface Payment {
@@ -98,6 +99,11 @@ export class PartnerApi {
   /** The first invoice carrying all of this metadata that `matches`: an index lookup on the API's side. */
   findInvoiceByMetadata(metadata: Record<string, string>, matches: (invoice: Invoice) => boolean): Promise<Invoice | null> {
     return this.find<Invoice>('invoices', Object.fromEntries(Object.entries(metadata).map(([key, value]) => [`metadata[${key}]`, value])), matches);
+  }
+
+  /** Sets a client's fields (a B2B buyer's VAT number). */
+  async updateClient(id: number, body: object): Promise<Client> {
+    return (await this.call<{ client: Client }>('PATCH', `clients/${id}`, { json: body })).client;
   }
 
   async getInvoice(id: number): Promise<Invoice> {

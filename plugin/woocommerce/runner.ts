@@ -41,7 +41,7 @@ export class Bridge {
     this.orders = new OrderBridge(
       this.store,
       this.partner,
-      { store: { url: config.store_url, id: config.store_id }, legacyOrdersBefore: config.legacy_orders_before },
+      { store: { url: config.store_url, id: config.store_id }, legacyOrdersBefore: config.legacy_orders_before, vatMetaKey: config.vat_meta_key },
       logger,
     );
     this.saveCursor = options.saveCursor ?? (() => undefined);

@@ -2,7 +2,7 @@
  * A WooCommerce order as partner-API requests, to the cent: exact money strings, coupons once, totals
  * that must match; the order's identity in metadata, and what the shop took as a payment.
  */
-import { OrderRefused, orderToInvoice, orderToPayment, parseMoney, parseRawTax, refundedMinor, shopRatesOf } from '../../plugin/woocommerce/mapping';
+import { OrderRefused, orderToInvoice, orderToPayment, parseMoney, parseRawTax, refundedMinor, reverseChargeOf, shopRatesOf } from '../../plugin/woocommerce/mapping';
 import { WooOrder } from '../../plugin/woocommerce/order';
 
 const STORE = { url: 'https://shop.example.com', id: 'abc123' };
@@ -175,6 +175,26 @@ describe('orderToInvoice', () => {
     ['a line is taxed at a rate no tax line names', { total: '1.20', line_items: [{ id: 1, name: 'X', quantity: 1, total: '1.00', total_tax: '0.20', taxes: [{ id: 9, total: '0.2' }] }] }, /shop rate 9, which no tax line/],
   ])('when %s, then the order is refused with the reason', (_case, overrides, reason) => {
     expect(() => orderToInvoice(anOrder(overrides as Partial<WooOrder>), STORE, RATES)).toThrow(reason);
+  });
+});
+
+describe('reverseChargeOf', () => {
+  const withVat = (value: unknown, total_tax: string) => anOrder({ total_tax, meta_data: [{ id: 1, key: '_billing_vat_number', value }] });
+
+  test.each([
+    ['a VAT number and no tax', withVat('fr 40 303.265-045', '0.00'), 'FR40303265045'],
+    ['a VAT number and tax charged', withVat('FR40303265045', '19.00'), null],
+    ['an empty VAT number', withVat('  ', '0.00'), null],
+    ['no VAT number', anOrder({ total_tax: '0.00' }), null],
+  ])('when an order has %s, then its reverse-charge VAT number is %s', (_case, order, expected) => {
+    expect(reverseChargeOf(order, '_billing_vat_number')).toBe(expected);
+  });
+
+  test('when the shop keeps the VAT number under another key, then that key is read', () => {
+    const order = anOrder({ total_tax: '0', meta_data: [{ id: 1, key: 'vat_id', value: 'DE123456789' }] });
+
+    expect(reverseChargeOf(order, 'vat_id')).toBe('DE123456789');
+    expect(reverseChargeOf(order, '_billing_vat_number')).toBeNull();
   });
 });
 

@@ -406,6 +406,33 @@ describe("the shop's taxes", () => {
     expect(new Set(ours.map((rate: any) => rate.metadata.wc_tax_rate)).size).toBe(ours.length);
   });
 
+  test('when a B2B order has a VAT number and no tax, then it is invoiced under reverse charge and the client gets the VAT number, not a tax status', async () => {
+    // Arrange: the buyer is a client already, without a VAT number.
+    const email = 'purchasing@atelier-martin.example';
+    await tenant.api.post('/clients', { name: 'Atelier Martin', email });
+    const lines = [{ name: 'Consulting hour', quantity: 2, price: '95.00' }];
+    const meta_data = [{ key: '_billing_vat_number', value: 'FR 40 303 265 045' }];
+
+    // Act
+    const { invoice } = await invoiced(companyOnlyOrder({ lines, meta_data, billing: { company: 'Atelier Martin SARL', email, country: 'FR' } }));
+
+    // Assert
+    expect(invoice).toMatchObject({ tax_exempt: 'reverse', total: 190, total_tax: 0, buyer: expect.objectContaining({ tax_id: 'FR40303265045' }) });
+    expect(invoice.tax_breakdown).toEqual([
+      expect.objectContaining({ display_name: 'Reverse charge', category: 'AE', percentage: 0, taxable_amount: 190, tax_amount: 0, exemption_reason: 'Reverse charge' }),
+    ]);
+    const { client } = (await tenant.api.get(`/clients/${invoice.client_id}`)).body;
+    expect(client).toMatchObject({ tax_id: 'FR40303265045', tax_exempt: 'none' });
+  });
+
+  test('when an order with a VAT number was charged VAT, then it is taxed as the shop taxed it', async () => {
+    const meta_data = [{ key: '_billing_vat_number', value: 'DE123456789' }];
+
+    const { invoice } = await invoiced(companyOnlyOrder({ meta_data, billing: { company: 'Domestic GmbH', email: 'domestic@example.com' } }));
+
+    expect(invoice).toMatchObject({ tax_exempt: 'none', total: 353.97, total_tax: 56.52 });
+  });
+
   test('when a line is zero rated and another untaxed, then the first is on a 0 % rate (category Z) and the second on none', async () => {
     const lines = [
       { name: 'Book', quantity: 1, price: '20.00', taxRate: 0 },
