@@ -110,6 +110,7 @@ function itemsTable(invoice: InvoiceDetail, money: (major: number) => string): S
   )}</tbody>
 <tfoot>${breakdown}${row('Total', invoice.total)}
 ${row('Paid', invoice.amount_paid)}
+${invoice.amount_credited > 0 ? row('Credited', invoice.amount_credited) : ''}
 <tr class="due"><th colspan="${span}">Amount due</th><td class="num" id="amount-due">${money(invoice.amount_due)}</td></tr></tfoot></table>`;
 }
 

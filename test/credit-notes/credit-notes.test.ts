@@ -333,5 +333,9 @@ describe('GET /credit-notes', () => {
       expect(text).toMatch(spaced(expected));
     }
     expect(await renderPdf(res.bytes, 'credit-note')).not.toHaveLength(0);
+    // The invoice's own PDF (a receipt: 120.00 paid and 60.00 credited cover its 180.00) shows the credit.
+    const receipt = await t.api.get(`/invoices/${invoice.id}/pdf`);
+    expect(await pdfText(receipt.bytes)).toMatch(spaced('Credited $60.00'));
+    expect(await renderPdf(receipt.bytes, 'credited-receipt')).not.toHaveLength(0);
   });
 });
