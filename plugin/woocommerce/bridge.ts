@@ -15,7 +15,7 @@ import pLimit from 'p-limit';
 import { Logger } from 'pino';
 import { Clock, systemClock } from '../../server/clock';
 import { toMajor, toMinor } from '../../server/money/amount';
-import { DEFAULT_VAT_META_KEY, legacyOrderMarker, OrderRefused, orderMetadata, orderToInvoice, orderToPayment, refundedMinor, reverseChargeOf, shopRatesOf, StoreIdentity } from './mapping';
+import { DEFAULT_VAT_META_KEY, legacyOrderMarker, OrderRefused, orderMetadata, orderToInvoice, orderToPayment, refundedMinor, refundLines, reverseChargeOf, shopRatesOf, StoreIdentity } from './mapping';
 import { CLOSED_STATUSES, gmtTime, MARKS, marksOf, OrderMarks, WooOrder } from './order';
 import { Invoice, PartnerApi, PartnerError, Payment, PaymentResult } from './partner';
 import { WooStore } from './store';
@@ -297,7 +297,7 @@ export class OrderBridge {
       const credited = await this.partner.creditInvoice(
         run.invoice!.id,
         {
-          items: [{ description: `Refund of order #${order.number}`, quantity: 1, unit_price: amount }],
+          items: refundLines(run.invoice!, target - refundedHere, `Refund of order #${order.number}`),
           ...(reason ? { memo: reason.slice(0, MAX_MEMO) } : {}),
           refund: true,
           metadata: orderMetadata(this.identity.store, order),

@@ -6,6 +6,7 @@
 import { toMajor } from '../../server/money/amount';
 import { currencyExponent } from '../../server/money/currencies';
 import { gmtTime, WooOrder, WooTaxedItem } from './order';
+import type { Invoice } from './partner';
 
 /** An order that cannot become an invoice; `reason` goes to the log and to a note on the order. */
 export class OrderRefused extends Error {
@@ -144,6 +145,35 @@ export function shopRatesOf(order: Pick<WooOrder, 'tax_lines'>): ShopRate[] {
     }
     return { id: line.rate_id, key: `${line.rate_id}:${percentage}`, label: (line.label || line.rate_code || `Tax ${percentage} %`).slice(0, 100), percentage };
   });
+}
+
+/** A line of a credit note: an invoice line credited in full, or a line of its own. */
+export type CreditLine = { invoice_item_id: number } | { description: string; quantity: number; unit_price: number; tax_rate_ids: number[] };
+
+/**
+ * The credit note lines for a shop refund of `refundMinor` on the order's invoice, so that the
+ * credit corrects the invoice's tax as well as its total:
+ * - a refund of the whole of an invoice not credited yet credits each of its lines (their taxes
+ *   exactly as invoiced, the credit exactly its total);
+ * - otherwise, on an invoice of one (exclusive) rate, one line at the amount without tax that,
+ *   with its tax at that rate, makes the refund exactly;
+ * - otherwise (several rates, or no such amount) one line without tax: a refund of an amount names
+ *   no items, so how it splits between rates is not known.
+ */
+export function refundLines(invoice: Pick<Invoice, 'items' | 'tax_breakdown' | 'total' | 'amount_credited' | 'currency'>, refundMinor: bigint, description: string): CreditLine[] {
+  const { currency } = invoice;
+  const exponent = currencyExponent(currency) ?? 2;
+  const totalMinor = parseMoney(String(invoice.total.toFixed(exponent)), exponent, 'invoice total');
+  if (refundMinor === totalMinor && !invoice.amount_credited && invoice.items?.length) return invoice.items.map((item) => ({ invoice_item_id: item.id }));
+  const own = (minor: bigint, taxRateIds: number[]) => [{ description, quantity: 1, unit_price: toMajor(Number(minor), currency), tax_rate_ids: taxRateIds }];
+  const rates = invoice.tax_breakdown ?? [];
+  if (rates.length !== 1 || rates[0].inclusive) return own(refundMinor, []);
+  // Ten-thousandths of a percent, as the tax engine holds a rate; its tax rounded half away from zero.
+  const units = BigInt(Math.round(rates[0].percentage * 10_000));
+  const taxOf = (net: bigint) => (net * units * 2n + 1_000_000n) / 2_000_000n;
+  const guess = (refundMinor * 1_000_000n) / (1_000_000n + units);
+  for (const net of [guess - 1n, guess, guess + 1n]) if (net > 0n && net + taxOf(net) === refundMinor) return own(net, [rates[0].tax_rate_id]);
+  return own(refundMinor, []);
 }
 
 /** Where the buyer's VAT number is in an order's meta by default (the EU VAT plugins' and WooCommerce's own field). */

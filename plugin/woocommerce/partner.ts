@@ -55,8 +55,11 @@ export interface Invoice {
   amount_paid: number;
   currency: string;
   notes: string | null;
-  /** In the single read (GET /invoices/{id}) only. */
+  /** Not in lists: in the single read and the answers about one invoice. */
   payments?: Payment[];
+  items?: { id: number }[];
+  tax_breakdown?: { tax_rate_id: number; percentage: number; inclusive: boolean }[];
+  amount_credited?: number;
 }
 
 /** An invoice with the payment just recorded or refunded on it, as those calls answer. */

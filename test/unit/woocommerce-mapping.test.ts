@@ -2,7 +2,7 @@
  * A WooCommerce order as partner-API requests, to the cent: exact money strings, coupons once, totals
  * that must match; the order's identity in metadata, and what the shop took as a payment.
  */
-import { OrderRefused, orderToInvoice, orderToPayment, parseMoney, parseRawTax, refundedMinor, reverseChargeOf, shopRatesOf } from '../../plugin/woocommerce/mapping';
+import { OrderRefused, orderToInvoice, orderToPayment, parseMoney, parseRawTax, refundedMinor, refundLines, reverseChargeOf, shopRatesOf } from '../../plugin/woocommerce/mapping';
 import { WooOrder } from '../../plugin/woocommerce/order';
 
 const STORE = { url: 'https://shop.example.com', id: 'abc123' };
@@ -175,6 +175,35 @@ describe('orderToInvoice', () => {
     ['a line is taxed at a rate no tax line names', { total: '1.20', line_items: [{ id: 1, name: 'X', quantity: 1, total: '1.00', total_tax: '0.20', taxes: [{ id: 9, total: '0.2' }] }] }, /shop rate 9, which no tax line/],
   ])('when %s, then the order is refused with the reason', (_case, overrides, reason) => {
     expect(() => orderToInvoice(anOrder(overrides as Partial<WooOrder>), STORE, RATES)).toThrow(reason);
+  });
+});
+
+describe('refundLines', () => {
+  const invoice = (overrides: Record<string, unknown> = {}) => ({
+    currency: 'EUR',
+    total: 353.97,
+    amount_credited: 0,
+    items: [{ id: 11 }, { id: 12 }],
+    tax_breakdown: [{ tax_rate_id: 77, percentage: 19, inclusive: false }],
+    ...overrides,
+  });
+
+  test('when the whole of an uncredited invoice is refunded, then each of its lines is credited', () => {
+    expect(refundLines(invoice(), 35397n, 'Refund')).toEqual([{ invoice_item_id: 11 }, { invoice_item_id: 12 }]);
+  });
+
+  test('when part is refunded on an invoice of one rate, then one line without tax makes the refund with its tax', () => {
+    // 53.97 = 45.35 + round(45.35 × 19 %) = 45.35 + 8.62.
+    expect(refundLines(invoice(), 5397n, 'Refund')).toEqual([{ description: 'Refund', quantity: 1, unit_price: 45.35, tax_rate_ids: [77] }]);
+    // The whole of an invoice credited before is refunded so too: 297.45 + 56.52.
+    expect(refundLines(invoice({ amount_credited: 10 }), 35397n, 'Refund')).toEqual([{ description: 'Refund', quantity: 1, unit_price: 297.45, tax_rate_ids: [77] }]);
+  });
+
+  test.each([
+    ['an invoice of two rates', invoice({ tax_breakdown: [{ tax_rate_id: 77, percentage: 19, inclusive: false }, { tax_rate_id: 78, percentage: 7, inclusive: false }] }), 5397n],
+    ['an invoice without tax', invoice({ tax_breakdown: [] }), 5397n],
+  ])('when it is %s, then the refund is one line without tax', (_case, of, minor) => {
+    expect(refundLines(of, minor, 'Refund')).toEqual([{ description: 'Refund', quantity: 1, unit_price: Number(minor) / 100, tax_rate_ids: [] }]);
   });
 });
 

@@ -465,9 +465,10 @@ describe('refunds and cancellations', () => {
     expect(invoice).toMatchObject({ status: 'paid', amount_paid: 200, amount_credited: 153.97, amount_due: 0 });
     expect(invoice.payments).toEqual([expect.objectContaining({ amount: 353.97, amount_refunded: 153.97 })]);
     const notes = (await tenant.api.get(`/credit-notes?invoice_id=${invoice.id}`)).body.data;
-    expect(notes.map((n: any) => [n.total, n.amount_refunded, n.items[0].description, n.memo])).toEqual([
-      [53.97, 53.97, `Refund of order #${order.number}`, 'One hour not used'],
-      [100, 100, `Refund of order #${order.number}`, 'One hour not used'],
+    // Each at the invoice's one rate: 45.35 + 8.62 VAT, 84.03 + 15.97 VAT.
+    expect(notes.map((n: any) => [n.total, n.total_tax, n.amount_refunded, n.items[0].description, n.memo])).toEqual([
+      [53.97, 8.62, 53.97, `Refund of order #${order.number}`, 'One hour not used'],
+      [100, 15.97, 100, `Refund of order #${order.number}`, 'One hour not used'],
     ]);
     expect(store.notes(order.id).filter((n) => /refund of/.test(n.note)).map((n) => n.note.replace(/^Invoice \S+: /, ''))).toEqual([
       `refund of 100 EUR recorded in credit note ${notes[1].number}.`,
@@ -486,6 +487,10 @@ describe('refunds and cancellations', () => {
     // Assert
     const invoice = await theInvoiceOf(order.id);
     expect(invoice).toMatchObject({ status: 'void', amount_paid: 0, amount_credited: 353.97 });
+    // A full refund credits every line: the credit note's VAT is the invoice's.
+    const [note] = (await tenant.api.get(`/credit-notes?invoice_id=${invoice.id}`)).body.data;
+    expect(note).toMatchObject({ total: 353.97, total_tax: 56.52, amount_refunded: 353.97 });
+    expect(note.items.map((item: any) => item.invoice_item_id)).toEqual(invoice.items.map((item: any) => item.id));
     expect(invoice.payments).toEqual([expect.objectContaining({ amount_refunded: 353.97, status: 'refunded' })]);
     expect(store.notes(order.id).some((n) => /refund of 353\.97 EUR recorded in credit note CN-\d{6}\.$/.test(n.note))).toBe(true);
     expect(metaOf(order.id, MARKS.voided)).toBe('yes');
