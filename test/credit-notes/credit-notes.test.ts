@@ -294,6 +294,25 @@ describe('POST /invoices/{id}/void', () => {
   });
 });
 
+describe('scopes', () => {
+  test('when a key reads invoices only, then it lists credit notes and their events but cannot make one; a key without invoices:read lists none', async () => {
+    const t = await ctx.app.tenant();
+    const invoice = await aSent(t);
+    await t.api.post(`/invoices/${invoice.id}/credit-notes`, { items: [{ invoice_item_id: invoice.items[2].id }] });
+    const reader = await ctx.app.tenant({ businessId: t.businessId, scopes: ['invoices:read'] });
+    const outsider = await ctx.app.tenant({ businessId: t.businessId, scopes: ['clients:read'] });
+
+    const made = await reader.api.post(`/invoices/${invoice.id}/credit-notes`, { items: [{ invoice_item_id: invoice.items[1].id }] });
+
+    expect((await reader.api.get('/credit-notes')).body.data).toHaveLength(1);
+    expect((await reader.api.get('/events?type=credit_note.created')).body.data).toHaveLength(1);
+    expect(made.status).toBe(403);
+    expect(made.body.required_scope).toBe('invoices:write');
+    expect((await outsider.api.get('/credit-notes')).status).toBe(403);
+    expect((await outsider.api.get('/events?type=credit_note.created')).body.data).toEqual([]);
+  });
+});
+
 describe('GET /credit-notes', () => {
   test('when filtered by invoice or client, then only theirs are listed, oldest first, and another business sees none', async () => {
     const t = await ctx.app.tenant();

@@ -270,3 +270,43 @@ describe('a Stripe refund that fails at the bank', () => {
     expect(await refundsOf(payment.id, 'payment.refund_failed')).toHaveLength(1);
   });
 });
+
+describe("a credit note's refund at Stripe", () => {
+  test('when a paid invoice is credited in full with refund: true, then Stripe refunds the payment and the invoice is void', async () => {
+    // Arrange
+    const { invoice, payment, paymentIntent } = await aPaidByCard();
+
+    // Act
+    const res = await gateway.live.api.post(`/invoices/${invoice.id}/credit-notes`, { items: invoice.items.map((item: any) => ({ invoice_item_id: item.id })), refund: true });
+
+    // Assert: 150.00 credited, all of it refunded (nothing was due).
+    expect(res.status).toBe(201);
+    expect(res.body.credit_note).toMatchObject({ total: 150, amount_applied: 0, amount_refunded: 150, refund_ids: [expect.any(Number)] });
+    expect(res.body.invoice).toMatchObject({ status: 'void', amount_paid: 0, amount_credited: 150 });
+    expect(stripe.paymentIntents.get(paymentIntent)!.refunds).toEqual([expect.objectContaining({ amount: 15000 })]);
+    expect(await refundsOfPayment(payment.id)).toEqual([expect.objectContaining({ amount: 150, status: 'succeeded', credit_note_id: res.body.credit_note.id })]);
+  });
+
+  test("when Stripe's answer to a credit note's refund is lost, then the credit note is still made with its refund pending, and the reconciliation settles it once", async () => {
+    // Arrange
+    const { invoice, payment, paymentIntent } = await aPaidByCard();
+    stripe.refundFault = 'drop_connection';
+
+    // Act: Design (100.00) credited and refunded.
+    const res = await gateway.live.api.post(`/invoices/${invoice.id}/credit-notes`, { items: [{ invoice_item_id: invoice.items[0].id }], refund: true });
+    stripe.refundFault = null;
+    const pending = await refundsOfPayment(payment.id);
+    const settled = await sweepLater();
+
+    // Assert
+    expect(res.status).toBe(201);
+    expect(res.body.credit_note).toMatchObject({ total: 100, amount_refunded: 100, refund_ids: [pending[0].id] });
+    // The pending refund is not booked yet: 150.00 paid and 100.00 credited cover the total.
+    expect(res.body.invoice).toMatchObject({ status: 'paid', amount_paid: 150, amount_credited: 100 });
+    expect(pending).toEqual([expect.objectContaining({ amount: 100, status: 'pending' })]);
+    expect(settled).toBe(1);
+    expect(stripe.paymentIntents.get(paymentIntent)!.refunds).toEqual([expect.objectContaining({ amount: 10000 })]);
+    expect(await readInvoice(invoice.id)).toMatchObject({ status: 'paid', amount_paid: 50, amount_credited: 100, amount_due: 0 });
+    expect(await refundsOf(payment.id)).toHaveLength(1);
+  });
+});
