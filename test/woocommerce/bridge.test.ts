@@ -47,6 +47,8 @@ beforeAll(async () => {
     '--api-key', tenant.key,
     '--api-url', `${proxy.url}/api/v1/partner`,
     '--bridge-url', `http://127.0.0.1:${port}`,
+    // The store keeps its buyers' VAT numbers under a key of its own (the reverse-charge tests use it).
+    '--vat-meta-key', '_vat_number',
     '--config', configFile,
     '--json',
   ]);
@@ -411,12 +413,13 @@ describe("the shop's taxes", () => {
     const email = 'purchasing@atelier-martin.example';
     await tenant.api.post('/clients', { name: 'Atelier Martin', email });
     const lines = [{ name: 'Consulting hour', quantity: 2, price: '95.00' }];
-    const meta_data = [{ key: '_billing_vat_number', value: 'FR 40 303 265 045' }];
+    const meta_data = [{ key: '_vat_number', value: 'FR 40 303 265 045' }];
 
     // Act
     const { invoice } = await invoiced(companyOnlyOrder({ lines, meta_data, billing: { company: 'Atelier Martin SARL', email, country: 'FR' } }));
 
-    // Assert
+    // Assert: the VAT number was found under the key `woo connect --vat-meta-key` saved.
+    expect(config.vat_meta_key).toBe('_vat_number');
     expect(invoice).toMatchObject({ tax_exempt: 'reverse', total: 190, total_tax: 0, buyer: expect.objectContaining({ tax_id: 'FR40303265045' }) });
     expect(invoice.tax_breakdown).toEqual([
       expect.objectContaining({ display_name: 'Reverse charge', category: 'AE', percentage: 0, taxable_amount: 190, tax_amount: 0, exemption_reason: 'Reverse charge' }),
@@ -426,7 +429,7 @@ describe("the shop's taxes", () => {
   });
 
   test('when an order with a VAT number was charged VAT, then it is taxed as the shop taxed it', async () => {
-    const meta_data = [{ key: '_billing_vat_number', value: 'DE123456789' }];
+    const meta_data = [{ key: '_vat_number', value: 'DE123456789' }];
 
     const { invoice } = await invoiced(companyOnlyOrder({ meta_data, billing: { company: 'Domestic GmbH', email: 'domestic@example.com' } }));
 
