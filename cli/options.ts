@@ -1,4 +1,5 @@
 /** Parsers for option values shared by the commands; a bad value is a usage error (exit 2). */
+import type Joi from 'joi';
 import { ALL_SCOPES, isScope, Scope } from '../server/auth/scopes';
 import { UsageError } from './errors';
 
@@ -29,4 +30,27 @@ export function parseSince(value: string, flag = '--since'): Date {
   const date = match ? new Date(`${match[1]}T${match[2] ?? '00:00:00'}${match[3] ?? 'Z'}`) : null;
   if (!date || Number.isNaN(date.getTime())) throw new UsageError(`${flag} must be an ISO 8601 date or time, e.g. 2026-11-22 or 2026-11-22T09:00:00Z`);
   return date;
+}
+
+/**
+ * The body `schema` (a request schema of the API's) accepts, or a usage error naming each refused
+ * field by the flag it came from (`flagOf`). The server's validation is required when this runs, so
+ * that a command's `--help` loads none of it.
+ */
+export function validBody<T>(schema: Joi.ObjectSchema<T>, input: object, flagOf: (field: string) => string): T {
+  /* eslint-disable @typescript-eslint/no-require-imports -- required when the command runs (see above) */
+  const { validateInput } = require('../server/validation') as typeof import('../server/validation');
+  const { ValidationFailed } = require('../server/errors') as typeof import('../server/errors');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  try {
+    return validateInput(schema, input);
+  } catch (err) {
+    if (!(err instanceof ValidationFailed)) throw err;
+    const lines = Object.entries(err.details ?? {}).map(([field, messages]) => {
+      const flag = flagOf(field);
+      const said = messages.map((message) => message.split(field).join(flag)).map((message) => (message.startsWith(`${flag} `) ? message.slice(flag.length + 1) : message));
+      return `\n  ${flag}: ${said.join('; ')}`;
+    });
+    throw new UsageError(`invalid option${lines.length > 1 ? 's' : ''}${lines.join('')}`);
+  }
 }

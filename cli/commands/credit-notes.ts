@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import type { CreditNoteInput, CreditNoteLineInput, CreditNoteResult, CreditNoteView } from '../../server/credit-notes/schema';
 import { withContext } from '../context';
 import { UsageError } from '../errors';
-import { parseMode, positiveId } from '../options';
+import { parseMode, positiveId, validBody } from '../options';
 import { examples, output, shortTime, table } from '../output';
 import { ensureOptions } from '../prompt';
 import { groupCommand } from './groups';
@@ -61,22 +61,9 @@ function validInput(opts: CreateOptions, rest: CreditNoteLineInput[] | null): Cr
     ...(opts.memo === undefined ? {} : { memo: opts.memo }),
     refund: Boolean(opts.refund),
   };
-  /* eslint-disable @typescript-eslint/no-require-imports -- required when the command runs (see above) */
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- required when the command runs (see above)
   const { createCreditNoteBody } = require('../../server/credit-notes/schema') as typeof import('../../server/credit-notes/schema');
-  const { validateInput } = require('../../server/validation') as typeof import('../../server/validation');
-  const { ValidationFailed } = require('../../server/errors') as typeof import('../../server/errors');
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  try {
-    return validateInput(createCreditNoteBody, input);
-  } catch (err) {
-    if (!(err instanceof ValidationFailed)) throw err;
-    const lines = Object.entries(err.details ?? {}).map(([field, messages]) => {
-      const flag = flagOf(field);
-      const said = messages.map((message) => (message.startsWith(`${field} `) ? message.slice(field.length + 1) : message));
-      return `\n  ${flag}: ${said.join('; ')}`;
-    });
-    throw new UsageError(`invalid option${lines.length > 1 ? 's' : ''}${lines.join('')}`);
-  }
+  return validBody(createCreditNoteBody, input, flagOf);
 }
 
 function createdLines({ credit_note: note, invoice }: CreditNoteResult): string[] {

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import type { TaxRateInput, TaxRateView } from '../../server/tax-rates/schema';
 import { withContext } from '../context';
 import { UsageError } from '../errors';
-import { parseMode, positiveId } from '../options';
+import { parseMode, positiveId, validBody } from '../options';
 import { examples, output, paint, table } from '../output';
 import { ensureOptions } from '../prompt';
 import { groupCommand } from './groups';
@@ -59,22 +59,9 @@ function validInput(opts: CreateOptions): TaxRateInput {
     ...(opts.description === undefined ? {} : { description: opts.description }),
     ...(opts.exemptionReason === undefined ? {} : { exemption_reason: opts.exemptionReason }),
   };
-  /* eslint-disable @typescript-eslint/no-require-imports -- required when the command runs (see above) */
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- required when the command runs (see above)
   const { createTaxRateBody } = require('../../server/tax-rates/schema') as typeof import('../../server/tax-rates/schema');
-  const { validateInput } = require('../../server/validation') as typeof import('../../server/validation');
-  const { ValidationFailed } = require('../../server/errors') as typeof import('../../server/errors');
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  try {
-    return validateInput(createTaxRateBody, input);
-  } catch (err) {
-    if (!(err instanceof ValidationFailed)) throw err;
-    const lines = Object.entries(err.details ?? {}).map(([field, messages]) => {
-      const flag = FLAG_OF_FIELD[field] ?? field;
-      const said = messages.map((message) => message.split(field).join(flag)).map((message) => (message.startsWith(`${flag} `) ? message.slice(flag.length + 1) : message));
-      return `\n  ${flag}: ${said.join('; ')}`;
-    });
-    throw new UsageError(`invalid option${lines.length > 1 ? 's' : ''}${lines.join('')}`);
-  }
+  return validBody(createTaxRateBody, input, (field) => FLAG_OF_FIELD[field] ?? field);
 }
 
 /** `19 %`, `8.875 %`, `7 % incl.`. */

@@ -3,7 +3,8 @@
  * into integer minor units (never floats), and the items must add up to the order's `total`. The
  * order's identity travels in metadata; the notes carry only what the customer should read.
  */
-import { toMajor } from '../../server/money/amount';
+import { toMajor, toMinor } from '../../server/money/amount';
+import { excludingInclusiveTax, taxAt, toPercentageUnits } from '../../server/money/tax';
 import { currencyExponent } from '../../server/money/currencies';
 import { gmtTime, WooOrder, WooTaxedItem } from './order';
 import type { Invoice } from './partner';
@@ -100,11 +101,17 @@ const MAX_REFERENCE = 255;
 
 /** "12.50" → 1250 for a 2-decimal currency; extra decimals must be zeros ("12.5000"), else it is refused. */
 export function parseMoney(value: string, exponent: number, field: string): bigint {
+  return parseDecimal(value, exponent, field, 'refuse');
+}
+
+/** A decimal string in minor units; digits past the currency's are refused, or rounded half away from zero as PHP's round() does. */
+function parseDecimal(value: string, exponent: number, field: string, extraDigits: 'refuse' | 'round'): bigint {
   const match = /^(-)?(\d+)(?:\.(\d+))?$/.exec(String(value).trim());
   if (!match) throw new OrderRefused(`${field} is not a decimal amount: ${JSON.stringify(value)}`);
   const [, sign, whole, fraction = ''] = match;
-  if (/[1-9]/.test(fraction.slice(exponent))) throw new OrderRefused(`${field} has more decimals than the currency allows: ${value}`);
-  const minor = BigInt(whole + fraction.slice(0, exponent).padEnd(exponent, '0'));
+  if (extraDigits === 'refuse' && /[1-9]/.test(fraction.slice(exponent))) throw new OrderRefused(`${field} has more decimals than the currency allows: ${value}`);
+  let minor = BigInt(whole + fraction.slice(0, exponent).padEnd(exponent, '0'));
+  if (extraDigits === 'round' && Number(fraction[exponent] ?? '0') >= 5) minor += 1n;
   return sign ? -minor : minor;
 }
 
@@ -122,14 +129,7 @@ export function currencyOf(order: Pick<WooOrder, 'currency'>): { currency: strin
  * WooCommerce rounds (PHP's round()); an empty value is no tax.
  */
 export function parseRawTax(value: string, exponent: number, field: string): bigint {
-  const text = String(value ?? '').trim();
-  if (text === '') return 0n;
-  const match = /^(-)?(\d+)(?:\.(\d+))?$/.exec(text);
-  if (!match) throw new OrderRefused(`${field} is not a decimal amount: ${JSON.stringify(value)}`);
-  const [, sign, whole, fraction = ''] = match;
-  let minor = BigInt(whole + fraction.slice(0, exponent).padEnd(exponent, '0'));
-  if (Number(fraction[exponent] ?? '0') >= 5) minor += 1n;
-  return sign ? -minor : minor;
+  return String(value ?? '').trim() === '' ? 0n : parseDecimal(value, exponent, field, 'round');
 }
 
 /**
@@ -162,18 +162,16 @@ export type CreditLine = { invoice_item_id: number } | { description: string; qu
  */
 export function refundLines(invoice: Pick<Invoice, 'items' | 'tax_breakdown' | 'total' | 'amount_credited' | 'currency'>, refundMinor: bigint, description: string): CreditLine[] {
   const { currency } = invoice;
-  const exponent = currencyExponent(currency) ?? 2;
-  const totalMinor = parseMoney(String(invoice.total.toFixed(exponent)), exponent, 'invoice total');
-  if (refundMinor === totalMinor && !invoice.amount_credited && invoice.items?.length) return invoice.items.map((item) => ({ invoice_item_id: item.id }));
-  const own = (minor: bigint, taxRateIds: number[]) => [{ description, quantity: 1, unit_price: toMajor(Number(minor), currency), tax_rate_ids: taxRateIds }];
+  const refund = Number(refundMinor);
+  if (refund === toMinor(invoice.total, currency) && !invoice.amount_credited && invoice.items?.length) return invoice.items.map((item) => ({ invoice_item_id: item.id }));
+  const own = (minor: number, taxRateIds: number[]) => [{ description, quantity: 1, unit_price: toMajor(minor, currency), tax_rate_ids: taxRateIds }];
   const rates = invoice.tax_breakdown ?? [];
-  if (rates.length !== 1 || rates[0].inclusive) return own(refundMinor, []);
-  // Ten-thousandths of a percent, as the tax engine holds a rate; its tax rounded half away from zero.
-  const units = BigInt(Math.round(rates[0].percentage * 10_000));
-  const taxOf = (net: bigint) => (net * units * 2n + 1_000_000n) / 2_000_000n;
-  const guess = (refundMinor * 1_000_000n) / (1_000_000n + units);
-  for (const net of [guess - 1n, guess, guess + 1n]) if (net > 0n && net + taxOf(net) === refundMinor) return own(net, [rates[0].tax_rate_id]);
-  return own(refundMinor, []);
+  if (rates.length !== 1 || rates[0].inclusive) return own(refund, []);
+  // The tax engine's own arithmetic: the amount a gross price holds without its tax, and the tax on it.
+  const units = toPercentageUnits(rates[0].percentage);
+  const guess = excludingInclusiveTax(refund, units);
+  for (const net of [guess - 1, guess, guess + 1]) if (net > 0 && net + taxAt(net, units) === refund) return own(net, [rates[0].tax_rate_id]);
+  return own(refund, []);
 }
 
 /** Where the buyer's VAT number is in an order's meta by default (the EU VAT plugins' and WooCommerce's own field). */

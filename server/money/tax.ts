@@ -105,11 +105,12 @@ function scaleAndRound(amount: number, numerator: number, denominator: number): 
 }
 
 /** The price without its inclusive tax: 9.99 at 19 % → 8.39. At 0 % it is the whole amount. */
-function excludingInclusiveTax(amount: number, percentageUnits: number): number {
+export function excludingInclusiveTax(amount: number, percentageUnits: number): number {
   return scaleAndRound(amount, HUNDRED_PERCENT, HUNDRED_PERCENT + percentageUnits);
 }
 
-function taxAt(taxableAmount: number, percentageUnits: number): number {
+/** The tax at a rate on an amount, rounded half away from zero: once per rate on an invoice. */
+export function taxAt(taxableAmount: number, percentageUnits: number): number {
   return scaleAndRound(taxableAmount, percentageUnits, HUNDRED_PERCENT);
 }
 

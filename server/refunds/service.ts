@@ -42,12 +42,12 @@ function isOnline(gateway: string | null): gateway is GatewayProvider {
   return (GATEWAY_PROVIDERS as readonly string[]).includes(gateway ?? '');
 }
 
-/** An amount the gateway cannot return exactly is the caller's to change (422), never sent to be refused. */
-function refuseInexact(provider: GatewayProvider, minor: number, currency: string): void {
+/** An amount the gateway cannot return exactly is the caller's to change (422 naming `field`), never sent to be refused. */
+function refuseInexact(provider: GatewayProvider, minor: number, currency: string, field = 'amount'): void {
   if (providerAccepts(provider, minor, currency)) return;
   const step = smallestAccepted(provider, currency);
   const hint = step ? `: use a multiple of ${toMajor(step, currency)} ${currency}` : '';
-  throw new ValidationFailed({ amount: [`the payment gateway cannot return exactly ${toMajor(minor, currency)} ${currency}${hint}`] });
+  throw new ValidationFailed({ [field]: [`the payment gateway cannot return exactly ${toMajor(minor, currency)} ${currency}${hint}`] });
 }
 
 /** A new pending refund is left to the request (or notification) that made it for this long before the sweep reads it back. */
@@ -252,9 +252,7 @@ export class RefundService {
     for (const payment of payments) {
       const part = Math.min(left, payment.amount - payment.amount_refunded);
       if (part <= 0) continue;
-      if (isOnline(payment.gateway) && !providerAccepts(payment.gateway, part, payment.currency)) {
-        throw new ValidationFailed({ refund: [`the payment gateway cannot return exactly ${toMajor(part, payment.currency)} ${payment.currency} of payment ${payment.id}: credit an amount it can, or settle it outside the service (refund: false)`] });
-      }
+      if (isOnline(payment.gateway)) refuseInexact(payment.gateway, part, payment.currency, 'refund');
       parts.push({ payment, minor: part });
       left -= part;
       if (left === 0) break;
