@@ -17,6 +17,9 @@ if (!process.env.TEST_REDIS_URL) console.log('TEST_REDIS_URL is not set: the sha
 
 module.exports = {
   projects,
+  // One migrated database per run and driver, which each test app copies rather than migrating its own.
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   // Test files run in parallel, one per core: each makes its own scratch database, listens on
   // ephemeral ports and writes to its own temporary folders, so no two files share anything but
   // the MariaDB and Redis servers (Redis keys under a random prefix). Many files wait on child

@@ -21,7 +21,7 @@ onMysql('when the database is cut off', () => {
   const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _encoding, done) => (logLines.push(JSON.parse(String(chunk))), done()) }));
 
   beforeAll(async () => {
-    scratch = await scratchDatabase();
+    scratch = await scratchDatabase({ migrated: true });
     const direct = new URL(scratch.url);
     proxy = await startTcpProxy(direct.hostname, Number(direct.port || 3306));
     const proxied = new URL(scratch.url);

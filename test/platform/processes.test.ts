@@ -28,7 +28,7 @@ onMysqlAndRedis('three server processes on one database and one Redis', () => {
   let processes: ServedProcess[];
 
   beforeAll(async () => {
-    scratch = await scratchDatabase();
+    scratch = await scratchDatabase({ migrated: true });
     receiver = await startReceiver();
     db = Database.open(scratch.url);
     await db.migrate();

@@ -41,7 +41,7 @@ export async function startApp(
   overrides: Partial<Config> = {},
   options: { keepDatabase?: ScratchDatabase; logger?: Logger; clock?: Clock; webhookTimeoutMs?: number } = {},
 ): Promise<TestApp> {
-  const scratch = options.keepDatabase ?? (await scratchDatabase());
+  const scratch = options.keepDatabase ?? (await scratchDatabase({ migrated: true }));
   const config: Config = {
     ...loadConfig({ DATABASE_URL: scratch.url, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: 'true', APP_SECRET_KEY: TEST_APP_SECRET_KEY }),
     port: 0,

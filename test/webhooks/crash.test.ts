@@ -71,7 +71,7 @@ describe('webhook delivery across processes', () => {
 
   beforeEach(async () => {
     receiver = await startReceiver();
-    scratch = await scratchDatabase();
+    scratch = await scratchDatabase({ migrated: true });
   });
   afterEach(async () => {
     for (const child of children.splice(0)) {
