@@ -17,9 +17,11 @@ const probe = [
   'export const k = db.knex;',
 ].join('\n');
 
+/** One linter for every case: its TypeScript project service is built once, not per file linted. */
+const eslint = new ESLint({ cwd: root });
+
 /** The messages of no-restricted-syntax for `file` with the probe appended (the file exists, so the type-aware config applies). */
 async function restricted(file: string): Promise<string[]> {
-  const eslint = new ESLint({ cwd: root });
   const [result] = await eslint.lintText(`${readFileSync(path.join(root, file), 'utf8')}\n${probe}\n`, { filePath: path.join(root, file) });
   return result.messages.filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => (m.message.startsWith('Query through') ? 'knex' : 'time'));
 }
