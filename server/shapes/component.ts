@@ -6,7 +6,7 @@
  * another shape nests it (`componentsOf`).
  */
 import { Static, TSchema, TUnsafe, Type } from '@sinclair/typebox';
-import fastJson from 'fast-json-stringify';
+import type fastJsonType from 'fast-json-stringify';
 import { isDeepStrictEqual } from 'node:util';
 
 /** Where a named shape keeps its component name: a symbol, so neither JSON nor the serializer sees it. */
@@ -134,11 +134,19 @@ function guarded(compiled: Serializer): Serializer {
   };
 }
 
+/**
+ * fast-json-stringify (and the JSON Schema validator it builds on), required with the first
+ * serializer compiled: the CLI, which writes no response, loads its services without it (45 ms of
+ * a command's start).
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- required on first use (see above)
+const fastJson = (): typeof fastJsonType => require('fast-json-stringify') as typeof fastJsonType;
+
 /** The compiled serializer of a shape (compiled once per shape, however many routes answer with it). */
 export function serializerOf<T extends TSchema>(schema: T): Serializer<Static<T>> {
   let serialize = serializers.get(schema);
   if (!serialize) {
-    serialize = guarded(fastJson(schema) as Serializer);
+    serialize = guarded(fastJson()(schema) as Serializer);
     serializers.set(schema, serialize);
   }
   return serialize;
