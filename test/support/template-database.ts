@@ -39,7 +39,9 @@ async function makeSqliteTemplate(dir: string): Promise<void> {
 async function makeMysqlTemplate(dir: string): Promise<void> {
   const base = process.env.TEST_MYSQL_URL;
   if (!base) return;
-  const database = `${mysqlConnection(base).database}_template`;
+  // Named after TEST_MYSQL_URL's database and this run's process, as the scratch databases are: two
+  // runs on one server (two developers' `npm test`, or CI beside them) never drop each other's.
+  const database = `${mysqlConnection(base).database}_template_${process.pid}`;
   const admin = knexFactory({ client: 'mysql2', connection: mysqlConnection(base) });
   try {
     await admin.raw(`DROP DATABASE IF EXISTS \`${database}\``);
