@@ -75,11 +75,16 @@ onMysqlAndRedis('three server processes on one database and one Redis', () => {
   test('when requests are spread over the three, the rate limit counts them as one', async () => {
     const { key } = await aKey();
 
+    // Sent 20 at a time, so that all of them fall in one minute's window even on a loaded machine
+    // (one at a time, they took over a minute there, and the second window let 9 more through).
     const statuses: number[] = [];
-    for (let i = 0; i < RATE_LIMIT + 9; i += 1) statuses.push((await call(i, key, '/clients')).status);
+    for (let first = 0; first < RATE_LIMIT + 9; first += 20) {
+      const batch = Array.from({ length: Math.min(20, RATE_LIMIT + 9 - first) }, (_, j) => call(first + j, key, '/clients'));
+      statuses.push(...(await Promise.all(batch)).map((res) => res.status));
+    }
 
     expect(statuses.filter((s) => s === 200)).toHaveLength(RATE_LIMIT);
-    expect(statuses.slice(RATE_LIMIT)).toEqual(Array(9).fill(429));
+    expect(statuses.filter((s) => s === 429)).toHaveLength(9);
   });
 
   test('when one Idempotency-Key is sent to all three at once, one client is created and every answer shows it', async () => {
