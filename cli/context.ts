@@ -8,6 +8,7 @@ import type { Database } from '../server/db/database';
 import type { Services } from '../server/services';
 import type { BusinessView } from '../server/businesses/schema';
 import { CliFailure, redactUrls, UsageError } from './errors';
+import { cliIo } from './io';
 
 /**
  * The server's modules a command runs with, required when it runs: the command modules take them
@@ -33,7 +34,7 @@ export interface CliContext {
 export function cliConfig(): Config {
   const { loadConfig, ConfigError } = atRun.config();
   try {
-    return loadConfig();
+    return loadConfig(cliIo().env);
   } catch (err) {
     if (err instanceof ConfigError) throw new CliFailure(redactUrls(err.message));
     throw err;
@@ -91,7 +92,7 @@ export async function withContext<T>(work: (ctx: CliContext) => Promise<T>): Pro
     const services = createServices(db, config);
     // A warning, not a refusal: the commands that do not need the secrets (listing, revoking,
     // the delivery log) still help an operator find out what happened.
-    if (!(await services.keys.opensStoredSecrets())) process.stderr.write(`warning: ${atRun.appKey().STORED_SECRETS_UNOPENABLE}\n`);
+    if (!(await services.keys.opensStoredSecrets())) cliIo().stderr.write(`warning: ${atRun.appKey().STORED_SECRETS_UNOPENABLE}\n`);
     return await work({ config, db, services });
   } finally {
     await db.close();

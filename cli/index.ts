@@ -6,6 +6,7 @@ import { isDatabaseBusy } from '../server/db/errors';
 import { AppError } from '../server/errors';
 import { COMMAND_GROUPS, CommandGroup, listedCommand } from './commands/groups';
 import { CliFailure, EXIT_FAILURE, EXIT_USAGE, redactUrls, UsageError } from './errors';
+import { cliIo, CliIo, CliOutput, withIo } from './io';
 
 /** A setting's default as shown in help: a string as it is, anything else (numbers, booleans) as JSON. */
 const shownDefault = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
@@ -43,12 +44,26 @@ function programWith(commands: Command[]): Command {
     })
     .addHelpText('after', environmentHelp);
   for (const command of commands) {
-    // Added commands do not inherit exitOverride: every level throws, and run() picks the exit code.
-    command.exitOverride().commands.forEach((sub: Command) => sub.exitOverride());
+    // Added commands inherit neither exitOverride nor the output: every level throws, and run()
+    // picks the exit code; every level writes help and errors to the run's streams.
+    everyLevel(command).forEach((level) => level.exitOverride().configureOutput(RUN_OUTPUT));
     program.addCommand(command);
   }
-  return program;
+  return program.configureOutput(RUN_OUTPUT);
 }
+
+const everyLevel = (command: Command): Command[] => [command, ...command.commands.flatMap(everyLevel)];
+
+/** A terminal's width, as commander reads it, and its 80 columns for a pipe. */
+const widthOf = (stream: CliOutput) => (stream.isTTY ? stream.columns : undefined) ?? 80;
+
+/** Commander's help and errors, written to the streams of the run under way (see ./io). */
+const RUN_OUTPUT = {
+  writeOut: (text: string) => void cliIo().stdout.write(text),
+  writeErr: (text: string) => void cliIo().stderr.write(text),
+  getOutHelpWidth: () => widthOf(cliIo().stdout),
+  getErrHelpWidth: () => widthOf(cliIo().stderr),
+};
 
 /** The whole program, every command loaded (its tests walk every command). */
 export function buildProgram(): Command {
@@ -97,7 +112,16 @@ function describe(err: AppError): string {
   return `invalid option${lines.length > 1 ? 's' : ''}${lines.join('')}`;
 }
 
-export async function run(argv: string[]): Promise<number> {
+/**
+ * Runs the program on `argv` (node, script, then the words) and answers its exit code; it never
+ * rejects. `io` replaces the process's environment and streams for this run (the tests' runs).
+ */
+export function run(argv: string[], io?: CliIo): Promise<number> {
+  return withIo(io, () => runProgram(argv));
+}
+
+async function runProgram(argv: string[]): Promise<number> {
+  const { stderr } = cliIo();
   try {
     await programFor(argv).parseAsync(argv);
     return 0;
@@ -106,24 +130,24 @@ export async function run(argv: string[]): Promise<number> {
       return err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : EXIT_USAGE;
     }
     if (err instanceof UsageError) {
-      process.stderr.write(`error: ${err.message}\n`);
+      stderr.write(`error: ${err.message}\n`);
       return EXIT_USAGE;
     }
     if (err instanceof CliFailure) {
-      process.stderr.write(`error: ${err.message}\n`);
+      stderr.write(`error: ${err.message}\n`);
       return EXIT_FAILURE;
     }
     if (err instanceof AppError) {
-      process.stderr.write(`error: ${describe(err)}\n`);
+      stderr.write(`error: ${describe(err)}\n`);
       return EXIT_FAILURE;
     }
     // knex's message would start with the statement: the person needs to know to try again.
     if (isDatabaseBusy(err)) {
-      process.stderr.write('error: the database is busy with other writers (the server or another command held it past DATABASE_BUSY_TIMEOUT_MS): try again; nothing was written\n');
+      stderr.write('error: the database is busy with other writers (the server or another command held it past DATABASE_BUSY_TIMEOUT_MS): try again; nothing was written\n');
       return EXIT_FAILURE;
     }
     // Anything else: its first line only, never a stack trace, and no password from a URL.
-    process.stderr.write(`error: ${redactUrls(err instanceof Error ? err.message : String(err)).split('\n')[0]}\n`);
+    stderr.write(`error: ${redactUrls(err instanceof Error ? err.message : String(err)).split('\n')[0]}\n`);
     return EXIT_FAILURE;
   }
 }

@@ -1,9 +1,10 @@
 /** What commands print: one JSON document with --json, tables and lines for people otherwise. */
 import { stripVTControlCharacters, styleText } from 'node:util';
+import { cliIo } from './io';
 
 /** Prints `value` as JSON with --json, or the human-readable lines otherwise. */
 export function output(json: boolean | undefined, value: unknown, human: () => string[]): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human().join('\n')}\n`);
+  cliIo().stdout.write(json ? `${JSON.stringify(value)}\n` : `${human().join('\n')}\n`);
 }
 
 type Style = Parameters<typeof styleText>[0];

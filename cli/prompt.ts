@@ -3,6 +3,7 @@
  * confirmations are asked only on a terminal (`--yes` skips them).
  */
 import { UsageError } from './errors';
+import { cliIo } from './io';
 
 export interface OptionSpec {
   key: string;
@@ -16,13 +17,14 @@ export interface OptionSpec {
 }
 
 export function isInteractive(): boolean {
-  return Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  const { stdin, stdout } = cliIo();
+  return Boolean(stdin.isTTY && stdout.isTTY);
 }
 
 /** Everything on standard input, for secrets given there rather than as arguments (`--secrets-stdin`). */
 export async function readStandardInput(): Promise<string> {
   let input = '';
-  for await (const chunk of process.stdin) input += String(chunk);
+  for await (const chunk of cliIo().stdin) input += String(chunk);
   return input;
 }
 

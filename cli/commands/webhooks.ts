@@ -13,6 +13,7 @@ import { listen, listenSecret } from '../listen';
 import { testBusiness, withContext } from '../context';
 import { output, shorten, shortTime, table } from '../output';
 import { UsageError } from '../errors';
+import { cliIo } from '../io';
 import { parseSince, positiveId } from '../options';
 import { groupCommand } from './groups';
 
@@ -122,7 +123,7 @@ async function waitFor(webhooks: WebhookService, ids: number[], timeoutMs: numbe
     }
     if (showProgress) {
       const done = ids.length - summary.pending;
-      process.stderr.write(
+      cliIo().stderr.write(
         `\r\x1b[2K${progressBar(done, ids.length)} ${done}/${ids.length} attempted (${summary.succeeded} delivered, ${summary.failed + summary.retrying} failed)`,
       );
     }
@@ -133,7 +134,7 @@ async function waitFor(webhooks: WebhookService, ids: number[], timeoutMs: numbe
     }
     await sleep(Math.min(500, Math.max(0, timeoutMs - waiting.elapsedMs())));
   }
-  if (showProgress) process.stderr.write('\r\x1b[2K');
+  if (showProgress) cliIo().stderr.write('\r\x1b[2K');
   return summary;
 }
 
@@ -247,7 +248,7 @@ A delivery is failed once its retries have run out; until then it is retrying (p
         const waiting = Boolean(opts.wait && ids.length);
         // People see what was queued before the wait; --json prints one document at the end.
         if (!opts.json) output(false, null, () => lines);
-        const result = waiting ? await waitFor(services.webhooks, ids, timeoutMs, !opts.json && Boolean(process.stderr.isTTY)) : undefined;
+        const result = waiting ? await waitFor(services.webhooks, ids, timeoutMs, !opts.json && Boolean(cliIo().stderr.isTTY)) : undefined;
         if (opts.json) output(true, { queued: ids.length, ids, ...(opts.failed ? { still_retrying: retrying } : {}), ...(result ? { result } : {}) }, () => []);
         else if (result) output(false, null, () => summaryLines(result));
       });
@@ -285,7 +286,7 @@ verify x-service-signature with it. The server never connects to the local URL. 
         const key = await services.keys.create({ businessId: business.id, mode: 'test', scopes: [...EVENT_READ_SCOPES] });
         const secret = keyFlag === undefined ? listenSecret(loadAppKey(config), business.id) : await keySecret(services.keys, keyFlag, business.id);
         const apiUrl = (opts.apiUrl ?? `${config.baseUrl}/api/v1/partner`).replace(/\/+$/, '');
-        const say = (line: string) => process.stdout.write(`${line}\n`);
+        const say = (line: string) => cliIo().stdout.write(`${line}\n`);
         const about = `business ${business.id}${business.created ? ', just made' : ''}, test mode`;
         // A key's secret is the partner's own, kept out of the terminal: it is shown only when made.
         say(keyFlag === undefined ? `Ready! Your webhook signing secret is ${secret} (${about})` : `Ready! Events are signed with key ${keyFlag}'s webhook secret (${about})`);

@@ -1,6 +1,7 @@
 /**
  * What every command shares: help with examples, exit codes for usage errors, and one clear line
- * (never a stack trace, never a password) when the database cannot be used.
+ * (never a stack trace, never a password) when the database cannot be used. The exit codes and
+ * the lines are the binary's own (runBinary): what a shell sees.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -8,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Command } from 'commander';
 import { buildProgram, environmentHelp } from '../../cli';
-import { BIN, requireBuild, runCli } from '../support/cli';
+import { BIN, requireBuild, runBinary, runCli } from '../support/cli';
 
 beforeAll(requireBuild);
 
@@ -56,7 +57,7 @@ describe('help', () => {
   });
 
   test('the program\'s help lists every command as the loaded command lists itself, though none is loaded', async () => {
-    const res = await runCli(noDatabase, ['--help']);
+    const res = await runBinary(noDatabase, ['--help']);
 
     expect(res.code).toBe(0);
     expect(res.stdout).toBe(`${buildProgram().helpInformation()}${environmentHelp()}\n`);
@@ -80,7 +81,7 @@ describe('help', () => {
   test('when `invoicing --version` is run, then it prints the version of package.json and exits 0', async () => {
     const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { version: string };
 
-    const res = await runCli(noDatabase, ['--version']);
+    const res = await runBinary(noDatabase, ['--version']);
 
     expect(res.code).toBe(0);
     expect(res.stdout).toBe(`${version}\n`);
@@ -93,7 +94,7 @@ describe('usage errors', () => {
     ['an unknown option', ['business', 'list', '--colour']],
     ['a missing argument', ['keys', 'show']],
   ])('when given %s, then it exits 2 with a one-line error', async (_case, args) => {
-    const res = await runCli(noDatabase, args);
+    const res = await runBinary(noDatabase, args);
 
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/^error: /);
@@ -104,7 +105,7 @@ describe('a database that cannot be used', () => {
   test.each([['migrate'], ['business', 'list'], ['keys', 'list', '--business', '1'], ['webhooks', 'logs'], ['serve', '--port', '0']])(
     'when the database is down, then `invoicing %s` exits 1 with one line naming it',
     async (...args) => {
-      const res = await runCli(DOWN, args);
+      const res = await runBinary(DOWN, args);
 
       expect(res.code).toBe(1);
       expect(res.stderr).toBe('error: cannot connect to the database at mysql://***@127.0.0.1:3399/invoicing: connection refused (is the database server running?)\n');
@@ -113,7 +114,7 @@ describe('a database that cannot be used', () => {
   );
 
   test('when DATABASE_URL is not a supported URL, then it says so in one line without the password', async () => {
-    const res = await runCli('postgres://app:hunter2@db.example.com/invoicing', ['business', 'list']);
+    const res = await runBinary('postgres://app:hunter2@db.example.com/invoicing', ['business', 'list']);
 
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^error: Invalid configuration: "DATABASE_URL" .*\n$/);
@@ -121,7 +122,7 @@ describe('a database that cannot be used', () => {
   });
 
   test('when the host does not exist, then it says the host was not found', async () => {
-    const res = await runCli('mysql://root@no-such-host.invalid:3306/invoicing', ['business', 'list']);
+    const res = await runBinary('mysql://root@no-such-host.invalid:3306/invoicing', ['business', 'list']);
 
     expect(res.code).toBe(1);
     expect(res.stderr).toBe('error: cannot connect to the database at mysql://***@no-such-host.invalid:3306/invoicing: host not found\n');
@@ -129,7 +130,7 @@ describe('a database that cannot be used', () => {
 
   test('when the SQLite file cannot be opened, then it names the file', async () => {
     // A regular file stands where the directory should be.
-    const res = await runCli('sqlite:/etc/hostname/x.sqlite3', ['business', 'list']);
+    const res = await runBinary('sqlite:/etc/hostname/x.sqlite3', ['business', 'list']);
 
     expect(res.code).toBe(1);
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
@@ -138,14 +139,14 @@ describe('a database that cannot be used', () => {
 
   const mysql = process.env.TEST_DB === 'mysql' ? new URL(process.env.TEST_MYSQL_URL!) : null;
   (mysql ? test : test.skip)('when the database does not exist, then it says so and what to do', async () => {
-    const res = await runCli(`mysql://${mysql!.username}@${mysql!.host}/no_such_database_here`, ['business', 'list']);
+    const res = await runBinary(`mysql://${mysql!.username}@${mysql!.host}/no_such_database_here`, ['business', 'list']);
 
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^error: the database at .*no_such_database_here does not exist \(create it, then run `invoicing migrate`\)\n$/);
   });
 
   (mysql ? test : test.skip)('when the password is wrong, then it says the database refused it, without showing it', async () => {
-    const res = await runCli(`mysql://no_such_user:hunter2@${mysql!.host}/test`, ['business', 'list']);
+    const res = await runBinary(`mysql://no_such_user:hunter2@${mysql!.host}/test`, ['business', 'list']);
 
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^error: the database at mysql:\/\/\*\*\*@.* refused the user name or password\n$/);

@@ -167,7 +167,6 @@ describe('invoicing webhooks logs', () => {
     const failedId = Number(rows[0].id);
     await markFailed(failedId, '2000-01-01 00:00:00.000');
 
-    // Six read-only processes, started at once: each spends most of its time starting up.
     const [all, failed, ofOther, paid, recent, limited] = await Promise.all([
       json(['webhooks', 'logs', '--business', String(shop.businessId)]),
       json(['webhooks', 'logs', '--business', String(shop.businessId), '--status', 'failed']),

@@ -6,7 +6,7 @@
  */
 import BetterSqlite3 from 'better-sqlite3';
 import { aClient, anInvoice, startApp, Tenant, TestApp } from '../support/app';
-import { requireBuild, runCli } from '../support/cli';
+import { requireBuild, runBinary, runCli } from '../support/cli';
 import { testDriver } from '../support/database';
 import { sqliteFilename } from '../../server/db/connection';
 
@@ -38,7 +38,7 @@ onSqlite('several writers on one SQLite file', () => {
     const cliRuns = [];
     for (let round = 0; round < 3; round += 1) {
       const pair = await Promise.all(
-        [0, 1].map(() => runCli(app.databaseUrl, ['keys', 'create', '--business', String(t.businessId), '--mode', 'test', '--scopes', 'all', '--json'], {}, 60_000)),
+        [0, 1].map(() => runBinary(app.databaseUrl, ['keys', 'create', '--business', String(t.businessId), '--mode', 'test', '--scopes', 'all', '--json'], {}, 60_000)),
       );
       cliRuns.push(...pair);
     }
