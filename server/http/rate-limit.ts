@@ -24,11 +24,18 @@ export interface RateLimitOptions {
   logger?: Logger;
 }
 
-/** Redis's counter while it answers; a counter in this process while it does not. */
+/**
+ * Redis's counter while it answers; a counter in this process while it does not. The Redis store
+ * loads its scripts once, in `init`, and keeps a failed load for ever: after any failure they are
+ * loaded again before the next count, so a load that timed out (a busy machine at boot) does not
+ * keep this process counting alone.
+ */
 class RedisWithFallback implements Store {
   readonly localKeys = false;
   private readonly memory = new MemoryStore();
   private degraded = false;
+  private scripts: Promise<void> | undefined;
+  private options: Options | undefined;
 
   constructor(
     private readonly redis: Store,
@@ -37,8 +44,15 @@ class RedisWithFallback implements Store {
   ) {}
 
   init(options: Options): void {
+    this.options = options;
     this.memory.init(options);
-    void Promise.resolve(this.redis.init?.(options)).catch(() => undefined);
+    this.loadScripts();
+  }
+
+  private loadScripts(): void {
+    if (!this.options) return;
+    this.scripts = Promise.resolve(this.redis.init?.(this.options));
+    this.scripts.catch(() => undefined);
   }
 
   async increment(key: string): Promise<ClientRateLimitInfo> {
@@ -55,6 +69,7 @@ class RedisWithFallback implements Store {
 
   private async either<T>(work: (store: Store) => Promise<T> | T): Promise<T> {
     try {
+      await this.scripts;
       const result = await work(this.redis);
       if (this.degraded) {
         this.degraded = false;
@@ -62,6 +77,7 @@ class RedisWithFallback implements Store {
       }
       return result;
     } catch (err) {
+      this.loadScripts();
       if (!this.degraded) {
         this.degraded = true;
         this.logger?.warn({ limit: this.name, reason: (err as Error).message }, 'redis unreachable: rate limits are counted in this process until it answers');

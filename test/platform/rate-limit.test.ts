@@ -107,6 +107,35 @@ const redisUrl = process.env.TEST_REDIS_URL;
   });
 });
 
+(redisUrl ? describe : describe.skip)('when Redis answers too late as the server starts (a busy machine)', () => {
+  test('then the server counts in memory at first, and in Redis, shared with the other servers, once it answers', async () => {
+    // Arrange: the rate-limit scripts, loaded as the server starts, answered after the 1 s command timeout
+    const target = new URL(redisUrl!);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    proxy.holdOnce('SCRIPT', 1_500);
+    const lines: { msg: string }[] = [];
+    const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(JSON.parse(String(chunk))), done()) }));
+    const settings = { rateLimitPerMinute: 5, redisPrefix: `invoicing-test:${randomBytes(6).toString('hex')}:` };
+    const late = await startApp({ ...settings, redisUrl: `redis://127.0.0.1:${proxy.port}` }, { logger });
+    const tenant = await late.tenant();
+    const prompt = await startApp({ ...settings, redisUrl }, { keepDatabase: { url: late.databaseUrl, drop: () => Promise.resolve() } });
+
+    // Act
+    await eventually(async () => {
+      await late.api(tenant.key).get('/ping');
+      return lines.some((line) => line.msg.startsWith('redis answers again'));
+    });
+    const shared = [await late.api(tenant.key).get('/ping'), await prompt.api(tenant.key).get('/ping'), await late.api(tenant.key).get('/ping')];
+
+    // Assert: one counter for both servers, the late one's requests before it answered not in it
+    const remaining = shared.map((res) => Number(res.headers.get('x-ratelimit-remaining')));
+    expect(remaining).toEqual([remaining[0], remaining[0] - 1, remaining[0] - 2]);
+    await prompt.stop();
+    await late.stop();
+    await proxy.stop();
+  });
+});
+
 describe('when REDIS_URL points at no server', () => {
   test('then the server refuses to start, saying why', async () => {
     const start = startApp({ redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'unreachable:' });

@@ -1,7 +1,9 @@
 /**
- * A TCP proxy the test controls, in front of a shared service (MariaDB): `cut()` drops every
+ * A TCP proxy the test controls, in front of a shared service (MariaDB, Redis): `cut()` drops every
  * connection and refuses new ones, as a network outage or a crashed server would; `restore()`
- * lets connections through again. The shared service itself is never stopped.
+ * lets connections through again; `holdOnce(text, ms)` holds the first request that contains
+ * `text`, and what follows it, for `ms`, as a busy server would. The shared service itself is
+ * never stopped.
  */
 import net from 'node:net';
 
@@ -9,12 +11,14 @@ export interface TcpProxy {
   port: number;
   cut(): void;
   restore(): void;
+  holdOnce(text: string, ms: number): void;
   stop(): Promise<void>;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let open = true;
+  let hold: { text: string; ms: number } | undefined;
   const server = net.createServer((client) => {
     if (!open) return void client.destroy();
     const upstream = net.connect(targetPort, targetHost);
@@ -23,7 +27,17 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => undefined);
     }
-    client.pipe(upstream).pipe(client);
+    client.on('data', (chunk: Buffer) => {
+      if (!hold || !chunk.includes(hold.text)) return void upstream.write(chunk);
+      const { ms } = hold;
+      hold = undefined;
+      client.pause();
+      setTimeout(() => {
+        upstream.write(chunk);
+        client.resume();
+      }, ms);
+    });
+    upstream.pipe(client);
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -37,6 +51,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     cut,
     restore() {
       open = true;
+    },
+    holdOnce(text, ms) {
+      hold = { text, ms };
     },
     async stop() {
       cut();
