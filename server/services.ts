@@ -1,40 +1,42 @@
-/** The domain services, built once per process and shared by the HTTP routes, the CLI and the jobs. */
-import { BusinessService } from './businesses/service';
-import { ClientService } from './clients/service';
-import { Config } from './config';
-import { ContractService } from './contracts/service';
-import { CreditNoteService } from './credit-notes/service';
-import { BusinessClocks } from './db/clocks';
-import { Database } from './db/database';
+/**
+ * The domain services, built once per process and shared by the HTTP routes, the CLI and the jobs.
+ * Each is built, and its module required, when it is first used: the server's routes use them all
+ * as it starts, while a CLI command loads only the few it calls (`business list` needs neither the
+ * PDF renderer nor the mailer, the job engine or the OAuth server).
+ */
+import type { Logger } from 'pino';
+import type { BusinessService } from './businesses/service';
+import type { ClientService } from './clients/service';
+import type { Config } from './config';
+import type { ContractService } from './contracts/service';
+import type { CreditNoteService } from './credit-notes/service';
+import type { BusinessClocks } from './db/clocks';
+import type { Database } from './db/database';
 import { Clock, systemClock } from './clock';
-import pino, { Logger } from 'pino';
-import { createMailer } from './email/mailer';
-import { EmailQueue } from './email/queue';
-import { Outbox } from './events/outbox';
-import { EventService } from './events/service';
-import { ExpenseService } from './expenses/service';
-import { InvoiceDocuments } from './invoices/documents';
-import { InvoiceLinks } from './invoices/links';
-import { PaymentPath } from './invoices/payment-path';
-import { InvoiceService } from './invoices/service';
+import type { EmailQueue } from './email/queue';
+import type { Outbox } from './events/outbox';
+import type { EventService } from './events/service';
+import type { ExpenseService } from './expenses/service';
+import type { InvoiceDocuments } from './invoices/documents';
+import type { InvoiceLinks } from './invoices/links';
+import type { PaymentPath } from './invoices/payment-path';
+import type { InvoiceService } from './invoices/service';
 import { loadAppKey } from './keys/app-key';
-import { SecretBox } from './keys/secret-box';
-import { KeyService } from './keys/service';
-import { GatewayClients } from './gateways/clients';
-import { GatewayService } from './gateways/service';
-import { AppService } from './oauth/apps';
-import { GrantService } from './oauth/grants';
-import { OwnerService } from './owners/service';
-import { OAuthTokens } from './oauth/tokens';
-import { OwnerSessions } from './oauth/sign-in';
-import { Credentials } from './oauth/credentials';
-import { FormTokens } from './pages/form-token';
-import { FormGuard } from './pages/hygiene';
-import { PaymentService } from './payments/service';
-import { QuickChargeService } from './quick-charge/service';
-import { RefundService } from './refunds/service';
-import { TaxRateService } from './tax-rates/service';
-import { WebhookService } from './webhooks/service';
+import type { KeyService } from './keys/service';
+import type { GatewayClients } from './gateways/clients';
+import type { GatewayService } from './gateways/service';
+import type { AppService } from './oauth/apps';
+import type { GrantService } from './oauth/grants';
+import type { OwnerService } from './owners/service';
+import type { OAuthTokens } from './oauth/tokens';
+import type { OwnerSessions } from './oauth/sign-in';
+import type { Credentials } from './oauth/credentials';
+import type { FormGuard } from './pages/hygiene';
+import type { PaymentService } from './payments/service';
+import type { QuickChargeService } from './quick-charge/service';
+import type { RefundService } from './refunds/service';
+import type { TaxRateService } from './tax-rates/service';
+import type { WebhookService } from './webhooks/service';
 
 export interface Services {
   /** Each business's clock (a test mode's may be frozen): what dates the records written acting for it. */
@@ -91,61 +93,129 @@ export type ServiceConfig = Pick<
   | 'stripeApiUrl'
 >;
 
-export function createServices(db: Database, config: ServiceConfig, clock: Clock = systemClock, logger: Logger = pino({ level: 'silent' })): Services {
-  const appKey = loadAppKey(config);
-  const keys = new KeyService(db, { webhookAllowPrivate: config.webhookAllowPrivate, cacheTtlMs: config.keyCacheTtlMs, secretBox: new SecretBox(appKey, 'webhook_secret') }, clock);
-  const oauthTokens = new OAuthTokens(db, { cacheTtlMs: config.keyCacheTtlMs }, clock);
-  const outbox = new Outbox(db, clock);
-  const clocks = new BusinessClocks(db, { cacheTtlMs: config.keyCacheTtlMs }, clock);
-  const businesses = new BusinessService(db);
-  const clients = new ClientService(db);
-  const taxRates = new TaxRateService(db, businesses);
-  const links = new InvoiceLinks(config.baseUrl);
-  const paymentPath = new PaymentPath(db, outbox, links, clocks);
-  const documents = new InvoiceDocuments(db, links, { threads: config.pdfThreads });
-  const emails = new EmailQueue(db, createMailer(config), logger, {
-    clock,
-    invoicePdf: (actor, invoiceId) => documents.pdf(actor, invoiceId, { wait: true }),
-    leaseSeconds: config.webhookLeaseSeconds,
-    firstAttemptWaitMs: config.emailFirstAttemptWaitMs,
-    messageIdHost: new URL(config.baseUrl).hostname,
+/** The modules of the services, required when a service is first built (see above). */
+/* eslint-disable @typescript-eslint/no-require-imports -- required when first used (see above) */
+const modules = {
+  businesses: () => require('./businesses/service') as typeof import('./businesses/service'),
+  clients: () => require('./clients/service') as typeof import('./clients/service'),
+  contracts: () => require('./contracts/service') as typeof import('./contracts/service'),
+  creditNotes: () => require('./credit-notes/service') as typeof import('./credit-notes/service'),
+  clocks: () => require('./db/clocks') as typeof import('./db/clocks'),
+  mailer: () => require('./email/mailer') as typeof import('./email/mailer'),
+  emails: () => require('./email/queue') as typeof import('./email/queue'),
+  outbox: () => require('./events/outbox') as typeof import('./events/outbox'),
+  events: () => require('./events/service') as typeof import('./events/service'),
+  expenses: () => require('./expenses/service') as typeof import('./expenses/service'),
+  documents: () => require('./invoices/documents') as typeof import('./invoices/documents'),
+  links: () => require('./invoices/links') as typeof import('./invoices/links'),
+  paymentPath: () => require('./invoices/payment-path') as typeof import('./invoices/payment-path'),
+  invoices: () => require('./invoices/service') as typeof import('./invoices/service'),
+  secretBox: () => require('./keys/secret-box') as typeof import('./keys/secret-box'),
+  keys: () => require('./keys/service') as typeof import('./keys/service'),
+  gatewayClients: () => require('./gateways/clients') as typeof import('./gateways/clients'),
+  gateways: () => require('./gateways/service') as typeof import('./gateways/service'),
+  oauthApps: () => require('./oauth/apps') as typeof import('./oauth/apps'),
+  oauthGrants: () => require('./oauth/grants') as typeof import('./oauth/grants'),
+  owners: () => require('./owners/service') as typeof import('./owners/service'),
+  oauthTokens: () => require('./oauth/tokens') as typeof import('./oauth/tokens'),
+  ownerSessions: () => require('./oauth/sign-in') as typeof import('./oauth/sign-in'),
+  credentials: () => require('./oauth/credentials') as typeof import('./oauth/credentials'),
+  formTokens: () => require('./pages/form-token') as typeof import('./pages/form-token'),
+  pageForms: () => require('./pages/hygiene') as typeof import('./pages/hygiene'),
+  payments: () => require('./payments/service') as typeof import('./payments/service'),
+  quickCharge: () => require('./quick-charge/service') as typeof import('./quick-charge/service'),
+  refunds: () => require('./refunds/service') as typeof import('./refunds/service'),
+  taxRates: () => require('./tax-rates/service') as typeof import('./tax-rates/service'),
+  webhooks: () => require('./webhooks/service') as typeof import('./webhooks/service'),
+  pino: () => require('pino') as typeof import('pino'),
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+/** What the services share besides each other: the application key, the links and the gateways' clients. */
+interface Shared {
+  links: InvoiceLinks;
+  gatewayClients: GatewayClients;
+  appKey: Buffer;
+}
+
+/** An object whose every property is built by its factory when first read, then kept. */
+function builtWhenRead<T extends object>(factories: { [K in keyof T]: () => T[K] }): T {
+  const built = {} as T;
+  for (const name of Object.keys(factories) as (keyof T)[]) {
+    let value: T[typeof name] | undefined;
+    Object.defineProperty(built, name, { enumerable: true, get: () => (value ??= factories[name]()) });
+  }
+  return built;
+}
+
+export function createServices(db: Database, config: ServiceConfig, clock: Clock = systemClock, logger?: Logger): Services {
+  const log = () => (logger ??= modules.pino().default({ level: 'silent' }));
+  const shared: Shared = builtWhenRead<Shared>({
+    appKey: () => loadAppKey(config),
+    links: () => new (modules.links().InvoiceLinks)(config.baseUrl),
+    gatewayClients: () =>
+      new (modules.gatewayClients().GatewayClients)(db, new (modules.secretBox().SecretBox)(shared.appKey, 'gateway_secret'), { stripeApiUrl: config.stripeApiUrl }),
   });
-  const invoices = new InvoiceService(db, businesses, emails, outbox, links, taxRates);
-  const gatewayClients = new GatewayClients(db, new SecretBox(appKey, 'gateway_secret'), { stripeApiUrl: config.stripeApiUrl });
-  const refunds = new RefundService(db, outbox, gatewayClients, logger, links, clock);
-  const gateways = new GatewayService(db, paymentPath, refunds, gatewayClients, logger, links, clock);
-  invoices.whenVoided((actor, invoiceId) => gateways.expireStaleCheckouts(actor, invoiceId));
-  clients.whenTaxStatusChanges((trx, actor, client) => invoices.repriceDraftsOf(trx, actor, client));
-  paymentPath.whenRecorded((actor, invoiceId) => gateways.expireStaleCheckouts(actor, invoiceId));
-  const owners = new OwnerService(db, businesses, clock);
-  return {
-    clocks,
-    emails,
-    businesses,
-    keys,
-    clients,
-    expenses: new ExpenseService(db, businesses),
-    taxRates,
-    contracts: new ContractService(db, businesses, outbox, clocks, { baseUrl: config.baseUrl }),
-    payments: new PaymentService(db),
-    paymentPath,
-    refunds,
-    invoices,
-    creditNotes: new CreditNoteService(db, businesses, outbox, invoices, refunds, taxRates, links, documents, logger),
-    documents,
-    quickCharge: new QuickChargeService(db, businesses, clients, invoices),
-    outbox,
-    events: new EventService(db, outbox, clock),
-    webhooks: new WebhookService(db, outbox, clock),
-    pageForms: new FormGuard(new FormTokens(appKey, clock), config.baseUrl),
-    owners,
-    oauthApps: new AppService(db, new SecretBox(appKey, 'webhook_secret'), { webhookAllowPrivate: config.webhookAllowPrivate }, clock),
-    oauthGrants: new GrantService(db, clock),
-    oauthTokens,
-    ownerSessions: new OwnerSessions(owners, config.baseUrl.startsWith('https:')),
-    credentials: new Credentials(keys, oauthTokens),
-    gateways,
-  };
+  const webhookSecrets = () => new (modules.secretBox().SecretBox)(shared.appKey, 'webhook_secret');
+  const services: Services = builtWhenRead<Services>({
+    clocks: () => new (modules.clocks().BusinessClocks)(db, { cacheTtlMs: config.keyCacheTtlMs }, clock),
+    keys: () => new (modules.keys().KeyService)(db, { webhookAllowPrivate: config.webhookAllowPrivate, cacheTtlMs: config.keyCacheTtlMs, secretBox: webhookSecrets() }, clock),
+    oauthTokens: () => new (modules.oauthTokens().OAuthTokens)(db, { cacheTtlMs: config.keyCacheTtlMs }, clock),
+    outbox: () => new (modules.outbox().Outbox)(db, clock),
+    businesses: () => new (modules.businesses().BusinessService)(db),
+    clients: () => {
+      const clients = new (modules.clients().ClientService)(db);
+      clients.whenTaxStatusChanges((trx, actor, client) => services.invoices.repriceDraftsOf(trx, actor, client));
+      return clients;
+    },
+    taxRates: () => new (modules.taxRates().TaxRateService)(db, services.businesses),
+    paymentPath: () => {
+      const paymentPath = new (modules.paymentPath().PaymentPath)(db, services.outbox, shared.links, services.clocks);
+      paymentPath.whenRecorded((actor, invoiceId) => services.gateways.expireStaleCheckouts(actor, invoiceId));
+      return paymentPath;
+    },
+    documents: () => new (modules.documents().InvoiceDocuments)(db, shared.links, { threads: config.pdfThreads }),
+    emails: () =>
+      new (modules.emails().EmailQueue)(db, modules.mailer().createMailer(config), log(), {
+        clock,
+        invoicePdf: (actor, invoiceId) => services.documents.pdf(actor, invoiceId, { wait: true }),
+        leaseSeconds: config.webhookLeaseSeconds,
+        firstAttemptWaitMs: config.emailFirstAttemptWaitMs,
+        messageIdHost: new URL(config.baseUrl).hostname,
+      }),
+    invoices: () => {
+      const invoices = new (modules.invoices().InvoiceService)(db, services.businesses, services.emails, services.outbox, shared.links, services.taxRates);
+      invoices.whenVoided((actor, invoiceId) => services.gateways.expireStaleCheckouts(actor, invoiceId));
+      return invoices;
+    },
+    refunds: () => new (modules.refunds().RefundService)(db, services.outbox, shared.gatewayClients, log(), shared.links, clock),
+    gateways: () => new (modules.gateways().GatewayService)(db, services.paymentPath, services.refunds, shared.gatewayClients, log(), shared.links, clock),
+    owners: () => new (modules.owners().OwnerService)(db, services.businesses, clock),
+    expenses: () => new (modules.expenses().ExpenseService)(db, services.businesses),
+    contracts: () => new (modules.contracts().ContractService)(db, services.businesses, services.outbox, services.clocks, { baseUrl: config.baseUrl }),
+    payments: () => new (modules.payments().PaymentService)(db),
+    creditNotes: () =>
+      new (modules.creditNotes().CreditNoteService)(
+        db,
+        services.businesses,
+        services.outbox,
+        services.invoices,
+        services.refunds,
+        services.taxRates,
+        shared.links,
+        services.documents,
+        log(),
+      ),
+    quickCharge: () => new (modules.quickCharge().QuickChargeService)(db, services.businesses, services.clients, services.invoices),
+    events: () => new (modules.events().EventService)(db, services.outbox, clock),
+    webhooks: () => new (modules.webhooks().WebhookService)(db, services.outbox, clock),
+    pageForms: () => new (modules.pageForms().FormGuard)(new (modules.formTokens().FormTokens)(shared.appKey, clock), config.baseUrl),
+    oauthApps: () => new (modules.oauthApps().AppService)(db, webhookSecrets(), { webhookAllowPrivate: config.webhookAllowPrivate }, clock),
+    oauthGrants: () => new (modules.oauthGrants().GrantService)(db, clock),
+    ownerSessions: () => new (modules.ownerSessions().OwnerSessions)(services.owners, config.baseUrl.startsWith('https:')),
+    credentials: () => new (modules.credentials().Credentials)(services.keys, services.oauthTokens),
+  });
+  return services;
 }
 
 /**
