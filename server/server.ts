@@ -70,6 +70,13 @@ export async function startServer(
     clock?: Clock;
     /** Tests shorten the contract's 10-second delivery timeout. */
     webhookTimeoutMs?: number;
+    /**
+     * How long an idle kept-alive connection stays open (Node's 5 s by default). Tests lengthen it:
+     * their client shares the process, and when its event loop stalls past the timeout (synchronous
+     * SQLite on a loaded machine), the server's timer and the client's next request on that
+     * connection come due together, and the request meets a closed connection (ECONNRESET).
+     */
+    keepAliveTimeoutMs?: number;
   } = {},
 ): Promise<RunningServer> {
   const logger = withSafeErrors(options.logger ?? createLogger(config));
@@ -102,6 +109,7 @@ export async function startServer(
 
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, options.host ?? '0.0.0.0', () => resolve(s));
+    if (options.keepAliveTimeoutMs !== undefined) s.keepAliveTimeout = options.keepAliveTimeoutMs;
     answerClientErrors(s);
     s.once('error', reject);
   });

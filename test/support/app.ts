@@ -52,7 +52,16 @@ export async function startApp(
   let server: RunningServer;
   try {
     await db.migrate();
-    server = await startServer(config, { host: '127.0.0.1', logger: options.logger ?? pino({ level: 'silent' }), db, scheduler: false, clock: options.clock, webhookTimeoutMs: options.webhookTimeoutMs });
+    server = await startServer(config, {
+      host: '127.0.0.1',
+      logger: options.logger ?? pino({ level: 'silent' }),
+      db,
+      scheduler: false,
+      clock: options.clock,
+      webhookTimeoutMs: options.webhookTimeoutMs,
+      // Longer than any stall of this process's event loop (see the option), and under the 60 s headersTimeout.
+      keepAliveTimeoutMs: 30_000,
+    });
   } catch (err) {
     await db.close();
     if (!options.keepDatabase) await scratch.drop();
