@@ -31,20 +31,22 @@ function commandEnv(databaseUrl: string, env: Record<string, string | undefined>
 }
 
 /**
- * The compiled binary run as `invoicing <args>` against `databaseUrl`, with the test app's
- * APP_SECRET_KEY so secrets the CLI seals open in the app and the other way round; `env` adds or
- * overrides variables (`undefined` unsets one), `cwd` is the working directory (default: this
- * process's), `input` is written to its standard input (a password for `--password-stdin`).
- * For what only a process shows (its exit, its start, a second writer, a working directory).
+ * `invoicing <args>` against `databaseUrl`, with the test app's APP_SECRET_KEY so secrets the CLI
+ * seals open in the app and the other way round; `env` adds or overrides variables (`undefined`
+ * unsets one), `cwd` is the working directory (default: this process's), `input` is written to
+ * its standard input (a password for `--password-stdin`).
  */
-export async function runBinary(
+type CliRunner = (
   databaseUrl: string,
   args: string[],
-  env: Record<string, string | undefined> = {},
-  timeoutMs = 30_000,
+  env?: Record<string, string | undefined>,
+  timeoutMs?: number,
   cwd?: string,
   input?: string,
-): Promise<CliResult> {
+) => Promise<CliResult>;
+
+/** The compiled binary, for what only a process shows (its exit, its start, a second writer, a working directory). */
+export const runBinary: CliRunner = async (databaseUrl, args, env = {}, timeoutMs = 30_000, cwd, input) => {
   try {
     const pending = execute(process.execPath, [BIN, ...args], { env: commandEnv(databaseUrl, env), timeout: timeoutMs, cwd });
     if (input !== undefined) pending.child.stdin?.end(input);
@@ -54,7 +56,7 @@ export async function runBinary(
     const e = err as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
-}
+};
 
 /** Commands that keep running until stopped: only a process of their own can run them. */
 const RUNS_UNTIL_STOPPED = [['serve'], ['woo', 'serve'], ['webhooks', 'listen']];
@@ -71,14 +73,7 @@ let previousRun: Promise<unknown> = Promise.resolve();
  * command that runs until stopped, or a variable for Node itself still gets the binary. Runs
  * started together run in turn.
  */
-export async function runCli(
-  databaseUrl: string,
-  args: string[],
-  env: Record<string, string | undefined> = {},
-  timeoutMs = 30_000,
-  cwd?: string,
-  input?: string,
-): Promise<CliResult> {
+export const runCli: CliRunner = async (databaseUrl, args, env = {}, timeoutMs = 30_000, cwd, input) => {
   const words = args.filter((arg) => !arg.startsWith('-'));
   const runsUntilStopped = RUNS_UNTIL_STOPPED.some((command) => command.every((word, i) => words[i] === word));
   // NODE_EXTRA_CA_CERTS, NODE_OPTIONS…: Node reads them as a process starts.
@@ -89,7 +84,7 @@ export async function runCli(
   const turn = previousRun.then(() => runInProcess(args, commandEnv(databaseUrl, env), timeoutMs, input));
   previousRun = turn.catch(() => undefined);
   return turn;
-}
+};
 
 async function runInProcess(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number, input: string | undefined): Promise<CliResult> {
   const output = { stdout: '', stderr: '' };
