@@ -26,15 +26,14 @@ export interface RateLimitOptions {
 
 /**
  * Redis's counter while it answers; a counter in this process while it does not. The Redis store
- * loads its scripts once, in `init`, and keeps a failed load for ever: after any failure they are
- * loaded again before the next count, so a load that timed out (a busy machine at boot) does not
- * keep this process counting alone.
+ * loads its scripts in `init` and keeps a failed load for ever (it reloads only on NOSCRIPT): after
+ * any failure `init` runs again, whose next count waits for the new load, so a load that timed out
+ * (a busy machine at boot) does not keep this process counting alone.
  */
 class RedisWithFallback implements Store {
   readonly localKeys = false;
   private readonly memory = new MemoryStore();
   private degraded = false;
-  private scripts: Promise<void> | undefined;
   private options: Options | undefined;
 
   constructor(
@@ -50,9 +49,7 @@ class RedisWithFallback implements Store {
   }
 
   private loadScripts(): void {
-    if (!this.options) return;
-    this.scripts = Promise.resolve(this.redis.init?.(this.options));
-    this.scripts.catch(() => undefined);
+    if (this.options) void Promise.resolve(this.redis.init?.(this.options)).catch(() => undefined);
   }
 
   async increment(key: string): Promise<ClientRateLimitInfo> {
@@ -69,7 +66,6 @@ class RedisWithFallback implements Store {
 
   private async either<T>(work: (store: Store) => Promise<T> | T): Promise<T> {
     try {
-      await this.scripts;
       const result = await work(this.redis);
       if (this.degraded) {
         this.degraded = false;
