@@ -5,7 +5,6 @@
  *   npm run build && node dist/bench/first-run.js [--port 3999]
  * `npm install` uses this machine's npm cache; the native SQLite module is built from source when
  * no prebuilt binary can be fetched, which is most of the time on a machine without GitHub access.
- * The first `npx invoicing` of a clone takes a few seconds more: npx links the project into its cache.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -53,7 +52,7 @@ function run(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<void
 /** Starts `command` in `cwd` and resolves with the process once a line of its output matches `ready`. */
 function start(command: string, cwd: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
   return new Promise((resolve, reject) => {
-    // Its own process group: npx runs the CLI as a grandchild, which a signal to npx alone would leave running.
+    // Its own process group: `npm start` runs the server as a grandchild, which a signal to npm alone would leave running.
     const child = spawn('sh', ['-c', `exec ${command}`], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let output = '';
     const look = (chunk: Buffer) => {
@@ -90,13 +89,13 @@ async function main(): Promise<void> {
     await step('npm install', () => run('npm install --no-audit --no-fund', clone, env));
     const server = await step('npm start  (until it listens)', () => start('npm start', clone, env, /listening on/));
     running.push(server.child);
-    const listener = await step(`npx invoicing webhooks listen --forward-to ${hook.url}  (until Ready)`, () =>
-      start(`npx invoicing webhooks listen --forward-to ${hook.url}`, clone, env, /signing secret is (whsec_[A-Za-z0-9_-]+)/),
+    const listener = await step(`./bin/invoicing webhooks listen --forward-to ${hook.url}  (until Ready)`, () =>
+      start(`./bin/invoicing webhooks listen --forward-to ${hook.url}`, clone, env, /signing secret is (whsec_[A-Za-z0-9_-]+)/),
     );
     running.push(listener.child);
     const secret = listener.match[1];
-    await step('npx invoicing trigger invoice.created  (until the handler has it)', async () => {
-      await run('npx invoicing trigger invoice.created', clone, env);
+    await step('./bin/invoicing trigger invoice.created  (until the handler has it)', async () => {
+      await run('./bin/invoicing trigger invoice.created', clone, env);
       for (const deadline = Date.now() + 30_000; !hook.received.length; ) {
         if (Date.now() > deadline) throw new Error('no webhook arrived within 30 s of the trigger');
         await new Promise((resolve) => setTimeout(resolve, 50));
