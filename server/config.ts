@@ -10,6 +10,7 @@ interface Env {
   DATABASE_URL: string;
   DATABASE_BUSY_TIMEOUT_MS: number;
   PORT: number;
+  HOST: string;
   BASE_URL?: string;
   REDIS_URL?: string;
   STRIPE_API_URL?: string;
@@ -34,6 +35,11 @@ interface Env {
   LOG_LEVEL: string;
 }
 
+/** An IP address or a host name (RFC 1123), as HOST and `invoicing serve --host` take it. */
+export const hostAddress = Joi.string()
+  .hostname()
+  .messages({ 'string.hostname': '{{#label}} must be an IP address or a host name, e.g. 127.0.0.1, not "{{#value}}"' });
+
 const schema = Joi.object<Env, true>({
   DATABASE_URL: Joi.string()
     .pattern(/^(mysql|mariadb):\/\/|^sqlite:/)
@@ -46,6 +52,9 @@ const schema = Joi.object<Env, true>({
     .default(5000)
     .description('SQLite only: how long a write waits for another process (a CLI command, another server) to finish its write; past it the request answers 503'),
   PORT: Joi.number().integer().min(0).max(65535).default(3000).description('HTTP port of `invoicing serve`'),
+  HOST: hostAddress
+    .default('0.0.0.0')
+    .description('Address `invoicing serve` listens on: 127.0.0.1 for this machine only; 0.0.0.0 for every IPv4 interface (in a container, so the published port reaches it)'),
   BASE_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .description('Public address of the server, used in payment and signing links (default http://localhost:PORT)'),
@@ -132,6 +141,7 @@ export interface Config {
   databaseUrl: string;
   databaseBusyTimeoutMs: number;
   port: number;
+  host: string;
   baseUrl: string;
   redisUrl?: string;
   stripeApiUrl?: string;
@@ -169,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: value.DATABASE_URL,
     databaseBusyTimeoutMs: value.DATABASE_BUSY_TIMEOUT_MS,
     port: value.PORT,
+    host: value.HOST,
     baseUrl: (value.BASE_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, ''),
     redisUrl: value.REDIS_URL,
     stripeApiUrl: value.STRIPE_API_URL,

@@ -60,10 +60,15 @@ async function connectRedis(url: string, logger: Logger): Promise<Redis> {
   }
 }
 
+/** How this machine reaches a server bound to `address`: over loopback when it listens on every interface. */
+function reachableAddress(address: string): string {
+  if (address === '0.0.0.0' || address === '::') return '127.0.0.1';
+  return address.includes(':') ? `[${address}]` : address;
+}
+
 export async function startServer(
   config: Config,
   options: {
-    host?: string;
     logger?: Logger;
     db?: Database;
     scheduler?: boolean;
@@ -108,10 +113,10 @@ export async function startServer(
   const app = createApp({ config, db, services, logger, redis });
 
   const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.port, options.host ?? '0.0.0.0', () => resolve(s));
+    // Express 5 calls back on a listen error too (an address in use or not of this machine).
+    const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
     if (options.keepAliveTimeoutMs !== undefined) s.keepAliveTimeout = options.keepAliveTimeoutMs;
     answerClientErrors(s);
-    s.once('error', reject);
   });
   const scheduler =
     options.scheduler === false
@@ -125,10 +130,10 @@ export async function startServer(
   // Deliveries and e-mails committed while the process was down are due now.
   webhooks.nudge();
   services.emails.nudge();
-  const port = (server.address() as AddressInfo).port;
+  const { port, address } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${reachableAddress(address)}:${port}`,
     port,
     db,
     services,

@@ -45,6 +45,7 @@ export async function startApp(
   const config: Config = {
     ...loadConfig({ DATABASE_URL: scratch.url, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: 'true', APP_SECRET_KEY: TEST_APP_SECRET_KEY }),
     port: 0,
+    host: '127.0.0.1',
     ...overrides,
   };
   // knex's connection warnings go to the test's logger (silent unless a test gives one), not the console.
@@ -53,7 +54,6 @@ export async function startApp(
   try {
     await db.migrate();
     server = await startServer(config, {
-      host: '127.0.0.1',
       logger: options.logger ?? pino({ level: 'silent' }),
       db,
       scheduler: false,
