@@ -51,8 +51,9 @@ export class Forbidden extends AppError {
 export class NotFound extends AppError {
   static readonly code = 'not_found';
 
-  constructor(what: string) {
-    super(404, NotFound.code, `${what} not found`);
+  /** `id`, when given, is named (`Invoice 42 not found`): the caller's own input, so it tells no one anything new. */
+  constructor(what: string, id?: number) {
+    super(404, NotFound.code, id === undefined ? `${what} not found` : `${what} ${id} not found`);
   }
 }
 

@@ -21,7 +21,7 @@ export class BusinessService {
   /** The profile: the business and its legal identity. */
   async get(id: number): Promise<BusinessProfile> {
     const row = await Business.query(this.db.current).findById(id);
-    if (!row) throw new NotFound('Business');
+    if (!row) throw new NotFound('Business', id);
     return toBusinessProfile(row);
   }
 
@@ -37,7 +37,7 @@ export class BusinessService {
    */
   async update(id: number, changes: BusinessChanges): Promise<BusinessProfile> {
     return this.db.transaction(async (trx) => {
-      if (!(await Business.query(trx).findById(id).forUpdate())) throw new NotFound('Business');
+      if (!(await Business.query(trx).findById(id).forUpdate())) throw new NotFound('Business', id);
       const { embed_origins: origins, ...rest } = changes;
       const patch: Partial<Business> = { ...rest, ...(origins === undefined ? {} : { embed_origins: origins === null ? null : origins.join(' ') }) };
       // A country or a legal identity field given empty is cleared.
@@ -51,7 +51,7 @@ export class BusinessService {
   /** The origins allowed to frame the business's embeddable signing page; null: any. */
   async embedOrigins(id: number): Promise<string[] | null> {
     const row = await Business.query(this.db.current).findById(id);
-    if (!row) throw new NotFound('Business');
+    if (!row) throw new NotFound('Business', id);
     return row.embed_origins ? row.embed_origins.split(' ') : null;
   }
 

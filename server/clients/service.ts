@@ -121,7 +121,7 @@ export class ClientService {
   async remove(actor: Actor, id: number): Promise<{ id: number; deleted: true }> {
     try {
       return await this.db.transaction(async (trx) => {
-        if ((await Client.of(actor, trx).deleteById(id)) === 0) throw new NotFound('Client');
+        if ((await Client.of(actor, trx).deleteById(id)) === 0) throw new NotFound('Client', id);
         await dropMetadataIndex(trx, actor, { type: 'client', id });
         return { id, deleted: true as const };
       });
@@ -149,7 +149,7 @@ export class ClientService {
 
   private async find(actor: Actor, id: number, conn = this.db.current): Promise<Client> {
     const row = await Client.findOwn(actor, conn, id);
-    if (!row) throw new NotFound('Client');
+    if (!row) throw new NotFound('Client', id);
     return row;
   }
 

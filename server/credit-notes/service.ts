@@ -89,7 +89,7 @@ export class CreditNoteService {
     await this.businesses.get(businessId);
     const actor = systemActor('cli', { businessId, livemode: mode === 'live' });
     const invoice = await Invoice.findOwn(actor, this.db.current, invoiceId);
-    if (!invoice) throw new NotFound('Invoice');
+    if (!invoice) throw new NotFound('Invoice', invoiceId);
     return this.linesLeft(actor, this.db.current, invoice, await InvoiceItem.ofInvoice(invoice, this.db.current));
   }
 
@@ -142,7 +142,7 @@ export class CreditNoteService {
   async pdf(actor: Actor, id: number): Promise<PdfFile> {
     const note = await this.find(actor, id);
     const [items, invoice] = await Promise.all([CreditNoteItem.ofCreditNotes([note], this.db.current).orderBy('position'), Invoice.findOwn(actor, this.db.current, note.invoice_id)]);
-    if (!invoice) throw new NotFound('Invoice');
+    if (!invoice) throw new NotFound('Invoice', note.invoice_id);
     return this.documents.creditNotePdf({ creditNote: note, items, seller: note.seller, invoiceNumber: invoice.number ?? '', references: invoice });
   }
 
@@ -317,13 +317,13 @@ export class CreditNoteService {
 
   private async find(actor: Actor, id: number): Promise<CreditNote> {
     const row = await CreditNote.findOwn(actor, this.db.current, id);
-    if (!row) throw new NotFound('Credit note');
+    if (!row) throw new NotFound('Credit note', id);
     return row;
   }
 
   private async lockInvoice(trx: Knex.Transaction, actor: Actor, id: number): Promise<Invoice> {
     const row = await Invoice.findOwn(actor, trx, id, { lock: 'update' });
-    if (!row) throw new NotFound('Invoice');
+    if (!row) throw new NotFound('Invoice', id);
     return row;
   }
 }

@@ -63,13 +63,13 @@ export class ExpenseService {
 
   async remove(actor: Actor, id: number): Promise<{ id: number; deleted: true }> {
     const deleted = await Expense.of(actor, this.db.current).deleteById(id);
-    if (deleted === 0) throw new NotFound('Expense');
+    if (deleted === 0) throw new NotFound('Expense', id);
     return { id, deleted: true };
   }
 
   private async find(actor: Actor, id: number, conn: Knex = this.db.current): Promise<Expense> {
     const row = await Expense.of(actor, conn).findById(id);
-    if (!row) throw new NotFound('Expense');
+    if (!row) throw new NotFound('Expense', id);
     return row;
   }
 }

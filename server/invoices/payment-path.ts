@@ -85,7 +85,7 @@ export class PaymentPath {
     if (actor.livemode) throw new TestModeOnly();
     await this.db.transaction(async (trx) => {
       const invoice = await Invoice.findOwn(actor, trx, invoiceId);
-      if (!invoice) throw new NotFound('Invoice');
+      if (!invoice) throw new NotFound('Invoice', invoiceId);
       await this.recordFailure(trx, actor, invoice, reason);
     });
   }
@@ -98,7 +98,7 @@ export class PaymentPath {
   /** The owner's CLI: a simulated payment on a test-mode invoice of any business, acting for that business. */
   async simulateForOwner(invoiceId: number, amount?: number): Promise<RecordedPayment> {
     const invoice = await Invoice.acrossTenants(acrossTenants('cli payment simulation'), this.db.current).findById(invoiceId);
-    if (!invoice) throw new NotFound('Invoice');
+    if (!invoice) throw new NotFound('Invoice', invoiceId);
     if (invoice.livemode) throw new TestModeOnly('payments can be simulated only in test mode (this invoice is live)');
     const actor = systemActor('cli', { businessId: invoice.business_id, livemode: false });
     return this.clocks.actFor(actor, () => this.simulate(actor, invoiceId, amount));
@@ -112,7 +112,7 @@ export class PaymentPath {
   async record(actor: Actor, invoiceId: number, amount: number | undefined, source: PaymentSource): Promise<RecordedPayment> {
     return this.db.transaction(async (trx) => {
       const invoice = await Invoice.of(actor, trx).findById(invoiceId).forUpdate();
-      if (!invoice) throw new NotFound('Invoice');
+      if (!invoice) throw new NotFound('Invoice', invoiceId);
       if (!PAYABLE_STATUSES.includes(invoice.status)) throw new InvalidState(`A ${invoice.status} invoice cannot be paid`);
       const due = amountDue(invoice);
       if (due <= 0) throw new InvalidState('Nothing is due on this invoice');
@@ -147,7 +147,7 @@ export class PaymentPath {
     try {
       return await this.db.transaction(async (trx) => {
         const invoice = await Invoice.of(actor, trx).findById(invoiceId).forUpdate();
-        if (!invoice) throw new NotFound('Invoice');
+        if (!invoice) throw new NotFound('Invoice', invoiceId);
         const recorded = await this.apply(trx, actor, invoice, minor, source, { unique: true });
         await onRecorded?.(trx, recorded);
         return { ...recorded, duplicate: false };
@@ -162,7 +162,7 @@ export class PaymentPath {
 
   private async alreadyRecorded(actor: Actor, payment: Payment): Promise<RecordedPayment & { excess: number; duplicate: boolean }> {
     const invoice = await Invoice.of(actor, this.db.current).findById(payment.invoice_id);
-    if (!invoice) throw new NotFound('Invoice');
+    if (!invoice) throw new NotFound('Invoice', payment.invoice_id);
     return { payment: toPaymentView(payment), invoice: await invoiceDetail(actor, invoice, this.db.current, this.links), excess: 0, duplicate: true };
   }
 

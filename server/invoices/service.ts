@@ -103,7 +103,7 @@ export class InvoiceService {
       if (!Object.keys(changes).length) return invoiceDetail(actor, current, trx, this.links);
       if (current.status !== 'draft') throw new InvalidState(`Only a draft invoice can be changed; this one is ${current.status}`);
       const [currentItems, client] = await Promise.all([InvoiceItem.ofInvoice(current, trx), Client.findOwn(actor, trx, current.client_id)]);
-      if (!client) throw new NotFound('Client');
+      if (!client) throw new NotFound('Client', current.client_id);
       const currency = changes.currency ?? current.currency;
       const errors = new Map<string, string[]>();
       const requestedTaxExempt = changes.tax_exempt === undefined ? current.requested_tax_exempt : changes.tax_exempt;
@@ -167,7 +167,7 @@ export class InvoiceService {
       await this.outbox.record(trx, actor, 'invoice.sent', { invoice });
 
       const client = await Client.of(actor, trx).findById(row.client_id);
-      if (!client) throw new NotFound('Client');
+      if (!client) throw new NotFound('Client', row.client_id);
       // The object the caller receives: the first attempt, after the commit, settles its status.
       const email: SentInvoice['email'] = { to: client.email, status: actor.livemode ? 'queued' : 'suppressed' };
       if (!actor.livemode) return { invoice, email };
@@ -204,7 +204,7 @@ export class InvoiceService {
     const row = await this.find(actor, id);
     const invoice = await invoiceDetail(actor, row, this.db.current, this.links);
     const client = await Client.of(actor, this.db.current).findById(row.client_id);
-    if (!client) throw new NotFound('Client');
+    if (!client) throw new NotFound('Client', row.client_id);
     const status = actor.livemode ? await this.emails.latestStatus(actor, id) : 'suppressed';
     return { invoice, email: { to: client.email, status } };
   }
@@ -288,7 +288,7 @@ export class InvoiceService {
     const errors = new Map<string, string[]>();
     // A shared lock: a concurrent delete of the client waits for this invoice, then the foreign key refuses it.
     const [client, business] = await Promise.all([Client.findOwn(actor, trx, input.client_id, { lock: 'share' }), Business.findById(trx, actor.businessId)]);
-    if (!business) throw new NotFound('Business');
+    if (!business) throw new NotFound('Business', actor.businessId);
     if (!client) errors.set('client_id', [UNKNOWN_CLIENT_ID]);
     const currency = input.currency ?? business.currency;
     const taxExempt = input.tax_exempt ?? client?.tax_exempt ?? 'none';
@@ -438,14 +438,14 @@ export class InvoiceService {
 
   private async find(actor: Actor, id: number, conn: Knex = this.db.current): Promise<Invoice> {
     const row = await Invoice.findOwn(actor, conn, id);
-    if (!row) throw new NotFound('Invoice');
+    if (!row) throw new NotFound('Invoice', id);
     return row;
   }
 
   /** Reads the invoice for a change, locking its row until commit (no lock on SQLite, whose one writer needs none: see lockClause). */
   private async lock(trx: Knex.Transaction, actor: Actor, id: number): Promise<Invoice> {
     const row = await Invoice.findOwn(actor, trx, id, { lock: 'update' });
-    if (!row) throw new NotFound('Invoice');
+    if (!row) throw new NotFound('Invoice', id);
     return row;
   }
 }

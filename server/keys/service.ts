@@ -86,7 +86,7 @@ export class KeyService {
   async create(input: NewKey): Promise<CreatedKey> {
     if (input.webhookUrl) await this.checkWebhookUrl(input.webhookUrl);
     return this.db.transaction(async (trx) => {
-      if (!(await Business.query(trx).findById(input.businessId))) throw new NotFound('Business');
+      if (!(await Business.query(trx).findById(input.businessId))) throw new NotFound('Business', input.businessId);
       return this.insertKey(trx, {
         businessId: input.businessId,
         livemode: input.mode === 'live',
@@ -98,7 +98,7 @@ export class KeyService {
   }
 
   async list(businessId: number): Promise<KeyView[]> {
-    if (!(await Business.query(this.db.current).findById(businessId))) throw new NotFound('Business');
+    if (!(await Business.query(this.db.current).findById(businessId))) throw new NotFound('Business', businessId);
     const rows = await ApiKey.query(this.db.current).where({ business_id: businessId }).orderBy('id');
     const now = this.clock.now();
     return rows.map((row) => toKeyView(row, now));
@@ -106,7 +106,7 @@ export class KeyService {
 
   async get(id: number): Promise<KeyView> {
     const row = await ApiKey.query(this.db.current).findById(id);
-    if (!row) throw new NotFound('API key');
+    if (!row) throw new NotFound('API key', id);
     return toKeyView(row, this.clock.now());
   }
 
@@ -120,7 +120,7 @@ export class KeyService {
     if (changes.webhookUrl) await this.checkWebhookUrl(changes.webhookUrl);
     const { row, generated } = await this.db.transaction(async (trx) => {
       const key = await ApiKey.query(trx).findById(id).forUpdate();
-      if (!key) throw new NotFound('API key');
+      if (!key) throw new NotFound('API key', id);
       this.assertWorking(key, 'create a new key instead');
       const patch: Partial<ApiKey> = {};
       if (changes.scopes) patch.scopes = JSON.stringify(changes.scopes);
@@ -150,7 +150,7 @@ export class KeyService {
   async revoke(id: number): Promise<KeyView> {
     const row = await this.db.transaction(async (trx) => {
       const key = await ApiKey.query(trx).findById(id).forUpdate();
-      if (!key) throw new NotFound('API key');
+      if (!key) throw new NotFound('API key', id);
       return key.revoked_at ? key : ApiKey.query(trx).patchAndFetchById(id, { revoked_at: this.clock.now().toISOString() });
     });
     this.cache?.delete(row.key_hash);
@@ -168,7 +168,7 @@ export class KeyService {
     }
     const { created, old } = await this.db.transaction(async (trx) => {
       const key = await ApiKey.query(trx).findById(id).forUpdate();
-      if (!key) throw new NotFound('API key');
+      if (!key) throw new NotFound('API key', id);
       this.assertWorking(key, 'rotate its replacement or create a new key');
       const now = this.clock.now();
       const ending = graceMs === 0 ? { revoked_at: now.toISOString() } : { expires_at: new Date(now.getTime() + graceMs).toISOString() };

@@ -56,7 +56,7 @@ export class AppService {
 
   async get(id: number): Promise<AppView> {
     const row = await OAuthApp.query(this.db.current).findById(id);
-    if (!row) throw new NotFound('OAuth app');
+    if (!row) throw new NotFound('OAuth app', id);
     return toAppView(row);
   }
 
@@ -83,7 +83,7 @@ export class AppService {
   async revoke(id: number): Promise<AppView> {
     return this.db.transaction(async (trx) => {
       const row = await OAuthApp.query(trx).findById(id).forUpdate();
-      if (!row) throw new NotFound('OAuth app');
+      if (!row) throw new NotFound('OAuth app', id);
       if (row.revoked_at) throw new InvalidState(`OAuth app ${id} is already revoked`);
       const now = this.clock.now().toISOString();
       await OAuthApp.query(trx).findById(id).patch({ revoked_at: now });

@@ -22,7 +22,7 @@ export class GrantService {
   async revoke(id: number): Promise<GrantView> {
     return this.db.transaction(async (trx) => {
       const grant = await OAuthGrant.acrossTenants(acrossTenants('oauth grants of a business'), trx).findById(id).forUpdate();
-      if (!grant) throw new NotFound('Grant');
+      if (!grant) throw new NotFound('Grant', id);
       if (grant.revoked_at) throw new InvalidState(`Grant ${id} is already revoked`);
       await grant.$query(trx).patch({ revoked_at: this.clock.now().toISOString() });
       const app = await OAuthApp.query(trx).findById(grant.app_id);

@@ -45,7 +45,7 @@ export class OwnerService {
 
   async get(id: number): Promise<OwnerView> {
     const row = await BusinessOwner.query(this.db.current).findById(id);
-    if (!row) throw new NotFound('Owner');
+    if (!row) throw new NotFound('Owner', id);
     return toOwnerView(row);
   }
 
@@ -58,7 +58,7 @@ export class OwnerService {
     const passwordHash = await hashPassword(newPassword);
     return this.db.transaction(async (trx) => {
       const row = await BusinessOwner.query(trx).findById(id).forUpdate();
-      if (!row) throw new NotFound('Owner');
+      if (!row) throw new NotFound('Owner', id);
       await BusinessOwner.query(trx).findById(id).patch({ password_hash: passwordHash });
       // Whoever signed in with the old password is signed out.
       await OwnerSession.query(trx).where({ owner_id: id }).delete();

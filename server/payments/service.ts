@@ -40,7 +40,7 @@ export class PaymentService {
   private async find(actor: Actor, id: number, conn: Knex, { lock = false } = {}): Promise<Payment> {
     const query = Payment.of(actor, conn).findById(id);
     const row = await (lock ? query.forUpdate() : query);
-    if (!row) throw new NotFound('Payment');
+    if (!row) throw new NotFound('Payment', id);
     return row;
   }
 }

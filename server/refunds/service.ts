@@ -132,7 +132,7 @@ export class RefundService {
    * first, through the same tenant-scoped list as the API (its filters; 100 per mode at most).
    */
   async listForOwner(businessId: number, filters: Omit<RefundListParams, keyof ListParams> & { mode?: 'live' | 'test' }): Promise<{ data: RefundView[]; more: boolean }> {
-    if (!(await Business.query(this.db.current).findById(businessId))) throw new NotFound('Business');
+    if (!(await Business.query(this.db.current).findById(businessId))) throw new NotFound('Business', businessId);
     const { mode, ...where } = filters;
     const modes = mode ? [mode === 'live'] : [true, false];
     const pages = await Promise.all(modes.map((livemode) => this.list(systemActor('cli', { businessId, livemode }), { ...where, page: 1, per_page: MAX_PER_PAGE })));
@@ -141,7 +141,7 @@ export class RefundService {
 
   async get(actor: Actor, id: number): Promise<RefundView> {
     const row = await Refund.of(actor, this.db.current).findById(id);
-    if (!row) throw new NotFound('Refund');
+    if (!row) throw new NotFound('Refund', id);
     return toRefundView(row);
   }
 
@@ -168,7 +168,7 @@ export class RefundService {
    */
   async reserveExcess(trx: Knex.Transaction, actor: Actor, paymentId: number, excess: number): Promise<Refund | null> {
     const payment = await Payment.of(actor, trx).findById(paymentId).forUpdate();
-    if (!payment) throw new NotFound('Payment');
+    if (!payment) throw new NotFound('Payment', paymentId);
     const minor = Math.min(excess, payment.amount - payment.amount_refunded);
     if (minor <= 0) return null;
     return this.reserve(trx, actor, payment, { minor, reason: EXCESS_REASON, metadata: {} }, null);
@@ -230,7 +230,7 @@ export class RefundService {
     if (actor.livemode) throw new TestModeOnly('A refund\'s bank failure can be simulated only in test mode');
     return this.db.transaction(async (trx) => {
       const found = await Refund.of(actor, trx).findById(refundId);
-      if (!found) throw new NotFound('Refund');
+      if (!found) throw new NotFound('Refund', refundId);
       const { invoice, payment } = await this.lockBoth(trx, actor, { id: found.payment_id, invoice_id: found.invoice_id });
       const refund = await Refund.of(actor, trx).findById(refundId).forUpdate();
       if (refund?.status !== 'succeeded') throw new InvalidState('Only a succeeded refund can fail at the bank');
@@ -289,7 +289,7 @@ export class RefundService {
   private async perform(actor: Actor, paymentId: number, requestKey: string | null, input: RefundInput, plan: (payment: Payment, left: number) => Planned): Promise<RefundResult> {
     const reserved = await this.db.transaction(async (trx) => {
       const found = await Payment.of(actor, trx).findById(paymentId);
-      if (!found) throw new NotFound('Payment');
+      if (!found) throw new NotFound('Payment', paymentId);
       const { invoice, payment } = await this.lockBoth(trx, actor, found);
       const earlier = requestKey ? await Refund.of(actor, trx).findOne({ request_key: requestKey, payment_id: paymentId }) : undefined;
       if (earlier && input.amount !== undefined && collectMinor(new Map(), 'amount', input.amount, earlier.currency) !== earlier.amount) {
@@ -325,7 +325,7 @@ export class RefundService {
   private async advance(actor: Actor, refund: Refund, step: Step): Promise<RefundResult> {
     const log = { businessId: actor.businessId, refundId: refund.id, paymentId: refund.payment_id };
     const payment = await Payment.of(actor, this.db.current).findById(refund.payment_id);
-    if (!payment) throw new NotFound('Payment');
+    if (!payment) throw new NotFound('Payment', refund.payment_id);
     const key = gatewayKeyOf(refund);
     let reported: GatewayRefund | null = null;
     let sending = false;
@@ -347,7 +347,7 @@ export class RefundService {
     const result = await this.db.transaction(async (trx) => {
       const { invoice, payment: locked } = await this.lockBoth(trx, actor, payment);
       const current = await Refund.of(actor, trx).findById(refund.id).forUpdate();
-      if (!current) throw new NotFound('Refund');
+      if (!current) throw new NotFound('Refund', refund.id);
       // Settled meanwhile (a notification, the sweep, a retry): nothing more to book.
       if (current.status !== 'pending') return { current, booked: await this.resultOf(trx, actor, invoice, locked, current) };
       return { current, booked: await this.conclude(trx, actor, invoice, locked, current, reported) };
@@ -452,7 +452,7 @@ export class RefundService {
   private async lockBoth(trx: Knex.Transaction, actor: Actor, payment: Pick<Payment, 'id' | 'invoice_id'>): Promise<{ invoice: Invoice; payment: Payment }> {
     const invoice = await Invoice.of(actor, trx).findById(payment.invoice_id).forUpdate();
     const locked = await Payment.of(actor, trx).findById(payment.id).forUpdate();
-    if (!invoice || !locked) throw new NotFound('Payment');
+    if (!invoice || !locked) throw new NotFound('Payment', payment.id);
     return { invoice, payment: locked };
   }
 

@@ -154,7 +154,7 @@ export class TaxRateService {
 
   private async find(actor: Actor, id: number, conn: Knex, lock?: 'update'): Promise<TaxRate> {
     const row = await TaxRate.findOwn(actor, conn, id, { lock });
-    if (!row) throw new NotFound('Tax rate');
+    if (!row) throw new NotFound('Tax rate', id);
     return row;
   }
 }

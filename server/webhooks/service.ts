@@ -60,7 +60,7 @@ export class WebhookService {
 
   async get(cred: Credential, id: number): Promise<{ delivery: DeliveryView; attempts: AttemptView[] }> {
     const row = (await this.deliveriesOf(cred).findById(id)) as DeliveryRow | undefined;
-    if (!row) throw new NotFound('Webhook delivery');
+    if (!row) throw new NotFound('Webhook delivery', id);
     return { delivery: toDeliveryView(row), attempts: await this.attemptsOf(row) };
   }
 
@@ -71,7 +71,7 @@ export class WebhookService {
   async replay(cred: Credential, id: number): Promise<DeliveryView> {
     // Only what the credential could read now: a key whose scopes were narrowed since does not get the event again.
     const own = (await this.deliveriesOf(cred).findById(id)) as DeliveryRow | undefined;
-    if (!own) throw new NotFound('Webhook delivery');
+    if (!own) throw new NotFound('Webhook delivery', id);
     if (!grants(cred.scopes, readScopeOf(own.event_type))) throw new Forbidden(readScopeOf(own.event_type), cred.scopes);
     const replayed = await this.replayable(WebhookDelivery.of(cred, this.db.current).where({ id }).where(ownDeliveries(cred))).patch(this.replayPatch());
     const { delivery } = await this.get(cred, id);
@@ -97,7 +97,7 @@ export class WebhookService {
   /** Admin (CLI): one delivery of any business, with its attempts. */
   async find(id: number): Promise<{ delivery: DeliveryView; attempts: AttemptView[] }> {
     const row = (await this.withEvents(WebhookDelivery.acrossTenants(OWNER, this.db.current)).findById(id)) as DeliveryRow | undefined;
-    if (!row) throw new NotFound('Webhook delivery');
+    if (!row) throw new NotFound('Webhook delivery', id);
     return { delivery: toDeliveryView(row), attempts: await this.attemptsOf(row) };
   }
 
