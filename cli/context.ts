@@ -9,6 +9,7 @@ import type { Services } from '../server/services';
 import type { BusinessView } from '../server/businesses/schema';
 import { CliFailure, redactUrls, UsageError } from './errors';
 import { cliIo } from './io';
+import type { Choice, OptionSpec } from './prompt';
 
 /**
  * The server's modules a command runs with, required when it runs: the command modules take them
@@ -98,6 +99,16 @@ export async function withContext<T>(work: (ctx: CliContext) => Promise<T>): Pro
     await db.close();
   }
 }
+
+/** The businesses to pick from when `--business` is asked on a terminal (`1  Acme Studio (USD)`). */
+async function businessChoices(): Promise<Choice[]> {
+  const all = await withContext(({ services }) => services.businesses.list());
+  if (all.length === 0) throw new CliFailure('there is no business yet: make one with `invoicing init` or `invoicing business create`');
+  return all.map((business) => ({ value: String(business.id), name: `${business.id}  ${business.name} (${business.currency})` }));
+}
+
+/** `--business`, asked on a terminal as a list of the businesses there are. */
+export const BUSINESS_QUESTION: OptionSpec = { key: 'business', flag: '--business', message: 'Business', choices: businessChoices };
 
 /**
  * The business `listen` and `trigger` act for in test mode: `--business`, else the only one, else a

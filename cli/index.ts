@@ -5,18 +5,24 @@ import { Command, CommanderError, Help } from 'commander';
 import { isDatabaseBusy } from '../server/db/errors';
 import { AppError } from '../server/errors';
 import { COMMAND_GROUPS, CommandGroup, listedCommand } from './commands/groups';
-import { CliFailure, EXIT_FAILURE, EXIT_USAGE, redactUrls, UsageError } from './errors';
+import { CliFailure, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, invalidOptions, redactUrls, UsageError } from './errors';
 import { cliIo, CliIo, CliOutput, withIo } from './io';
 
 /** A setting's default as shown in help: a string as it is, anything else (numbers, booleans) as JSON. */
 const shownDefault = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
+/** The settings `--help` lists: each name in a column of its own, its text wrapped beside it, as commander lays out options. */
 export function environmentHelp(): string {
   // Required here, when help is shown: the settings' schema (joi) is the heaviest part of the help.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { describeConfig } = require('../server/config') as typeof import('../server/config');
-  const rows = describeConfig().map(({ key, doc, default: value }) => `  ${key.padEnd(26)}${doc}${value === undefined ? '' : ` (default: ${shownDefault(value)})`}`);
-  return `\nEnvironment:\n${rows.join('\n')}`;
+  const settings = describeConfig();
+  const layout = new Help();
+  layout.helpWidth = widthOf(cliIo().stdout);
+  const nameWidth = Math.max(...settings.map(({ key }) => key.length));
+  // A text that already says its default (one computed from the machine) is not given a second one.
+  const text = ({ doc, default: value }: (typeof settings)[number]) => (value === undefined || doc.includes('(default') ? doc : `${doc} (default: ${shownDefault(value)})`);
+  return `\nEnvironment:\n${settings.map((setting) => layout.formatItem(setting.key, nameWidth, text(setting), layout)).join('\n')}`;
 }
 
 /** The version of package.json, found from here in the sources (cli/) and in the build (dist/cli/). */
@@ -35,7 +41,6 @@ function programWith(commands: Command[]): Command {
   const program = new Command('invoicing')
     .description('Partner invoicing API: server and admin tools')
     .version(packageVersion())
-    .showHelpAfterError()
     .exitOverride()
     .configureHelp({
       subcommandTerm(this: Help, command: Command) {
@@ -46,11 +51,27 @@ function programWith(commands: Command[]): Command {
   for (const command of commands) {
     // Added commands inherit neither exitOverride nor the output: every level throws, and run()
     // picks the exit code; every level writes help and errors to the run's streams.
-    everyLevel(command).forEach((level) => level.exitOverride().configureOutput(RUN_OUTPUT));
+    everyLevel(command).forEach((level) => level.exitOverride().configureOutput(outputOf(level)));
     program.addCommand(command);
   }
-  return program.configureOutput(RUN_OUTPUT);
+  return program.configureOutput(outputOf(program));
 }
+
+/** `invoicing keys create`: the words that run `command`. */
+const commandPath = (command: Command): string => (command.parent ? `${commandPath(command.parent)} ${command.name()}` : command.name());
+
+/**
+ * Commander's error as one line: `unknown command 'bussiness' (did you mean business?)`, or where
+ * there is no suggestion, the help that lists what there is; never the whole help.
+ */
+export function oneLineError(text: string, command: Command): string {
+  const [first, ...rest] = text.trim().split('\n');
+  const suggestion = /\(Did you mean (.+)\?\)/.exec(rest.join(' '))?.[1];
+  return `${first}${suggestion ? ` (did you mean ${suggestion}?)` : ` (see ${commandPath(command)} --help)`}\n`;
+}
+
+/** The run's output for `command`'s help and errors. */
+const outputOf = (command: Command) => ({ ...RUN_OUTPUT, outputError: (text: string, write: (text: string) => void) => write(oneLineError(text, command)) });
 
 const everyLevel = (command: Command): Command[] => [command, ...command.commands.flatMap(everyLevel)];
 
@@ -98,18 +119,10 @@ export function flagOf(field: string): string {
   return FLAG_OF_FIELD[field] ?? `--${field.replace(/([a-z0-9])([A-Z])/g, '$1-$2').replace(/_/g, '-').toLowerCase()}`;
 }
 
-/**
- * An error of the services as a person at the command line reads it: field errors name the flag
- * they were given with (`--webhook-secret: must be…`), never a field of the code.
- */
-function describe(err: AppError): string {
-  if (!err.details) return err.message;
-  const lines = Object.entries(err.details).map(([field, messages]) => {
-    const flag = flagOf(field);
-    const said = messages.map((message) => message.split(field).join(flag));
-    return `\n  ${flag}: ${said.map((message) => (message.startsWith(`${flag} `) ? message.slice(flag.length + 1) : message)).join('; ')}`;
-  });
-  return `invalid option${lines.length > 1 ? 's' : ''}${lines.join('')}`;
+/** What was typed for `flag` on the command that ran, when it was given on the command line. */
+function typedFor(command: Command | undefined, flag: string): unknown {
+  const option = command?.options.find((candidate) => candidate.long === flag);
+  return option ? command!.opts()[option.attributeName()] : undefined;
 }
 
 /**
@@ -122,8 +135,12 @@ export function run(argv: string[], io?: CliIo): Promise<number> {
 
 async function runProgram(argv: string[]): Promise<number> {
   const { stderr } = cliIo();
+  // The command whose action runs: a refused value is named with what was typed for it.
+  let ran: Command | undefined;
   try {
-    await programFor(argv).parseAsync(argv);
+    await programFor(argv)
+      .hook('preAction', (_program, action) => void (ran = action))
+      .parseAsync(argv);
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) {
@@ -138,8 +155,18 @@ async function runProgram(argv: string[]): Promise<number> {
       return EXIT_FAILURE;
     }
     if (err instanceof AppError) {
-      stderr.write(`error: ${describe(err)}\n`);
-      return EXIT_FAILURE;
+      // A refused value is a usage error whichever side found it: `12,50` and `12.505` exit alike.
+      if (!err.details) {
+        stderr.write(`error: ${err.message}\n`);
+        return EXIT_FAILURE;
+      }
+      stderr.write(`error: ${invalidOptions(err.details, flagOf, (field) => typedFor(ran, flagOf(field)))}\n`);
+      return EXIT_USAGE;
+    }
+    // Ctrl-C at a prompt: inquirer's ExitPromptError.
+    if (err instanceof Error && err.name === 'ExitPromptError') {
+      stderr.write('\ninterrupted: nothing more was done\n');
+      return EXIT_INTERRUPTED;
     }
     // knex's message would start with the statement: the person needs to know to try again.
     if (isDatabaseBusy(err)) {

@@ -1,11 +1,29 @@
 /** Parsers for option values shared by the commands; a bad value is a usage error (exit 2). */
 import type Joi from 'joi';
 import { ALL_SCOPES, isScope, Scope } from '../server/auth/scopes';
-import { UsageError } from './errors';
+import { invalidOptions, UsageError } from './errors';
+import type { AnswerCheck } from './prompt';
+
+const ID = /^[1-9][0-9]{0,15}$/;
 
 export function positiveId(value: string, what: string): number {
-  if (!/^[1-9][0-9]{0,15}$/.test(value.trim())) throw new UsageError(`${what} must be a positive integer`);
+  if (!ID.test(value.trim())) throw new UsageError(`${what} must be a positive integer, not "${value}"`);
   return Number(value.trim());
+}
+
+/** A record id typed at a prompt. */
+export const idAnswer: AnswerCheck = (answer) => ID.test(answer) || 'a positive whole number, e.g. 12';
+
+/**
+ * A prompt's check by one field of a request schema, with the schema's own message (`must be an
+ * ISO 4217 code such as USD`), so a wrong answer is refused as it is given, not after the last one.
+ */
+export function fieldCheck(schema: Joi.ObjectSchema, field: string): AnswerCheck {
+  const rule = schema.extract(field);
+  return (answer) => {
+    const { error } = rule.validate(answer, { errors: { wrap: { label: false }, label: false } });
+    return error ? error.details.map((detail) => detail.message).join('; ') : true;
+  };
 }
 
 /** `all`, or a comma list of scope names. */
@@ -46,11 +64,6 @@ export function validBody<T>(schema: Joi.ObjectSchema<T>, input: object, flagOf:
     return validateInput(schema, input);
   } catch (err) {
     if (!(err instanceof ValidationFailed)) throw err;
-    const lines = Object.entries(err.details ?? {}).map(([field, messages]) => {
-      const flag = flagOf(field);
-      const said = messages.map((message) => message.split(field).join(flag)).map((message) => (message.startsWith(`${flag} `) ? message.slice(flag.length + 1) : message));
-      return `\n  ${flag}: ${said.join('; ')}`;
-    });
-    throw new UsageError(`invalid option${lines.length > 1 ? 's' : ''}${lines.join('')}`);
+    throw new UsageError(invalidOptions(err.details ?? {}, flagOf, (field) => (input as Record<string, unknown>)[field]));
   }
 }

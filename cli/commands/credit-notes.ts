@@ -1,7 +1,7 @@
 /** `invoicing credit-notes create|list`: credit notes of a business's invoices, through the service the API uses. */
 import { Command } from 'commander';
 import type { CreditNoteInput, CreditNoteLineInput, CreditNoteResult, CreditNoteView } from '../../server/credit-notes/schema';
-import { withContext } from '../context';
+import { BUSINESS_QUESTION, withContext } from '../context';
 import { UsageError } from '../errors';
 import { parseMode, positiveId, validBody } from '../options';
 import { examples, output, shortTime, table } from '../output';
@@ -99,7 +99,6 @@ function listLines(notes: CreditNoteView[], more: boolean): string[] {
   ];
 }
 
-const BUSINESS_QUESTION = { key: 'business', flag: '--business', message: 'Business id' };
 
 export function creditNotesCommand(): Command {
   const creditNotes = groupCommand('credit-notes');

@@ -3,7 +3,7 @@ import { ALL_SCOPES } from '../../server/auth/scopes';
 import { KeyChanges, keyChangesSchema, MAX_ROTATION_GRACE_MS, newKeySchema } from '../../server/keys/schema';
 import { CreatedKey, KeyStatus, KeyView, UpdatedKey } from '../../server/keys/view';
 import { validateInput } from '../../server/validation';
-import { withContext } from '../context';
+import { BUSINESS_QUESTION, withContext } from '../context';
 import { UsageError } from '../errors';
 import { parseMode, parseScopes, positiveId } from '../options';
 import { examples, output, paint, shortTime, table } from '../output';
@@ -153,7 +153,7 @@ export function keysCommand(): Command {
     )
     .action(async (raw: CreateOptions) => {
       const opts = await ensureOptions(raw, [
-        { key: 'business', flag: '--business', message: 'Business id' },
+        BUSINESS_QUESTION,
         { key: 'mode', flag: '--mode', message: 'Mode', choices: ['test', 'live'] },
         SCOPES_QUESTION,
       ]);
@@ -175,7 +175,7 @@ export function keysCommand(): Command {
     .option('--json', 'machine-readable output: an array of key records (see `keys show --help`)')
     .addHelpText('after', examples('invoicing keys list --business 1', 'invoicing keys list --business 1 --json'))
     .action(async (raw: { business?: string; json?: boolean }) => {
-      const opts = await ensureOptions(raw, [{ key: 'business', flag: '--business', message: 'Business id' }]);
+      const opts = await ensureOptions(raw, [BUSINESS_QUESTION]);
       const list = await withContext(({ services }) => services.keys.list(positiveId(opts.business!, '--business')));
       output(opts.json, list, () => listLines(list));
     });

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { newAppSchema } from '../../server/oauth/schema';
 import { AppView, CreatedApp, GrantView } from '../../server/oauth/view';
 import { validateInput } from '../../server/validation';
-import { withContext } from '../context';
+import { BUSINESS_QUESTION, withContext } from '../context';
 import { UsageError } from '../errors';
 import { positiveId } from '../options';
 import { examples, output, table } from '../output';
@@ -109,7 +109,7 @@ export function oauthCommand(): Command {
     .option('--json', 'machine-readable output')
     .addHelpText('after', examples('invoicing oauth grants list --business 3'))
     .action(async (raw: { business?: string; json?: boolean }) => {
-      const opts = await ensureOptions(raw, [{ key: 'business', flag: '--business', message: 'Business id' }]);
+      const opts = await ensureOptions(raw, [BUSINESS_QUESTION]);
       const list: GrantView[] = await withContext(({ services }) => services.oauthGrants.list(positiveId(String(opts.business), '--business')));
       output(opts.json, list, () =>
         list.length

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { newOwnerSchema, passwordResetSchema } from '../../server/owners/schema';
 import { OwnerView } from '../../server/owners/view';
 import { validateInput } from '../../server/validation';
-import { withContext } from '../context';
+import { BUSINESS_QUESTION, withContext } from '../context';
 import { UsageError } from '../errors';
 import { positiveId } from '../options';
 import { examples, output, table } from '../output';
@@ -35,7 +35,7 @@ export function ownersCommand(): Command {
     )
     .action(async (raw: { business?: string; email?: string; passwordStdin?: boolean; json?: boolean }) => {
       const opts = await ensureOptions(raw, [
-        { key: 'business', flag: '--business', message: 'Business id' },
+        BUSINESS_QUESTION,
         { key: 'email', flag: '--email', message: 'E-mail' },
       ]);
       const businessId = positiveId(String(opts.business), '--business');
@@ -51,7 +51,7 @@ export function ownersCommand(): Command {
     .option('--json', 'machine-readable output')
     .addHelpText('after', examples('invoicing owners list --business 3'))
     .action(async (raw: { business?: string; json?: boolean }) => {
-      const opts = await ensureOptions(raw, [{ key: 'business', flag: '--business', message: 'Business id' }]);
+      const opts = await ensureOptions(raw, [BUSINESS_QUESTION]);
       const list = await withContext(({ services }) => services.owners.list(positiveId(String(opts.business), '--business')));
       output(opts.json, list, () => (list.length ? table(['ID', 'EMAIL', 'CREATED'], list.map((o) => [String(o.id), o.email, o.created_at])) : ['This business has no owners']));
     });

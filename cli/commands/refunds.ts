@@ -1,7 +1,7 @@
 /** `invoicing refunds list`: a business's refunds, pending ones (outcome at the gateway not known yet) included. */
 import { Command } from 'commander';
 import { REFUND_STATUSES, RefundStatus } from '../../server/refunds/model';
-import { withContext } from '../context';
+import { BUSINESS_QUESTION, withContext } from '../context';
 import { UsageError } from '../errors';
 import { examples, output, shortTime, table } from '../output';
 import { parseMode, positiveId } from '../options';
@@ -32,7 +32,7 @@ export function refundsCommand(): Command {
     .option('--json', 'machine-readable output: { data: [refund, …], more } (refund as GET /refunds/{id})')
     .addHelpText('after', examples('invoicing refunds list --business 1', 'invoicing refunds list --business 1 --status pending --json', 'invoicing refunds list --business 1 --mode live --invoice 42'))
     .action(async (raw: ListOptions) => {
-      const opts = await ensureOptions(raw, [{ key: 'business', flag: '--business', message: 'Business id' }]);
+      const opts = await ensureOptions(raw, [BUSINESS_QUESTION]);
       const businessId = positiveId(String(opts.business).trim(), '--business');
       if (opts.status !== undefined && !(REFUND_STATUSES as readonly string[]).includes(opts.status)) throw new UsageError(`--status must be one of ${REFUND_STATUSES.join(', ')}`);
       const filters = {

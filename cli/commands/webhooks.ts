@@ -10,11 +10,12 @@ import { loadAppKey } from '../../server/keys/app-key';
 import { KeyService } from '../../server/keys/service';
 import { NotFound } from '../../server/errors';
 import { listen, listenSecret } from '../listen';
-import { testBusiness, withContext } from '../context';
+import { cliConfig, testBusiness, withContext } from '../context';
 import { output, shorten, shortTime, table } from '../output';
-import { UsageError } from '../errors';
+import { CliFailure, UsageError } from '../errors';
 import { cliIo } from '../io';
 import { parseSince, positiveId } from '../options';
+import { apiUrlOf, requireServer } from '../running-server';
 import { groupCommand } from './groups';
 
 interface LogsOptions {
@@ -45,6 +46,7 @@ interface ReplayOptions {
   key?: string;
   wait?: boolean;
   timeout?: string;
+  apiUrl?: string;
   json?: boolean;
 }
 
@@ -192,7 +194,8 @@ attempts, next_attempt_at, last_status_code, last_error, delivered_at, livemode,
     .option('--business <id>', 'with --failed: only this business')
     .option('--key <id>', 'with --failed: only deliveries to this key')
     .option('--wait', 'wait until the server has attempted them, then print what happened')
-    .option('--timeout <seconds>', 'with --wait: give up waiting after this long (default 60)')
+    .option('--timeout <seconds>', 'with --wait: give up waiting after this long (default 60; exit 1 if some were not attempted)')
+    .option('--api-url <url>', "with --wait: the running server's partner API, checked first (default: BASE_URL's, or http://localhost:$PORT's)")
     .option('--json', 'machine-readable output')
     .addHelpText(
       'after',
@@ -221,6 +224,8 @@ A delivery is failed once its retries have run out; until then it is retrying (p
         includeRetrying: Boolean(opts.includeRetrying),
       };
       const timeoutMs = opts.timeout === undefined ? 60_000 : positiveId(opts.timeout, '--timeout') * 1000;
+      // Only the server sends: waiting on one that does not answer would end in a timeout, having queued for nobody.
+      if (opts.wait) await requireServer(apiUrlOf(cliConfig(), opts.apiUrl), 'nothing was queued');
 
       await withContext(async ({ services }) => {
         let ids: number[];
@@ -251,6 +256,7 @@ A delivery is failed once its retries have run out; until then it is retrying (p
         const result = waiting ? await waitFor(services.webhooks, ids, timeoutMs, !opts.json && Boolean(cliIo().stderr.isTTY)) : undefined;
         if (opts.json) output(true, { queued: ids.length, ids, ...(opts.failed ? { still_retrying: retrying } : {}), ...(result ? { result } : {}) }, () => []);
         else if (result) output(false, null, () => summaryLines(result));
+        if (result?.timed_out) throw new CliFailure(`the wait ended after ${timeoutMs / 1000} s with ${result.pending} not attempted`);
       });
     });
 
@@ -259,7 +265,7 @@ A delivery is failed once its retries have run out; until then it is retrying (p
     .description('Forward the test-mode events of a business from the running server to a local URL, signed as real deliveries')
     .option('--forward-to <url>', 'where each event is POSTed, e.g. http://localhost:4242/webhooks')
     .option('--events <list>', `only these event types, comma-separated (${EVENT_TYPES.join(', ')})`)
-    .option('--business <id>', 'the business (default: the only one; made when there is none)')
+    .option('--business <id>', "the business (default: --key's, else the only one; made when there is none)")
     .option('--api-url <url>', "the running server's partner API (default: BASE_URL's, or http://localhost:$PORT's)")
     .option('--print-json', 'print each event as a JSON line instead of forwarding it')
     .option('--key <id>', "sign with this test-mode key's webhook secret instead of the local one, so one handler verifies both these and the server's deliveries")
@@ -280,12 +286,13 @@ verify x-service-signature with it. The server never connects to the local URL. 
       const businessFlag = opts.business === undefined ? undefined : positiveId(opts.business, '--business');
       const keyFlag = opts.key === undefined ? undefined : positiveId(opts.key, '--key');
       await withContext(async ({ config, services }) => {
-        const business = await testBusiness(services, businessFlag);
+        // --key names the business too: the key's.
+        const business = await testBusiness(services, businessFlag ?? (keyFlag === undefined ? undefined : (await services.keys.get(keyFlag)).business_id));
         const actor = systemActor('cli', { businessId: business.id, livemode: false });
         // Reads every event type, so every event is forwarded; nothing more (it cannot write).
         const key = await services.keys.create({ businessId: business.id, mode: 'test', scopes: [...EVENT_READ_SCOPES] });
         const secret = keyFlag === undefined ? listenSecret(loadAppKey(config), business.id) : await keySecret(services.keys, keyFlag, business.id);
-        const apiUrl = (opts.apiUrl ?? `${config.baseUrl}/api/v1/partner`).replace(/\/+$/, '');
+        const apiUrl = apiUrlOf(config, opts.apiUrl);
         const say = (line: string) => cliIo().stdout.write(`${line}\n`);
         const about = `business ${business.id}${business.created ? ', just made' : ''}, test mode`;
         // A key's secret is the partner's own, kept out of the terminal: it is shown only when made.

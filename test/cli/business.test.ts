@@ -115,7 +115,7 @@ describe('invoicing business show', () => {
     const res = await cli('business', 'show', '999999');
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toBe('error: Business not found\n');
+    expect(res.stderr).toBe('error: Business 999999 not found\n');
   });
 
   test('when the id is not a number, then it exits 2', async () => {
@@ -154,23 +154,23 @@ describe('invoicing business update', () => {
     expect(res.stderr).toMatch(/--name.*--currency.*--country.*--no-country.*--plan/);
   });
 
-  test('when the currency is not ISO 4217, then it exits 1 with the field message and nothing changes', async () => {
+  test('when the currency is not ISO 4217, then it exits 2 with the field message and nothing changes', async () => {
     const created = await createBusiness();
 
     const res = await cli('business', 'update', String(created.id), '--name', 'Renamed', '--currency', 'ABC');
 
-    expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/--currency: must be an ISO 4217 code/);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/--currency "ABC": must be an ISO 4217 code/);
     expect(await storedBusiness(created.id)).toEqual({ name: 'Acme Ltd', currency: 'GBP', country: 'GB', plan: 'free' });
   });
 
-  test('when the country is not ISO 3166-1, then it exits 1 with the field message', async () => {
+  test('when the country is not ISO 3166-1, then it exits 2 with the field message', async () => {
     const created = await createBusiness();
 
     const res = await cli('business', 'update', String(created.id), '--country', 'ZZ');
 
-    expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/--country: must be an ISO 3166-1 alpha-2 code/);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/--country "ZZ": must be an ISO 3166-1 alpha-2 code/);
   });
 
   test('when the legal identity options are given, then each is stored in its checked form and printed', async () => {
@@ -263,7 +263,7 @@ describe('invoicing business update', () => {
     const res = await cli('business', 'update', '999999', '--name', 'Ghost');
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toBe('error: Business not found\n');
+    expect(res.stderr).toBe('error: Business 999999 not found\n');
   });
 });
 

@@ -35,10 +35,10 @@ describe('invoicing business create', () => {
     expect(res.stderr).toMatch(/--currency/);
   });
 
-  test('when the currency is not ISO 4217, then it exits 1 with a clear message', async () => {
+  test('when the currency is not ISO 4217, then it exits 2 with a clear message', async () => {
     const res = await cli(['business', 'create', '--name', 'X', '--currency', 'ABC']);
 
-    expect(res.code).toBe(1);
+    expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/currency/);
   });
 });
@@ -86,7 +86,7 @@ describe('invoicing keys', () => {
 
     const res = await cli(['keys', 'create', '--business', String(businessId), '--mode', 'test', '--scopes', 'all', '--webhook-url', 'http://10.0.0.8/hook']);
 
-    expect(res.code).toBe(1);
+    expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/private/);
   });
 
@@ -107,7 +107,7 @@ describe('invoicing keys', () => {
     const res = await cli(['keys', 'create', '--business', '999999', '--mode', 'test', '--scopes', 'all']);
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/Business not found/);
+    expect(res.stderr).toMatch(/Business 999999 not found/);
   });
 
   test('when a key is revoked from the CLI, then the running server refuses it within 5 seconds', async () => {
@@ -137,7 +137,7 @@ describe('invoicing keys', () => {
     const res = await cli(['keys', 'list', '--business', '999999']);
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/Business not found/);
+    expect(res.stderr).toMatch(/Business 999999 not found/);
   });
 
   test('when the key id is not a number, then revoke exits 2', async () => {

@@ -43,7 +43,7 @@ describe('invoicing credit-notes create', () => {
   test.each([
     ['--amount without --description', ['--amount', '5'], 'give --amount and --description together'],
     ['a malformed --line', ['--line', 'first'], '--line must be an invoice line id'],
-    ['an unknown reason', ['--line', '1', '--reason', 'whim'], '--reason: must be one of'],
+    ['an unknown reason', ['--line', '1', '--reason', 'whim'], '--reason "whim": must be one of'],
   ])('when given %s, then it exits 2 naming the option', async (_case, args, message) => {
     const invoice = await aSentInvoice();
 

@@ -24,17 +24,17 @@ describe('invoicing business gateway', () => {
     expect(await ctx.app.server.services.gateways.isSetUp(ctx.t.businessId)).toBe(true);
   });
 
-  test('when the secret key is not a Stripe secret key, then it exits 1 naming the field and nothing is stored', async () => {
+  test('when the secret key is not a Stripe secret key, then it exits 2 naming the field and nothing is stored', async () => {
     const other = await ctx.app.tenant({ mode: 'live' });
 
     const res = await cli('business', 'gateway', 'set', String(other.businessId), '--secret-key', 'pk_live_publishable123456', '--webhook-secret', WEBHOOK_SECRET);
 
-    expect(res.code).toBe(1);
+    expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/secret key must be a Stripe secret key/);
     expect(await ctx.app.server.services.gateways.isSetUp(other.businessId)).toBe(false);
   });
 
-  test.each(['sk_test_cliGatewayKeyAbCd9876', 'rk_test_cliGatewayKeyAbCd9876'])('when the secret key is a test-mode key (%s), then it exits 1 saying a live key is needed and nothing is stored', async (testKey) => {
+  test.each(['sk_test_cliGatewayKeyAbCd9876', 'rk_test_cliGatewayKeyAbCd9876'])('when the secret key is a test-mode key (%s), then it exits 2 saying a live key is needed and nothing is stored', async (testKey) => {
     // Arrange
     const other = await ctx.app.tenant({ mode: 'live' });
 
@@ -42,7 +42,7 @@ describe('invoicing business gateway', () => {
     const res = await cli('business', 'gateway', 'set', String(other.businessId), '--secret-key', testKey, '--webhook-secret', WEBHOOK_SECRET);
 
     // Assert
-    expect(res.code).toBe(1);
+    expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/secret key must be a live key \(sk_live_… or rk_live_…\): test mode never calls a gateway/);
     expect(res.stderr).not.toContain(testKey);
     expect(await ctx.app.server.services.gateways.isSetUp(other.businessId)).toBe(false);

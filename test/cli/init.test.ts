@@ -149,13 +149,13 @@ describe('invoicing init on a brand-new database', () => {
 });
 
 describe('invoicing init refusals', () => {
-  test('when the currency is not ISO 4217, then it exits 1 with the reason and creates no business', async () => {
+  test('when the currency is not ISO 4217, then it exits 2 with the reason and creates no business', async () => {
     const name = uniqueName();
 
     const res = await init(['--name', name, '--currency', 'ABC', '--scopes', 'all']);
 
-    expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/--currency: must be an ISO 4217 code/);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/--currency "ABC": must be an ISO 4217 code/);
     expect(await businessesNamed(name)).toBe(0);
   });
 
@@ -169,14 +169,14 @@ describe('invoicing init refusals', () => {
     expect(await businessesNamed(name)).toBe(0);
   });
 
-  test('when the webhook URL is private and private URLs are not allowed, then it exits 1 and leaves no business behind', async () => {
+  test('when the webhook URL is private and private URLs are not allowed, then it exits 2 and leaves no business behind', async () => {
     const name = uniqueName();
     const keysBefore = await app.db.knex('api_keys').count({ n: '*' });
 
     const res = await init(['--name', name, '--currency', 'USD', '--scopes', 'all', '--webhook-url', 'http://10.0.0.8/hook']);
 
-    expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/--webhook-url: .*private/);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/--webhook-url "http:\/\/10\.0\.0\.8\/hook": .*private/);
     expect(await businessesNamed(name)).toBe(0);
     expect(await app.db.knex('api_keys').count({ n: '*' })).toEqual(keysBefore);
   });
@@ -208,7 +208,8 @@ describe('invoicing init refusals', () => {
     // Arrange
     const t = new Terminal(app.databaseUrl, ['init'], { BASE_URL: app.url });
 
-    // Act
+    // Act: "A new business" is the last of the list, one up from the first.
+    await t.answer(/Business to make the test key for/, KEYS.up, KEYS.enter);
     await t.answer(/Business name/, 'Terminal Studio', KEYS.enter);
     await t.answer(/Currency/, 'jpy', KEYS.enter);
     await t.answer(/Country/, 'jp', KEYS.enter);

@@ -90,7 +90,7 @@ describe('invoicing keys show', () => {
   });
 
   test.each([
-    ['an unknown key id', ['999999'], 1, /API key not found/],
+    ['an unknown key id', ['999999'], 1, /API key 999999 not found/],
     ['a key id that is not a number', ['3x'], 2, /key id must be a positive integer/],
   ])('when keys show gets %s, then it exits %s', async (_case, args, code, message) => {
     const res = await cli(['keys', 'show', ...args]);
@@ -189,15 +189,15 @@ describe('invoicing keys update', () => {
   });
 
   test.each([
-    ['a private webhook URL', ['--webhook-url', 'http://192.168.1.20/hook'], /--webhook-url: .*private/],
-    ['a URL that is not one', ['--webhook-url', 'not a url'], /--webhook-url: /],
+    ['a private webhook URL', ['--webhook-url', 'http://192.168.1.20/hook'], /--webhook-url "http:\/\/192\.168\.1\.20\/hook": .*private/],
+    ['a URL that is not one', ['--webhook-url', 'not a url'], /--webhook-url "not a url": /],
     ['a secret that is too short', ['--webhook-secret', 'short'], /--webhook-secret: length must be at least 16/],
-  ])('when keys update gets %s, then it exits 1 and changes nothing', async (_case, args, message) => {
+  ])('when keys update gets %s, then it exits 2 and changes nothing', async (_case, args, message) => {
     const key = await aKey();
 
     const res = await cli(['keys', 'update', String(key.id), ...args]);
 
-    expect(res.code).toBe(1);
+    expect(res.code).toBe(2);
     expect(res.stderr).toMatch(message);
     expect(await json(['keys', 'show', String(key.id)])).toMatchObject({ webhook_url: null, webhook_secret_set: false });
   });
@@ -216,7 +216,7 @@ describe('invoicing keys update', () => {
     const res = await cli(['keys', 'update', '999999', '--scopes', 'all']);
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/API key not found/);
+    expect(res.stderr).toMatch(/API key 999999 not found/);
   });
 });
 

@@ -47,10 +47,10 @@ describe('invoicing oauth apps', () => {
     ['an http URI that is not the loopback', 'http://acme.example/callback'],
     ['a URI with a fragment', 'https://acme.example/callback#x'],
     ['a relative URI', '/callback'],
-  ])('when the redirect URI is %s, then it exits 1 naming the rule', async (_case, uri) => {
+  ])('when the redirect URI is %s, then it exits 2 naming the rule', async (_case, uri) => {
     const res = await cli(['oauth', 'apps', 'create', '--name', 'Bad', '--redirect-uri', uri]);
 
-    expect(res.code).toBe(1);
+    expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/redirect URI must be an absolute https URL/);
   });
 
@@ -81,14 +81,14 @@ describe('invoicing owners', () => {
     expect(await app.server.services.owners.signIn('ada@acme.example', 'wrong password!!')).toBeNull();
   });
 
-  test('when the password is short or the e-mail taken, then it exits 1 and nothing is created', async () => {
+  test('when the password is short or the e-mail taken, then it exits 2 and nothing is created', async () => {
     const short = await cli(['owners', 'create', '--business', String(t.businessId), '--email', 'short@acme.example', '--password-stdin'], 'short');
     await cli(['owners', 'create', '--business', String(t.businessId), '--email', 'taken@acme.example', '--password-stdin'], 'a long enough password');
     const taken = await cli(['owners', 'create', '--business', String(t.businessId), '--email', 'TAKEN@acme.example', '--password-stdin'], 'a long enough password');
 
-    expect(short.code).toBe(1);
+    expect(short.code).toBe(2);
     expect(short.stderr).toMatch(/at least 12 characters/);
-    expect(taken.code).toBe(1);
+    expect(taken.code).toBe(2);
     expect(taken.stderr).toMatch(/already the e-mail of an owner/);
   });
 

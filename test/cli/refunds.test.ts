@@ -53,6 +53,6 @@ describe('invoicing refunds list', () => {
     const res = await ctx.cli('refunds', 'list', '--business', '999999');
 
     expect(res.code).not.toBe(0);
-    expect(res.stderr).toMatch(/Business not found/i);
+    expect(res.stderr).toMatch(/Business 999999 not found/);
   });
 });

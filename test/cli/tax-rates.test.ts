@@ -28,13 +28,13 @@ describe('invoicing tax-rates create', () => {
   });
 
   test.each([
-    ['a percentage with 5 decimals', ['--percentage', '8.87501'], '--percentage: has at most 4 decimals'],
-    ['a percentage over 100', ['--percentage', '150'], '--percentage: must be less than or equal to 100'],
+    ['a percentage with 5 decimals', ['--percentage', '8.87501'], '--percentage "8.87501": has at most 4 decimals'],
+    ['a percentage over 100', ['--percentage', '150'], '--percentage "150": must be less than or equal to 100'],
     ['a percentage that is not a number', ['--percentage', '19%'], '--percentage must be a number from 0 to 100'],
-    ['category S at 0 %', ['--percentage', '0', '--category', 'S'], '--category: S (standard rate) requires a percentage above 0'],
+    ['category S at 0 %', ['--percentage', '0', '--category', 'S'], '--category "S": S (standard rate) requires a percentage above 0'],
     ['category E without a reason', ['--percentage', '0', '--category', 'E'], '--exemption-reason: is required for category E'],
-    ['an unknown category', ['--percentage', '19', '--category', 'X'], '--category: must be one of'],
-    ['an unknown country', ['--percentage', '19', '--country', 'XX'], '--country: must be an ISO 3166-1 alpha-2 code'],
+    ['an unknown category', ['--percentage', '19', '--category', 'X'], '--category "X": must be one of'],
+    ['an unknown country', ['--percentage', '19', '--country', 'XX'], '--country "XX": must be an ISO 3166-1 alpha-2 code'],
     ['an unknown mode', ['--percentage', '19', '--mode', 'sandbox'], '--mode must be test or live'],
     ['no --name', ['--percentage', '19', '--name', ''], 'missing required option: --name'],
   ])('when given %s, then it exits 2 naming the option and creates nothing', async (_case, args, message) => {
@@ -54,7 +54,7 @@ describe('invoicing tax-rates create', () => {
     const res = await ctx.cli('tax-rates', 'create', '--business', '999999', '--mode', 'test', '--name', 'VAT', '--percentage', '19');
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/Business not found/);
+    expect(res.stderr).toMatch(/Business 999999 not found/);
   });
 });
 
@@ -96,7 +96,7 @@ describe('invoicing tax-rates list and archive', () => {
     const res = await ctx.cli('tax-rates', 'archive', String(theirs.id), '--business', business(), '--mode', 'test');
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/Tax rate not found/);
+    expect(res.stderr).toMatch(new RegExp(`Tax rate ${theirs.id} not found`));
     expect((await other.api.get(`/tax-rates/${theirs.id}`)).body.tax_rate.active).toBe(true);
   });
 

@@ -2,7 +2,8 @@
 import { systemActor } from '../../server/auth/actor';
 import { EVENT_TYPES } from '../../server/events/model';
 import { TRIGGERS } from '../../cli/triggers';
-import { useCliApp } from '../support/cli';
+import { runCli, useCliApp } from '../support/cli';
+import { freePort } from '../support/net';
 
 const ctx = useCliApp();
 
@@ -26,12 +27,23 @@ describe('trigger', () => {
   });
 
   test('when an event type is triggered from the command line, then it fires for the business named', async () => {
-    const res = await ctx.cli('trigger', 'invoice.paid', '--business', String(ctx.t.businessId), '--json');
+    const res = await runCli(ctx.app.databaseUrl, ['trigger', 'invoice.paid', '--business', String(ctx.t.businessId), '--json'], { BASE_URL: ctx.app.url });
 
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toEqual(expect.objectContaining({ event: 'invoice.paid', business_id: ctx.t.businessId }));
     const paid = await ctx.t.api.get('/events?type=invoice.paid');
     expect(paid.body.data).toHaveLength(1);
+  });
+
+  test('when the server does not answer, then it says so, exits 1 and makes nothing', async () => {
+    const before = await ctx.t.api.get('/events?type=invoice.sent');
+    const closed = `http://127.0.0.1:${await freePort()}`;
+
+    const res = await runCli(ctx.app.databaseUrl, ['trigger', 'invoice.sent', '--business', String(ctx.t.businessId)], { BASE_URL: closed });
+
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(new RegExp(`^error: the server at ${closed}/api/v1/partner does not answer: start it with .*; nothing was triggered\\n$`));
+    expect((await ctx.t.api.get('/events?type=invoice.sent')).body.data).toEqual(before.body.data);
   });
 
   test('when the event type is unknown, then it is a usage error naming the types', async () => {

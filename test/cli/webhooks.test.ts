@@ -5,6 +5,7 @@
  */
 import { aDraft, eventsOf, startApp, Tenant, TestApp } from '../support/app';
 import { CliResult, requireBuild, runCli } from '../support/cli';
+import { freePort } from '../support/net';
 import { Api } from '../support/http';
 import { startReceiver, TestReceiver } from '../support/receiver';
 import { hasScript, plain, Terminal } from '../support/terminal';
@@ -12,8 +13,8 @@ import { hasScript, plain, Terminal } from '../support/terminal';
 let app: TestApp;
 let receiver: TestReceiver;
 
-function cli(args: string[]): Promise<CliResult> {
-  return runCli(app.databaseUrl, args, { WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'silent' });
+function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(app.databaseUrl, args, { WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'silent', BASE_URL: app.url, ...env });
 }
 
 async function json(args: string[]): Promise<any> {
@@ -141,7 +142,7 @@ describe('invoicing payments simulate', () => {
     const res = await cli(['payments', 'simulate', '--invoice', '999999']);
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/Invoice not found/);
+    expect(res.stderr).toMatch(/Invoice 999999 not found/);
   });
 
   test.each([
@@ -324,6 +325,7 @@ describe('invoicing webhooks replay', () => {
     const terminal = new Terminal(app.databaseUrl, ['webhooks', 'replay', '--failed', '--business', String(shop.businessId), '--wait', '--timeout', '20'], {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       LOG_LEVEL: 'silent',
+      BASE_URL: app.url,
     });
     const code = await sweepingUntil(terminal.exitCode());
 
@@ -355,15 +357,31 @@ describe('invoicing webhooks replay', () => {
 
     const res = await cli(['webhooks', 'replay', String(row.id), '--wait', '--timeout', '1', '--json']);
 
-    expect(res.code).toBe(0);
+    expect(res.code).toBe(1);
     expect(JSON.parse(res.stdout).result).toEqual({ succeeded: 0, failed: 0, retrying: 0, pending: 1, timed_out: true });
+    expect(res.stderr).toBe('error: the wait ended after 1 s with 1 not attempted\n');
+  });
+
+  test('when the server does not answer, then --wait says so, exits 1 and queues nothing', async () => {
+    const shop = await aShop();
+    await anIssuedInvoice(shop.tenant.api);
+    await settle();
+    const [row] = await deliveriesOf(shop.businessId);
+    await markFailed(Number(row.id));
+    const closed = `http://127.0.0.1:${await freePort()}`;
+
+    const res = await cli(['webhooks', 'replay', String(row.id), '--wait'], { BASE_URL: closed });
+
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(`error: the server at ${closed}/api/v1/partner does not answer: start it with \`npm start\` (or \`invoicing serve\`), or point --api-url at it; nothing was queued\n`);
+    expect((await app.db.knex('webhook_deliveries').where('id', row.id).first()).status).toBe('failed');
   });
 
   test('when the delivery does not exist, then it exits 1', async () => {
     const res = await cli(['webhooks', 'replay', '999999']);
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/Webhook delivery not found/);
+    expect(res.stderr).toMatch(/Webhook delivery 999999 not found/);
   });
 
   test.each([
