@@ -14,7 +14,7 @@ import { AppError, InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Outbox } from '../events/outbox';
 import { Metadata } from '../metadata/schema';
 import { indexMetadata, initialMetadata } from '../metadata/store';
-import { collectMinor, toMajor } from '../money/amount';
+import { collectMinor, displayAmount } from '../money/amount';
 import { Payment } from '../payments/model';
 import { toPaymentView } from '../payments/view';
 import { invoiceDetail } from './detail';
@@ -118,7 +118,7 @@ export class PaymentPath {
       if (due <= 0) throw new InvalidState('Nothing is due on this invoice');
       const errors = new Map<string, string[]>();
       const minor = amount === undefined ? due : collectMinor(errors, 'amount', amount, invoice.currency);
-      if (minor > due) errors.set('amount', [`must not exceed the amount due (${toMajor(due, invoice.currency)} ${invoice.currency})`]);
+      if (minor > due) errors.set('amount', [`must not exceed the amount due (${displayAmount(due, invoice.currency)})`]);
       if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
       const { payment, invoice: detail } = await this.apply(trx, actor, invoice, minor, source);
       // After the commit, never inside it: the listeners call the payment gateway.

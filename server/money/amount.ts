@@ -47,6 +47,11 @@ export function toMajor(minor: number, currency: string): number {
   return minor / 10 ** exponentOf(currency) + 0;
 }
 
+/** An amount as people read it in a message, with its currency's decimals: 15000 USD → `150.00 USD`. */
+export function displayAmount(minor: number, currency: string): string {
+  return `${toMajor(minor, currency).toFixed(exponentOf(currency))} ${currency}`;
+}
+
 /** A quantity with at most four decimals, as integer ten-thousandths. */
 export function toQuantityUnits(quantity: number): number {
   const units = new Big(quantity).times(QUANTITY_SCALE);

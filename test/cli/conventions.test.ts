@@ -97,7 +97,42 @@ describe('usage errors', () => {
     const res = await runBinary(noDatabase, args);
 
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/^error: /);
+    expect(res.stderr).toMatch(/^error: [^\n]+\n$/);
+  });
+
+  test.each([
+    [['bussiness', 'list'], "error: unknown command 'bussiness' (did you mean business?)"],
+    [['keys', 'crate'], "error: unknown command 'crate' (did you mean create?)"],
+    [['keys', 'list', '--bussiness', '1'], "error: unknown option '--bussiness' (did you mean --business?)"],
+    [['keys', 'show'], "error: missing required argument 'id' (see invoicing keys show --help)"],
+  ])('when `invoicing %j` has a typo or misses an argument, then it says so in one line with the suggestion, not the whole help', async (args, line) => {
+    const res = await runBinary(noDatabase, args);
+
+    expect(res.code).toBe(2);
+    expect(res.stderr).toBe(`${line}\n`);
+    expect(res.stdout).toBe('');
+  });
+});
+
+describe('the environment in --help', () => {
+  const lines = environmentHelp().split('\n').slice(2);
+
+  test('every setting has its name in a column of its own, never run into its text', () => {
+    const names = lines.filter((line) => /^ {2}\S/.test(line));
+
+    expect(names.length).toBeGreaterThan(20);
+    const column = names[0].search(/\S {2,}\S/) + 1;
+    for (const line of lines) {
+      if (/^ {2}\S/.test(line)) expect(line).toMatch(new RegExp(`^ {2}[A-Z_]+ {2,}\\S`));
+      else expect(line.slice(0, column + 2).trim()).toBe('');
+    }
+    expect(names.some((line) => line.startsWith('  WEBHOOK_RECEIVER_CONCURRENCY  '))).toBe(true);
+  });
+
+  test('a setting whose text gives its default is not given a second one', () => {
+    const pdfThreads = environmentHelp().split(/\n(?= {2}\S)/).find((item) => item.startsWith('  PDF_THREADS'))!;
+
+    expect(pdfThreads.match(/\(default/g)).toHaveLength(1);
   });
 });
 

@@ -148,6 +148,53 @@ describe('invoicing init on a brand-new database', () => {
   });
 });
 
+describe('invoicing init and the business there is', () => {
+  test('when the database has one business, as listen and trigger leave it, then init keys that business rather than make another', async () => {
+    // Arrange: the business `webhooks listen` makes on a fresh install.
+    const scratch = await scratchDatabase({ migrated: true });
+    try {
+      const made = JSON.parse((await runCli(scratch.url, ['business', 'create', '--name', 'My business', '--currency', 'USD', '--json'])).stdout);
+
+      // Act
+      const res = await init(['--scopes', 'all'], {}, scratch.url);
+
+      // Assert
+      expect(res.code).toBe(0);
+      expect(res.stdout).toContain(`Using business ${made.id}: My business (USD, plan free)`);
+      expect(res.stdout).toContain(`invoicing webhooks listen --business ${made.id} --forward-to`);
+      const db = Database.open(scratch.url, { quiet: true });
+      try {
+        expect(await db.knex('businesses').count({ n: '*' })).toEqual([{ n: 1 }]);
+        expect(await db.knex('api_keys').where({ business_id: made.id }).count({ n: '*' })).toEqual([{ n: 1 }]);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await scratch.drop();
+    }
+  });
+
+  test('when --business names a business that exists, then the test key is made for it and no business is made', async () => {
+    const name = uniqueName();
+    const made = JSON.parse((await runCli(app.databaseUrl, ['business', 'create', '--name', name, '--currency', 'EUR', '--json'])).stdout);
+
+    const res = await init(['--business', String(made.id), '--scopes', 'invoices:read', '--json']);
+
+    expect(res.code).toBe(0);
+    const out = JSON.parse(res.stdout);
+    expect(out.business).toMatchObject({ id: made.id, name, currency: 'EUR' });
+    expect(out.key).toMatchObject({ business_id: made.id, mode: 'test', scopes: ['invoices:read'] });
+    expect(await businessesNamed(name)).toBe(1);
+  });
+
+  test('when --business is given with --name, then it is a usage error and nothing is made', async () => {
+    const res = await init(['--business', '1', '--name', 'Other', '--scopes', 'all']);
+
+    expect(res.code).toBe(2);
+    expect(res.stderr).toBe('error: --business keys a business that exists: give it without --name, --currency and --country\n');
+  });
+});
+
 describe('invoicing init refusals', () => {
   test('when the currency is not ISO 4217, then it exits 2 with the reason and creates no business', async () => {
     const name = uniqueName();
@@ -229,6 +276,26 @@ describe('invoicing init refusals', () => {
     expect(ping.status).toBe(200);
     expect(ping.body.scopes).toEqual(['invoices:read', 'invoices:write']);
     expect(ping.body.business).toMatchObject({ name: 'Terminal Studio', currency: 'JPY' });
+  });
+
+  test('when an answer is wrong, then it is refused as it is typed and asked again, and the corrected answers are kept', async () => {
+    // Arrange
+    const name = uniqueName();
+    const t = new Terminal(app.databaseUrl, ['init', '--name', name, '--scopes', 'all'], { BASE_URL: app.url });
+
+    // Act
+    await t.answer(/Currency/, 'dollars', KEYS.enter);
+    await t.waitFor(/must be an ISO 4217 code such as USD/);
+    await t.answer(/Currency/, KEYS.ctrlU, 'usd', KEYS.enter);
+    await t.answer(/Country/, 'USA', KEYS.enter);
+    await t.waitFor(/must be an ISO 3166-1 alpha-2 code such as US/);
+    await t.answer(/Country/, KEYS.ctrlU, 'us', KEYS.enter);
+    await t.answer(/Webhook URL/, KEYS.enter);
+    const code = await t.exitCode();
+
+    // Assert
+    expect(code).toBe(0);
+    expect(plain(t.screen)).toMatch(new RegExp(`Created business \\d+: ${name} \\(USD, US, plan free\\)`));
   });
 
   test('when a webhook URL is given and the secret left empty, then a generated secret is printed', async () => {

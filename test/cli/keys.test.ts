@@ -296,6 +296,19 @@ describe('invoicing keys rotate', () => {
     expect(ping.body.scopes).toEqual(['invoices:read', 'contracts:read']);
   });
 
+  test('when the business is missing, then it is picked from the list of businesses, and the key is made for the one picked', async () => {
+    // Arrange: the newest business, the last of the list (one up from the first).
+    const businessId = await aBusiness();
+    const terminal = new Terminal(app.databaseUrl, ['keys', 'create', '--mode', 'test', '--scopes', 'all']);
+
+    // Act
+    await terminal.answer(/Business/, KEYS.up, KEYS.enter);
+
+    // Assert
+    expect(await terminal.exitCode()).toBe(0);
+    expect(plain(terminal.screen)).toMatch(new RegExp(`Created test key \\d+ for business ${businessId} \\(scopes: all\\)`));
+  });
+
   test('when no scope is picked, then the checklist asks again', async () => {
     const businessId = await aBusiness();
     const terminal = new Terminal(app.databaseUrl, ['keys', 'create', '--business', String(businessId), '--mode', 'live']);

@@ -120,7 +120,7 @@ describe('webhooks listen', () => {
     const bare = await ctx.app.tenant({ businessId: ctx.t.businessId, scopes: ['expenses:read'] });
     const local = await startReceiver();
     try {
-      const keyed = startListener(['--forward-to', local.url, '--key', String(signer.keyId), '--api-url', `http://127.0.0.1:${proxy.port}/api/v1/partner`, '--business', String(ctx.t.businessId)]);
+      const keyed = startListener(['--forward-to', local.url, '--key', String(signer.keyId), '--api-url', `http://127.0.0.1:${proxy.port}/api/v1/partner`]);
       await eventually(() => keyed.lines.length >= 2, 15_000);
 
       // Act

@@ -155,6 +155,21 @@ describe('invoicing payments simulate', () => {
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/^error: /);
   });
+
+  test.each([
+    ['a comma for the decimal point', '12,50', 'error: --amount must be a positive decimal amount with a dot, e.g. 12.50, not "12,50"'],
+    ['more decimals than the currency has', '12.505', 'error: invalid option\n  --amount "12.505": USD amounts have at most 2 decimals'],
+    ['more than the amount due', '5000', 'error: invalid option\n  --amount "5000": must not exceed the amount due (150.00 USD)'],
+  ])('when the amount has %s, then it exits 2 naming what was typed, and records nothing', async (_case, amount, message) => {
+    const shop = await aShop();
+    const invoiceId = await anIssuedInvoice(shop.tenant.api);
+
+    const res = await cli(['payments', 'simulate', '--invoice', String(invoiceId), '--amount', amount]);
+
+    expect(res.code).toBe(2);
+    expect(res.stderr).toBe(`${message}\n`);
+    expect(await app.db.knex('payments').where('invoice_id', invoiceId)).toHaveLength(0);
+  });
 });
 
 describe('invoicing webhooks logs', () => {

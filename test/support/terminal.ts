@@ -7,7 +7,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { TEST_APP_SECRET_KEY } from './app';
 import { BIN } from './cli';
 
-export const KEYS = { enter: '\r', space: ' ', down: '\x1b[B', up: '\x1b[A', ctrlC: '\x03' } as const;
+export const KEYS = { enter: '\r', space: ' ', down: '\x1b[B', up: '\x1b[A', ctrlC: '\x03', ctrlU: '\x15' } as const;
 
 /** Whether `script` is installed; pseudo-terminal tests are skipped without it. */
 export const hasScript = (() => {
