@@ -34,6 +34,7 @@ export type CrossTenantReason =
   | 'oauth grants of a business'
   | 'oauth token lookup'
   | 'cli contract countersign'
+  | 'cli contract show'
   | 'webhook worker'
   | 'email queue'
   | 'refund reconciliation'

@@ -4,7 +4,7 @@
  */
 import { Static, Type } from '@sinclair/typebox';
 import Joi from 'joi';
-import { listQuery, ListParams } from '../http/pagination';
+import { idFilter, listQuery, ListParams } from '../http/pagination';
 import { MetadataChanges, metadataField, MetadataFilter, MetadataShape, withMetadataFilter } from '../metadata/schema';
 import { currencyField, moneyField } from '../money/amount';
 import { closed, dateTime, envelope, Id, listOf, text } from '../shapes/common';
@@ -25,6 +25,7 @@ export interface ContractInput {
 export interface ContractListParams extends ListParams, MetadataFilter {
   type?: ContractType;
   status?: ContractStatus;
+  client_id?: number;
 }
 
 export const MAX_BODY_LENGTH = 100_000;
@@ -54,6 +55,7 @@ export const listContractsQuery = withMetadataFilter(
     status: Joi.string()
       .valid(...CONTRACT_STATUSES)
       .description('Only this status'),
+    client_id: idFilter('client_id'),
   }),
 );
 

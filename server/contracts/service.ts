@@ -12,7 +12,7 @@ import { isMissingReferenceViolation } from '../db/errors';
 import { toDbTime } from '../db/time';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Outbox } from '../events/outbox';
-import { Page, paginate } from '../http/pagination';
+import { MAX_PER_PAGE, Page, paginate } from '../http/pagination';
 import { MetadataChanges } from '../metadata/schema';
 import { indexMetadata, initialMetadata, updateMetadata, whereMetadata } from '../metadata/store';
 import { collectMinor } from '../money/amount';
@@ -64,6 +64,7 @@ export class ContractService {
     const query = Contract.of(actor, this.db.current);
     if (params.type) query.where('contracts.type', params.type);
     if (params.status) query.where('contracts.status', params.status);
+    if (params.client_id) query.where('contracts.client_id', params.client_id);
     whereMetadata(query, actor, this.db.current, 'contract', params.metadata);
     const page = await paginate(query, Contract.tableName, params, (row) => row);
     const signatures = await ContractSignature.ofContracts(page.data, this.db.current);
@@ -72,7 +73,7 @@ export class ContractService {
 
   async get(actor: Actor, id: number): Promise<ContractView> {
     const row = await Contract.of(actor, this.db.current).findById(id);
-    if (!row) throw new NotFound('Contract');
+    if (!row) throw new NotFound('Contract', id);
     return this.viewOf(row, this.db.current);
   }
 
@@ -80,7 +81,7 @@ export class ContractService {
   update(actor: Actor, id: number, changes: { metadata?: MetadataChanges }): Promise<ContractView> {
     return this.db.transaction(async (trx) => {
       const row = await Contract.of(actor, trx).findById(id).forUpdate();
-      if (!row) throw new NotFound('Contract');
+      if (!row) throw new NotFound('Contract', id);
       if (changes.metadata) await updateMetadata(trx, actor, 'contract', row, changes.metadata);
       return this.viewOf(row, trx);
     });
@@ -90,7 +91,7 @@ export class ContractService {
   countersign(actor: Actor, id: number, signer: Signer): Promise<ContractView> {
     return this.db.transaction(async (trx) => {
       const row = await Contract.of(actor, trx).findById(id).forUpdate();
-      if (!row) throw new NotFound('Contract');
+      if (!row) throw new NotFound('Contract', id);
       return this.sign(trx, actor, row, 'business', signer);
     });
   }
@@ -98,9 +99,32 @@ export class ContractService {
   /** The owner's CLI countersigns a contract of any business, acting for that business. */
   async countersignAsOwner(id: number, signer: Signer): Promise<ContractView> {
     const row = await Contract.acrossTenants(acrossTenants('cli contract countersign'), this.db.current).findById(id);
-    if (!row) throw new NotFound('Contract');
+    if (!row) throw new NotFound('Contract', id);
     const actor = systemActor('cli', { businessId: row.business_id, livemode: row.livemode });
     return this.clocks.actFor(actor, () => this.countersign(actor, id, signer));
+  }
+
+  /** `invoicing contracts show`: a contract of any business. */
+  async getAsOwner(id: number): Promise<ContractView> {
+    const row = await Contract.acrossTenants(acrossTenants('cli contract show'), this.db.current).findById(id);
+    if (!row) throw new NotFound('Contract', id);
+    return this.viewOf(row, this.db.current);
+  }
+
+  /** `invoicing contracts list`: a business's contracts, in one mode or both, oldest first (100 per mode at most). */
+  async listForOwner(businessId: number, filters: { mode?: 'live' | 'test'; client_id?: number }): Promise<{ data: ContractView[]; more: boolean }> {
+    await this.businesses.get(businessId);
+    const modes = filters.mode ? [filters.mode === 'live'] : [true, false];
+    const params = { page: 1, per_page: MAX_PER_PAGE, ...(filters.client_id ? { client_id: filters.client_id } : {}) };
+    const pages = await Promise.all(modes.map((livemode) => this.list(systemActor('cli', { businessId, livemode }), params)));
+    return { data: pages.flatMap((page) => page.data), more: pages.some((page) => page.meta.last_page > 1) };
+  }
+
+  /** `invoicing contracts create`: a contract of this business and mode, dated by that mode's clock as the API's are. */
+  async createForOwner(businessId: number, mode: 'live' | 'test', input: ContractInput): Promise<ContractView> {
+    await this.businesses.get(businessId);
+    const actor = systemActor('cli', { businessId, livemode: mode === 'live' });
+    return this.clocks.actFor(actor, () => this.create(actor, input));
   }
 
   /** The contract behind a signing link, as its page shows it; null for an unknown or malformed token. */

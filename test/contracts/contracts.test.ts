@@ -260,7 +260,21 @@ describe('GET /contracts', () => {
     expect(signed.body.meta.total).toBe(0);
   });
 
-  test.each(['type=invoice', 'status=paid', 'type=Proposal', 'status=pending&status=signed', 'per_page=0'])(
+  test('when filtered by client_id, then only that client\'s contracts come', async () => {
+    // Arrange
+    const owner = await ctx.app.tenant();
+    const [jane, sam] = [(await owner.api.post('/clients', aClient())).body.client.id, (await owner.api.post('/clients', aClient())).body.client.id];
+    await owner.api.post('/contracts', aContract({ client_id: jane }));
+    const forSam = (await owner.api.post('/contracts', aContract({ client_id: sam }))).body.contract.id;
+
+    // Act
+    const res = await owner.api.get(`/contracts?client_id=${sam}`);
+
+    // Assert
+    expect(idsOf(res)).toEqual([forSam]);
+  });
+
+  test.each(['type=invoice', 'status=paid', 'type=Proposal', 'status=pending&status=signed', 'per_page=0', 'client_id=jane'])(
     'when the query has %s, then it is a 400',
     async (q) => {
       const res = await lister.api.get(`/contracts?${q}`);
