@@ -47,6 +47,11 @@ export function refusedFormPage(): string {
   return page('Please try again', html`<h1>Please try again</h1><p>This form has expired or did not come from this page. Go back, reload the page and try again.</p>`);
 }
 
+/** Too many downloads from this address, or too many PDFs being made: the answer carries Retry-After. */
+export function tryAgainLaterPage(): string {
+  return page('Please try again shortly', html`<h1>Please try again shortly</h1><p>Too many downloads are under way right now. Please try again in a minute.</p>`);
+}
+
 const serveStylesheet: RequestHandler = (_req, res) => {
   res.set({ 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }).type('text/css').send(STYLESHEET);
 };

@@ -5,10 +5,11 @@
  */
 import { addressRateLimit, RateLimitOptions } from '../http/rate-limit';
 import { UNFRAMED } from '../pages/hygiene';
+import { tryAgainLaterPage } from '../pages/layout';
 import { pageRoute, PageRoute } from '../pages/route';
 import { paymentPageQuery } from './schema';
 import { PaymentPages } from './service';
-import { paymentPageAnswer, payAnswer, pdfAnswer, tryAgainLaterPage } from './view';
+import { paymentPageAnswer, payAnswer, pdfAnswer } from './view';
 
 export function paymentPageRoutes(
   pages: PaymentPages,

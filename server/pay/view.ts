@@ -5,7 +5,7 @@ import { InvoiceDetail } from '../invoices/schema';
 import { PAYABLE_STATUSES } from '../invoices/model';
 import { toMinor } from '../money/amount';
 import { html, SafeHtml } from '../pages/html';
-import { page, refusedFormPage } from '../pages/layout';
+import { page, refusedFormPage, tryAgainLaterPage } from '../pages/layout';
 import { PageAnswer } from '../pages/route';
 import { paymentMethodName, tookMoney } from '../payments/view';
 import type { PayAction, PaymentPageState, PayOutcome, PdfDownload } from './service';
@@ -158,11 +158,6 @@ export function gatewayUnavailablePage(): string {
     'Online payment is unavailable',
     html`<h1>Online payment is unavailable right now</h1><p>Nothing was charged. Please go back and try again in a few minutes.</p>`,
   );
-}
-
-/** Too many downloads from this address, or too many PDFs being made: the answer carries Retry-After. */
-export function tryAgainLaterPage(): string {
-  return page('Please try again shortly', html`<h1>Please try again shortly</h1><p>Too many downloads are under way right now. Please try again in a minute.</p>`);
 }
 
 export function notFoundPage(): string {
