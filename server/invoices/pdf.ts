@@ -382,22 +382,30 @@ function paymentInstructions(layout: PdfLayout, document: InvoiceDocument): void
   }
 }
 
+/**
+ * The payments that took money, with each one's reference (a bank transfer's, the gateway's payment
+ * id), which the client quotes to the seller or their bank: a reference column when any has one.
+ */
 function paymentsTable(layout: PdfLayout, payments: readonly Payment[], money: (minor: number) => string): void {
   const rows = payments.filter(tookMoney);
   if (!rows.length) return;
   const refunds = rows.some((payment) => (payment.amount_refunded ?? 0) > 0);
+  const references = rows.some((payment) => payment.gateway_reference);
   layout.y += 8;
   table(
     layout,
     [
       { label: 'Date', width: 90, align: 'left' },
-      { label: 'Method', wraps: true, align: 'left' },
+      ...(references
+        ? [{ label: 'Method', width: 70, align: 'left' } as Column, { label: 'Reference', wraps: true, align: 'left' } as Column]
+        : [{ label: 'Method', wraps: true, align: 'left' } as Column]),
       { label: 'Amount', width: 100, align: 'right' },
       ...(refunds ? [{ label: 'Refunded', width: 100, align: 'right' } as Column] : []),
     ],
     rows.map((payment) => [
       (payment.paid_at ?? payment.created_at).slice(0, 10),
       paymentMethodName(payment.method),
+      ...(references ? [payment.gateway_reference ?? '—'] : []),
       money(payment.amount),
       ...(refunds ? [payment.amount_refunded ? money(payment.amount_refunded) : '—'] : []),
     ]),

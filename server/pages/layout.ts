@@ -5,16 +5,18 @@ import { html, SafeHtml } from './html';
 export const STYLESHEET_PATH = '/assets/pages.css';
 
 /**
- * Amounts (.num) never wrap; any other cell may break anywhere (an unbroken description would
- * otherwise set the table's width), a .wide column takes the room the amounts leave, and narrow
- * screens get smaller tables (the amount due's row scaled with them) with less padding: a table
- * of long amounts (KWD 12.345, $9,999,999.99) still fits a 390 px phone.
+ * Amounts (.num) and dates (.date) never wrap; any other cell may break anywhere (an unbroken
+ * description would otherwise set the table's width), a .wide column takes the room the amounts
+ * leave, and narrow screens get smaller tables (the amount due's row scaled with them) with less
+ * padding: a table of long amounts (KWD 12.345, $9,999,999.99) still fits a 390 px phone. A
+ * payment's reference is a row of its own (tr.reference) under its payment's, no rule between them.
  */
 const STYLESHEET = `
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;max-width:40rem;margin:0 auto;padding:1.5rem 1rem;color:#1f2328;line-height:1.5}
 h1{font-size:1.4rem;margin:0 0 .25rem}h2{font-size:1.1rem;margin:0 0 1rem;color:#57606a;font-weight:500}
 table{border-collapse:collapse;width:100%;margin:1rem 0}td,th{padding:.5rem .4rem;border-bottom:1px solid #d0d7de;text-align:left;vertical-align:top;overflow-wrap:anywhere}
-.num{text-align:right;white-space:nowrap}.wide{width:100%}tfoot th,tfoot td{border-bottom:none}.due td,.due th{font-weight:700;font-size:1.05em}
+.num{text-align:right;white-space:nowrap}.date{white-space:nowrap}.wide{width:100%}tfoot th,tfoot td{border-bottom:none}.due td,.due th{font-weight:700;font-size:1.05em}
+tr.with-reference td{border-bottom:none;padding-bottom:0}tr.reference td{padding-top:.1rem}
 .status{display:inline-block;padding:.2rem .7rem;border-radius:1rem;background:#ddf4ff;color:#0a3069;font-weight:600}
 .status[data-status=paid]{background:#dafbe1;color:#116329}.status[data-status=void]{background:#eaeef2;color:#57606a}
 .notice{padding:.75rem 1rem;border-radius:.5rem;background:#fff8c5;border:1px solid #d4a72c}
@@ -26,7 +28,7 @@ label{display:block;margin:.75rem 0 .25rem;font-weight:600}label.check{display:f
 label+input+button,label.check+button{margin-top:1rem}
 input[type=text],input[type=password]{font:inherit;padding:.6rem;width:100%;box-sizing:border-box;border:1px solid #8c959f;border-radius:.4rem}
 input[type=checkbox]{margin-top:.35rem}.error{color:#cf222e;font-weight:600}.signed{padding:.75rem 1rem;border-radius:.5rem;background:#dafbe1;border:1px solid #4ac26b}
-footer{margin-top:2rem;font-size:.85rem;color:#57606a}a.download{font-weight:600;color:#0969da}
+a{color:#0969da}footer{margin-top:2rem;font-size:.85rem;color:#57606a}a.download{font-weight:600}
 @media (min-width:30rem){button{width:auto}}
 @media (max-width:29.99rem){body{padding:1rem .75rem}table{font-size:.875rem}td,th{padding:.4rem .2rem}}
 `.trim();

@@ -40,8 +40,14 @@ export interface PaymentPageView {
   pdfUrl?: string;
 }
 
+/** The seller's e-mail address as a link to write to. */
+const mailto = (email: string) => html`<a href="mailto:${email}">${email}</a>`;
+
 function payControls(invoice: InvoiceDetail, businessName: string, action: PayAction, money: (major: number) => string): SafeHtml {
-  if (!('formToken' in action)) return html`<p class="notice">${NOTICES[action.kind]} Please contact ${businessName} to pay it.</p>`;
+  if (!('formToken' in action)) {
+    const { email } = invoice.seller;
+    return html`<p class="notice">${NOTICES[action.kind]} Please contact ${businessName}${email ? html` at ${mailto(email)}` : ''} to pay it.</p>`;
+  }
   return html`<form method="post">
 <input type="hidden" name="form_token" value="${action.formToken}">
 <button type="submit">Pay ${money(invoice.amount_due)}</button>
@@ -49,24 +55,30 @@ function payControls(invoice: InvoiceDetail, businessName: string, action: PayAc
 </form>`;
 }
 
-/** The money taken, and what of it was given back: a refund column only when there was one. */
+/**
+ * The money taken, and what of it was given back: a refund column only when there was one. A
+ * payment's reference (a bank transfer's, the gateway's payment id) is a line of its own under the
+ * payment, across the table: in a column, a phone would break it in pieces.
+ */
 function receipt(invoice: InvoiceDetail, money: (major: number) => string): SafeHtml {
   const taken = invoice.payments.filter(tookMoney);
   if (!taken.length) return html``;
   const refunds = taken.some((payment) => payment.amount_refunded > 0);
+  const reference = (text: string) => html`<tr class="reference"><td colspan="${refunds ? 4 : 3}"><span class="hint">Reference: ${text}</span></td></tr>`;
   return html`<h3>Payments</h3>
 <table><thead><tr><th>Date</th><th>Method</th><th class="num">Amount</th>${refunds ? html`<th class="num">Refunded</th>` : ''}</tr></thead>
 <tbody>${taken.map(
     (payment) =>
-      html`<tr><td>${(payment.paid_at ?? payment.created_at).slice(0, 10)}</td><td>${paymentMethodName(payment.method)}</td><td class="num">${money(payment.amount)}</td>${
+      html`<tr${payment.gateway_reference ? html` class="with-reference"` : ''}><td class="date">${(payment.paid_at ?? payment.created_at).slice(0, 10)}</td><td>${paymentMethodName(payment.method)}</td><td class="num">${money(payment.amount)}</td>${
         refunds ? html`<td class="num">${payment.amount_refunded > 0 ? money(payment.amount_refunded) : '—'}</td>` : ''
-      }</tr>`,
+      }</tr>${payment.gateway_reference ? reference(payment.gateway_reference) : ''}`,
   )}</tbody></table>`;
 }
 
 /** Texts one under the other; a text of several lines (a street) keeps its breaks. */
-function lines(texts: readonly string[]): SafeHtml {
-  return html`${texts.flatMap((text) => text.split(/\r\n|\r|\n/)).map((text, index) => html`${index ? html`<br>` : ''}${text}`)}`;
+function lines(texts: readonly (string | SafeHtml)[]): SafeHtml {
+  const split = texts.flatMap((text): (string | SafeHtml)[] => (text instanceof SafeHtml ? [text] : text.split(/\r\n|\r|\n/)));
+  return html`${split.map((text, index) => html`${index ? html`<br>` : ''}${text}`)}`;
 }
 
 /**
@@ -75,8 +87,9 @@ function lines(texts: readonly string[]): SafeHtml {
  */
 function parties(invoice: InvoiceDetail): SafeHtml {
   const [buyerName, ...buyer] = buyerLines(invoice.buyer, invoice);
-  const seller = sellerDetails(invoice.seller);
-  const party = (role: string, name: string | null, details: string[]) =>
+  // The seller's contact: its e-mail address, the line a client most likely needs, is a link.
+  const seller = sellerDetails(invoice.seller).map((text) => (text === invoice.seller.email ? mailto(text) : text));
+  const party = (role: string, name: string | null, details: (string | SafeHtml)[]) =>
     html`<tr><th scope="row">${role}</th><td><strong>${name}</strong>${details.length ? html`<br>${lines(details)}` : ''}</td></tr>`;
   return html`<table><tbody>${party('From', invoice.seller.legal_name, seller)}${party('Bill to', buyerName, buyer)}</tbody></table>`;
 }
@@ -124,7 +137,7 @@ export function paymentPage({ invoice, businessName, action, confirming, pdfUrl 
 ${invoice.livemode ? '' : html`<p class="test-mode"><strong>Test mode:</strong> no real payment is taken.</p>`}
 ${itemsTable(invoice, money)}
 ${notes.length ? html`<p>${lines(notes)}</p>` : ''}
-${invoice.status === 'paid' ? '' : html`<p>Due date: ${invoice.due_date}</p>`}
+<p>Issue date: ${invoice.issue_date}${invoice.status === 'paid' ? '' : html`<br>Due date: ${invoice.due_date}`}</p>
 ${confirming ? html`<p class="notice" role="status">Confirming your payment with the payment provider… This page reloads by itself.</p>` : ''}
 ${payable && action && !confirming ? payControls(invoice, businessName, action, money) : ''}
 ${parties(invoice)}

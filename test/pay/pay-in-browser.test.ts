@@ -5,7 +5,7 @@ import { validateInput } from '../../server/validation';
 import { aClient, aDraft, eventsOf, startApp, Tenant, TestApp } from '../support/app';
 import { PHONE, screenshot, screenshotOnPhone, useBrowser } from '../support/browser';
 import { freePort } from '../support/net';
-import { pdfText } from '../support/pdf';
+import { pdfText, renderPdf } from '../support/pdf';
 
 const ctx = useBrowser();
 let app: TestApp;
@@ -59,18 +59,22 @@ describe('the payment page in a browser', () => {
     const page = await ctx.browser.newPage();
     await page.goto(url);
     const number = (await t.api.get(`/invoices/${invoice.id}`)).body.invoice.number;
-    const downloadPdf = async () => {
+    const downloadPdf = async (name: string) => {
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download PDF' }).click()]);
-      return { filename: download.suggestedFilename(), text: await pdfText(await fs.readFile(await download.path())) };
+      const bytes = await fs.readFile(await download.path());
+      await renderPdf(bytes, name);
+      return { filename: download.suggestedFilename(), text: await pdfText(bytes) };
     };
 
     // Act
-    const before = await downloadPdf();
+    const before = await downloadPdf('pay-invoice-in-browser');
     await page.getByRole('button', { name: /^Pay/ }).click();
     await page.waitForURL(url);
     await screenshot(page, 'pay-paid-download');
     await screenshotOnPhone(ctx.browser, url, 'pay-paid-download');
-    const after = await downloadPdf();
+    const after = await downloadPdf('pay-receipt-in-browser');
+    const reference = (await t.api.get(`/invoices/${invoice.id}`)).body.invoice.payments[0].gateway_reference;
+    const referenceRow = await page.getByRole('row', { name: /^Reference:/ }).innerText();
 
     // Assert
     expect(before.filename).toBe(`${number}.pdf`);
@@ -78,6 +82,9 @@ describe('the payment page in a browser', () => {
     expect(after.filename).toBe(`receipt-${number}.pdf`);
     expect(after.text).toContain('RECEIPT');
     expect(after.text).toMatch(/Payment method\s+Test payment/);
+    expect(reference).toMatch(/^sim_[0-9a-f]{24}$/);
+    expect(after.text).toMatch(new RegExp(`Test payment\\s+${reference}\\s+\\$150\\.00`));
+    expect(referenceRow).toBe(`Reference: ${reference}`);
     await page.close();
   });
 
@@ -99,7 +106,7 @@ describe('the payment page in a browser', () => {
     await page.close();
   });
 
-  test('when a bank transfer was partly refunded, then the receipt shows the method by name and what was refunded, and no reference', async () => {
+  test('when a bank transfer was partly refunded, then the receipt shows the method by name with its reference, and what was refunded', async () => {
     // Arrange
     const invoice = await aDraft(t);
     const url = await paymentUrlOf(t, invoice.id);
@@ -117,7 +124,7 @@ describe('the payment page in a browser', () => {
     expect(await page.getByRole('columnheader', { name: 'Refunded' }).isVisible()).toBe(true);
     const row = page.getByRole('row', { name: /Bank transfer/ });
     expect(await row.getByRole('cell').allTextContents()).toEqual([expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), 'Bank transfer', '$150.00', '$20.00']);
-    expect(await page.content()).not.toContain('WC-ORDER-1042');
+    expect(await page.getByRole('row', { name: 'Reference: WC-ORDER-1042' }).isVisible()).toBe(true);
     await page.close();
   });
 });
@@ -161,7 +168,10 @@ describe('the payment page of a taxed invoice', () => {
     // Assert
     const cells = async (name: string | RegExp) => page.getByRole('row', { name }).getByRole('cell').allTextContents();
     const party = async (role: string) => (await page.getByRole('row', { name: new RegExp(`^${role}`) }).getByRole('cell').innerText()).split('\n');
+    const issueDate = (await seller.api.get(`/invoices/${invoice.id}`)).body.invoice.issue_date;
+    expect(await page.getByText(`Issue date: ${issueDate}`).isVisible()).toBe(true);
     expect(await party('From')).toEqual(['Muster Design GmbH', 'Hauptstraße 1', '10115 Berlin', 'Germany', 'VAT ID: DE123456789', 'billing@muster.example']);
+    expect(await page.getByRole('link', { name: 'billing@muster.example' }).getAttribute('href')).toBe('mailto:billing@muster.example');
     expect(await party('Bill to')).toEqual(['Camille Martin', 'Atelier Martin SARL', '12 rue de la Paix', '75002 Paris', 'France', client.email, 'VAT ID: FR40303265045', 'Purchase order: PO-2026-118']);
     expect(await cells(/Printed book/)).toEqual(['Printed book', '1', '€20.00', '7 %', '€20.00']);
     expect(await cells(/Design work/)).toEqual(['Design work', '1', '€1,234.00', '19 %', '€1,234.00']);
