@@ -62,7 +62,7 @@ export function createApp(deps: AppDeps): Express {
     throttle: new SignInThrottle(),
   });
   app.use(mountPages(authorizeRoutes(authorizePages), services.pageForms));
-  app.use(mountPages(signingPageRoutes(new SigningPages(services.contracts)), services.pageForms));
+  app.use(mountPages(signingPageRoutes(new SigningPages(services.contracts, services.documents), { perMinute: config.pdfDownloadsPerMinute, ...counters }), services.pageForms));
   app.use(notFoundRoute);
   app.use(errorHandler);
   return app;

@@ -27,10 +27,30 @@ export interface Signer {
   userAgent: string | null;
 }
 
+/** The two parties as the signing page and the signed PDF name them. */
+export interface ContractParties {
+  /** The business's legal name (its name when it has none). */
+  business: string;
+  /** The client as its record names it now: a contract keeps no snapshot of it. */
+  client: { name: string; company: string | null };
+}
+
+/** A signature with its whole audit record, as the signed PDF prints it. */
+export interface SignatureRecord {
+  party: SigningParty;
+  name: string;
+  signed_at: string;
+  ip_address: string | null;
+  document_sha256: string;
+}
+
 /** What a signing page shows: the contract, whose it is, and who may frame the embeddable page. */
 export interface SigningPage {
   contract: ContractView;
   businessName: string;
+  parties: ContractParties;
+  /** The signatures' audit records, oldest first: for the signed PDF, never shown on the page. */
+  signatureRecords: SignatureRecord[];
   /** Origins allowed to frame `embed_url`; null: any. */
   embedOrigins: string[] | null;
 }
@@ -131,12 +151,24 @@ export class ContractService {
   async openSigningPage(token: string): Promise<SigningPage | null> {
     const row = await this.bySigningToken(this.db.current, token);
     if (!row) return null;
-    const [contract, business, embedOrigins] = await Promise.all([
-      this.viewOf(row, this.db.current),
+    const conn = this.db.current;
+    const [signatures, business, client, embedOrigins] = await Promise.all([
+      ContractSignature.ofContracts([row], conn),
       this.businesses.get(row.business_id),
+      // Always there: a client that has contracts cannot be deleted (the foreign key refuses it).
+      Client.of(signingPageActor(row), conn).findById(row.client_id).throwIfNotFound(),
       this.businesses.embedOrigins(row.business_id),
     ]);
-    return { contract, businessName: business.name, embedOrigins };
+    const contract = toContractView(this.baseUrl, row, signatures);
+    return {
+      contract,
+      businessName: business.name,
+      parties: { business: business.legal_name, client: { name: client.name, company: client.company ?? null } },
+      signatureRecords: [...signatures]
+        .sort((a, b) => a.signed_at.localeCompare(b.signed_at))
+        .map(({ party, name, signed_at, ip_address, document_sha256 }) => ({ party, name, signed_at, ip_address: ip_address ?? null, document_sha256 })),
+      embedOrigins,
+    };
   }
 
   /** The client signs at the signing link: null for an unknown token. */

@@ -1,10 +1,11 @@
 /**
- * An invoice's PDF (and a credit note's), for the API, the payment page's download link and the invoice e-mail: reads
+ * An invoice's PDF (and a credit note's, and a contract's signed copy), for the API, the payment page's download link and the invoice e-mail: reads
  * what the document shows (outside any transaction) and renders it on a PDF thread. The invoice
  * while money is due, the receipt once it is paid.
  */
 import path from 'node:path';
 import { Actor } from '../auth/actor';
+import type { SignedContractDocument } from '../contracts/pdf';
 import { Database } from '../db/database';
 import { NotFound } from '../errors';
 import { PdfFile, PdfPool } from '../pdf/pool';
@@ -32,7 +33,7 @@ export class InvoiceDocuments {
   async pdf(actor: Actor, id: number, options: { wait: boolean } = { wait: false }): Promise<PdfFile> {
     const conn = this.db.current;
     const invoice = await Invoice.findOwn(actor, conn, id);
-    if (!invoice) throw new NotFound('Invoice');
+    if (!invoice) throw new NotFound('Invoice', id);
     const [items, payments, parties] = await Promise.all([InvoiceItem.ofInvoice(invoice, conn), paymentRowsOf(actor, invoice, conn), partiesOf(actor, [invoice], conn)]);
     // The rows cross to the thread as data (structured clone): their columns, not their methods.
     const document: InvoiceDocument = {
@@ -47,6 +48,11 @@ export class InvoiceDocuments {
 
   /** A credit note's PDF (credit-notes/ reads what it shows), on the same threads as invoices'. */
   creditNotePdf(document: CreditNoteDocument): Promise<PdfFile> {
+    return this.renderers.render(document, { wait: false });
+  }
+
+  /** A contract's signed copy (the signing page reads what it shows), on the same threads: a request's, refused with PdfBusy when they are full. */
+  signedContractPdf(document: SignedContractDocument): Promise<PdfFile> {
     return this.renderers.render(document, { wait: false });
   }
 

@@ -3,8 +3,11 @@ import Joi from 'joi';
 import { signerName } from '../contracts/schema';
 
 export interface SigningFormFields {
-  /** Which of the page's two forms was posted: anything but Decline is Sign. */
-  action: 'sign' | 'decline';
+  /**
+   * Which form was posted: the page's Sign, or the decline page's `Confirm decline`; anything else
+   * is Sign. `decline` (a page from before the decline page) asks for the confirmation, declining nothing.
+   */
+  action: 'sign' | 'decline' | 'confirm_decline';
   /** The signer's name, trimmed; null when missing or not a name. */
   full_name: string | null;
   /** `yes` when "I agree" is ticked. */
@@ -12,7 +15,7 @@ export interface SigningFormFields {
 }
 
 export const signingFormFields = Joi.object<SigningFormFields>({
-  action: Joi.string().valid('sign', 'decline').failover('sign').default('sign'),
+  action: Joi.string().valid('sign', 'decline', 'confirm_decline').failover('sign').default('sign'),
   full_name: signerName.failover(null).default(null),
   agree: Joi.string().valid('yes').failover(null).default(null),
 });

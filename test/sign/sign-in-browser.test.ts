@@ -1,9 +1,15 @@
-/** Clients sign and decline contracts in a real browser, on the page and inside another site's iframe. */
+/**
+ * Clients sign and decline contracts in a real browser, on the page and inside another site's
+ * iframe: both parties named, Decline confirmed on its own page (with JavaScript off too), and the
+ * signed copy downloaded.
+ */
+import fs from 'node:fs/promises';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { aClient, startApp, Tenant, TestApp } from '../support/app';
-import { screenshot, screenshotOnPhone, useBrowser } from '../support/browser';
+import { PHONE, screenshot, screenshotOnPhone, useBrowser } from '../support/browser';
 import { freePort } from '../support/net';
+import { pdfText, renderPdf } from '../support/pdf';
 
 const ctx = useBrowser();
 let app: TestApp;
@@ -30,7 +36,7 @@ afterAll(async () => {
 });
 
 async function aContract(): Promise<any> {
-  const client = await t.api.post('/clients', aClient());
+  const client = await t.api.post('/clients', aClient({ name: 'Grace Client', company: 'Hopper Labs' }));
   const res = await t.api.post('/contracts', {
     title: 'Website build',
     client_id: client.body.client.id,
@@ -42,13 +48,15 @@ async function aContract(): Promise<any> {
 }
 
 describe('signing in a browser', () => {
-  test('when the client signs on the signing page and the business countersigns, then the contract is signed', async () => {
+  test('when the client signs on the signing page and the business countersigns, then the contract is signed and the page gives the signed PDF', async () => {
     // Arrange
     const contract = await aContract();
     const page = await ctx.browser.newPage();
     await page.goto(contract.signing_url);
     await screenshot(page, 'sign-page');
     await screenshotOnPhone(ctx.browser, contract.signing_url, 'sign-page');
+    const parties = async (role: string) => (await page.getByRole('row', { name: new RegExp(`^${role}`) }).getByRole('cell').innerText()).split('\n');
+    const partiesShown = { business: await parties('Business'), client: await parties('Client') };
 
     // Act
     await page.getByLabel('Full name').fill('Grace Hopper');
@@ -59,9 +67,19 @@ describe('signing in a browser', () => {
     const countersigned = await t.api.post(`/contracts/${contract.id}/countersign`, { name: 'Ada Lovelace' });
     await page.reload();
     await screenshot(page, 'sign-page-both-signed');
+    await screenshotOnPhone(ctx.browser, contract.signing_url, 'sign-page-both-signed');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download signed PDF' }).click()]);
+    const pdf = await fs.readFile(await download.path());
+    await renderPdf(pdf, 'contract-signed-in-browser');
+    const text = await pdfText(pdf);
 
     // Assert
+    expect(partiesShown).toEqual({ business: ['Test Business'], client: ['Grace Client', 'Hopper Labs'] });
     expect(countersigned.body.contract.status).toBe('signed');
+    expect(download.suggestedFilename()).toBe(`signed-contract-${contract.id}.pdf`);
+    expect(text).toMatch(/Client\s+Grace Hopper\s+Signed at\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC\s+IP address\s+\S*127\.0\.0\.1/);
+    expect(text).toMatch(/Business\s+Ada Lovelace\s+Signed at/);
+    expect(text).toContain(countersigned.body.contract.signatures[0].document_sha256);
     expect(await page.getByText('Signed by Grace Hopper').isVisible()).toBe(true);
     expect(await page.getByText('Signed by Ada Lovelace').isVisible()).toBe(true);
     expect(await page.getByRole('button', { name: 'Sign' }).count()).toBe(0);
@@ -89,18 +107,56 @@ describe('signing in a browser', () => {
     await page.close();
   });
 
-  test('when the client declines inside the iframe, then the contract is declined', async () => {
+  test('when the client declines inside the iframe and confirms, then the contract is declined', async () => {
     const contract = await aContract();
     const page = await ctx.browser.newPage();
     await page.goto(`${shopOrigin}/checkout?embed=${encodeURIComponent(contract.embed_url)}`);
     const frame = page.frameLocator('iframe[title="Contract"]');
 
     await frame.getByRole('button', { name: 'Decline' }).click();
+    await frame.getByRole('button', { name: 'Confirm decline' }).waitFor();
+    await screenshot(page, 'sign-embed-confirm-decline');
+    await frame.getByRole('button', { name: 'Confirm decline' }).click();
     await frame.getByText('This contract was declined').waitFor();
     await screenshot(page, 'sign-embed-declined');
 
     expect((await t.api.get(`/contracts/${contract.id}`)).body.contract.status).toBe('declined');
     await page.close();
+  });
+
+  test('when JavaScript is off and the client presses Decline, then a page asks to confirm; Back changes nothing, Confirm decline declines', async () => {
+    // Arrange
+    const contract = await aContract();
+    const context = await ctx.browser.newContext({ javaScriptEnabled: false });
+    const phone = await ctx.browser.newContext({ javaScriptEnabled: false, viewport: PHONE });
+    const page = await context.newPage();
+    const onPhone = await phone.newPage();
+    await page.goto(contract.signing_url);
+
+    // Act
+    await page.getByRole('button', { name: 'Decline' }).click();
+    // A form's GET with no fields: the address ends in an empty query.
+    await page.waitForURL(`${contract.signing_url}/decline?`);
+    await screenshot(page, 'sign-confirm-decline');
+    await onPhone.goto(`${contract.signing_url}/decline`);
+    await screenshot(onPhone, 'sign-confirm-decline-phone');
+    const phoneWidth = await onPhone.evaluate(() => document.documentElement.scrollWidth);
+    await page.getByRole('link', { name: 'Back to the contract' }).click();
+    await page.waitForURL(contract.signing_url);
+    const afterBack = (await t.api.get(`/contracts/${contract.id}`)).body.contract.status;
+    await page.getByRole('button', { name: 'Decline' }).click();
+    await page.getByRole('button', { name: 'Confirm decline' }).click();
+    await page.waitForURL(contract.signing_url);
+    await screenshot(page, 'sign-page-declined');
+
+    // Assert
+    expect(afterBack).toBe('pending');
+    expect(phoneWidth).toBeLessThanOrEqual(PHONE.width);
+    expect(await page.getByText('This contract was declined').isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Sign' }).count()).toBe(0);
+    expect((await t.api.get(`/contracts/${contract.id}`)).body.contract.status).toBe('declined');
+    await context.close();
+    await phone.close();
   });
 
   test('when the signing page (not the embed one) is put in another site\'s iframe, then the browser refuses to show it', async () => {

@@ -1,14 +1,23 @@
-/** The signing pages over HTTP: signatures with their audit record, decline, countersigning, contract.signed once, framing. */
+/**
+ * The signing pages over HTTP: both parties named, signatures with their audit record, decline
+ * after its confirmation page, the signed copy, countersigning, contract.signed once, framing.
+ */
 import { createHash } from 'node:crypto';
+import { businessChangesSchema } from '../../server/businesses/schema';
+import { validateInput } from '../../server/validation';
 import { aClient, eventsOf, Tenant, useApp } from '../support/app';
+import { pdfText, renderPdf } from '../support/pdf';
 
 const ctx = useApp();
 
-async function aContract(t: Tenant = ctx.t): Promise<any> {
-  const client = await t.api.post('/clients', aClient());
-  const res = await t.api.post('/contracts', { title: 'Website build', client_id: client.body.client.id, body: 'We build.\nYou pay 1 000 EUR.', amount: 1000, currency: 'eur' });
+async function aContract(t: Tenant = ctx.t, client: Record<string, unknown> = {}): Promise<any> {
+  const created = await t.api.post('/clients', aClient(client));
+  const res = await t.api.post('/contracts', { title: 'Website build', client_id: created.body.client.id, body: 'We build.\nYou pay 1 000 EUR.', amount: 1000, currency: 'eur' });
   return res.body.contract;
 }
+
+/** The page's text: its HTML without tags, one space between words. */
+const textOf = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/&#39;/g, "'").replace(/\s+/g, ' ');
 
 /** The page's path on the test server, with its form token. */
 async function openPage(url: string): Promise<{ path: string; formToken: string; html: string; headers: Headers; status: number }> {
@@ -84,13 +93,13 @@ describe('the client signs at signing_url', () => {
     expect((await ctx.t.api.get(`/contracts/${contract.id}`)).body.contract.signatures).toEqual([]);
   });
 
-  test('when the client declines, then the contract is declined and can no longer be signed by anyone', async () => {
+  test('when the client confirms the decline, then the contract is declined and can no longer be signed by anyone', async () => {
     // Arrange
     const contract = await aContract();
     const page = await openPage(contract.signing_url);
 
     // Act
-    const declined = await post(page.path, { form_token: page.formToken, action: 'decline' });
+    const declined = await post(page.path, { form_token: page.formToken, action: 'confirm_decline' });
     const signAfter = await post(page.path, { form_token: page.formToken, action: 'sign', full_name: 'Grace Hopper', agree: 'yes' });
     const countersign = await ctx.t.api.post(`/contracts/${contract.id}/countersign`, { name: 'Ada Lovelace' });
 
@@ -104,8 +113,148 @@ describe('the client signs at signing_url', () => {
     expect((await openPage(contract.signing_url)).html).toContain('This contract was declined');
   });
 
+  test('when the signing page opens, then it names both parties: the business by its legal name, the client with its company', async () => {
+    // Arrange
+    const t = await ctx.app.tenant();
+    await ctx.app.server.services.businesses.update(t.businessId, validateInput(businessChangesSchema, { legal_name: 'Muster Design GmbH' }));
+    const contract = await aContract(t, { name: 'Camille Martin', company: 'Atelier Martin SARL' });
+
+    // Act
+    const page = await openPage(contract.signing_url);
+
+    // Assert
+    expect(textOf(page.html)).toContain('Business Muster Design GmbH Client Camille Martin Atelier Martin SARL');
+  });
+
+  test('when the client presses Decline, then a page (a plain link, no script) asks for the confirmation, and nothing is declined until Confirm decline', async () => {
+    // Arrange
+    const contract = await aContract();
+    const page = await openPage(contract.signing_url);
+    const declineForm = /<form method="get" action="([^"]+)">\s*<button type="submit" class="secondary">Decline<\/button>/.exec(page.html);
+
+    // Act
+    const asked = await fetch(`${ctx.app.url}${declineForm?.[1]}`);
+    const askedHtml = await asked.text();
+    const statusWhileAsked = (await ctx.t.api.get(`/contracts/${contract.id}`)).body.contract.status;
+    const formToken = /name="form_token" value="([^"]+)"/.exec(askedHtml)?.[1] ?? '';
+    const confirmAction = /<form method="post" action="([^"]+)">/.exec(askedHtml)?.[1];
+    const confirmed = await post(`${ctx.app.url}${confirmAction}`, { form_token: formToken, action: 'confirm_decline' });
+
+    // Assert
+    expect(declineForm?.[1]).toBe(`${new URL(contract.signing_url).pathname}/decline`);
+    expect(asked.status).toBe(200);
+    expect(askedHtml).not.toContain('<script');
+    expect(askedHtml).toMatch(/<input type="hidden" name="action" value="confirm_decline">\s*<button type="submit" class="danger">Confirm decline<\/button>/);
+    expect(textOf(askedHtml)).toContain('Once declined, this contract can no longer be signed');
+    expect(askedHtml).toContain(`<a href="${new URL(contract.signing_url).pathname}">Back to the contract</a>`);
+    expect(statusWhileAsked).toBe('pending');
+    expect(confirmAction).toBe(new URL(contract.signing_url).pathname);
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.get('location')).toBe(new URL(contract.signing_url).pathname);
+    expect((await ctx.t.api.get(`/contracts/${contract.id}`)).body.contract.status).toBe('declined');
+  });
+
+  test('when a form posts the old Decline (no confirmation), then it leads to the decline page and declines nothing', async () => {
+    const contract = await aContract();
+    const page = await openPage(contract.embed_url);
+
+    const res = await post(page.path, { form_token: page.formToken, action: 'decline' });
+
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`${new URL(contract.embed_url).pathname}/decline`);
+    expect((await ctx.t.api.get(`/contracts/${contract.id}`)).body.contract.status).toBe('pending');
+  });
+
+  test('when the decline page of a signed or declined contract is opened, then it leads back to the page', async () => {
+    const contract = await aContract();
+    await signAsClient(contract);
+
+    const res = await fetch(`${ctx.app.url}${new URL(contract.signing_url).pathname}/decline`, { redirect: 'manual' });
+
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(new URL(contract.signing_url).pathname);
+  });
+
   test('when the token names no contract, then it is a 404 page', async () => {
     const res = await fetch(`${ctx.app.url}/contracts/${'A'.repeat(43)}/sign`);
+
+    expect(res.status).toBe(404);
+    expect(await res.text()).toContain('Contract not found');
+  });
+});
+
+describe('the signed copy (Download signed PDF)', () => {
+  const pdfOf = (contract: any) => fetch(`${ctx.app.url}${new URL(contract.signing_url).pathname.replace(/\/sign$/, '/pdf')}`);
+
+  test('when both parties have signed, then the page links a PDF with the text, both names, times, IP addresses and the document hash', async () => {
+    // Arrange
+    const contract = await aContract(ctx.t, { name: 'Grace Client', company: 'Hopper Labs' });
+    await signAsClient(contract, 'Grace Hopper');
+    await ctx.t.api.post(`/contracts/${contract.id}/countersign`, { name: 'Ada Lovelace' });
+    const signed = (await ctx.t.api.get(`/contracts/${contract.id}`)).body.contract;
+    const page = await openPage(contract.signing_url);
+    const link = /<a class="download" href="([^"]+)" download>Download signed PDF<\/a>/.exec(page.html)?.[1];
+
+    // Act
+    const res = await fetch(`${ctx.app.url}${link}`);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    await renderPdf(bytes, 'contract-signed');
+    const text = await pdfText(bytes);
+
+    // Assert
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename=signed-contract-${contract.id}.pdf`);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(text).toContain('CONTRACT');
+    expect(text).toMatch(/Business\s+Test Business/);
+    expect(text).toMatch(/Client\s+Grace Client, Hopper Labs/);
+    expect(text).toMatch(/Status\s+Signed by both parties/);
+    expect(text).toContain('We build.');
+    expect(text).toContain('You pay 1 000 EUR.');
+    const sha = createHash('sha256').update(contract.body, 'utf8').digest('hex');
+    expect(text).toMatch(new RegExp(`Document SHA-256\\s+${sha}`));
+    for (const signature of signed.signatures) {
+      const time = `${signature.signed_at.slice(0, 10)} ${signature.signed_at.slice(11, 19)} UTC`;
+      const party = signature.party === 'client' ? 'Client' : 'Business';
+      expect(text).toMatch(new RegExp(`${party}\\s+${signature.name}\\s+Signed at\\s+${time}\\s+IP address\\s+\\S*127\\.0\\.0\\.1\\s+Text SHA-256\\s+${sha}`));
+    }
+  });
+
+  test('when only the client has signed, then the copy is offered already and says it awaits the business', async () => {
+    const contract = await aContract();
+    await signAsClient(contract);
+
+    const page = await openPage(contract.signing_url);
+    const text = await pdfText(Buffer.from(await (await pdfOf(contract)).arrayBuffer()));
+
+    expect(page.html).toContain('Download signed PDF');
+    expect(text).toMatch(/Status\s+Signed by the client; awaiting the business's signature/);
+    expect(text).toMatch(/Client\s+Grace Hopper\s+Signed at/);
+    expect(text).not.toMatch(/^\s*Business\s+Ada/m);
+  });
+
+  test.each([
+    ['the client has not signed (the business has)', async (contract: any) => ctx.t.api.post(`/contracts/${contract.id}/countersign`, { name: 'Ada Lovelace' })],
+    ['the contract was declined', async (contract: any) => {
+      const page = await openPage(contract.signing_url);
+      return post(page.path, { form_token: page.formToken, action: 'confirm_decline' });
+    }],
+  ])('when %s, then the page offers no copy and the PDF\'s address is a 404 page', async (_case, arrange) => {
+    const contract = await aContract();
+    await arrange(contract);
+
+    const page = await openPage(contract.signing_url);
+    const res = await pdfOf(contract);
+
+    expect(page.html).not.toContain('Download signed PDF');
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await res.text()).toContain('Not signed yet');
+  });
+
+  test('when the token names no contract, then the PDF\'s address is a 404 page', async () => {
+    const res = await fetch(`${ctx.app.url}/contracts/${'A'.repeat(43)}/pdf`);
 
     expect(res.status).toBe(404);
     expect(await res.text()).toContain('Contract not found');
