@@ -9,15 +9,14 @@ import {
   legalIdentityChangesSchema,
   newBusinessSchema,
 } from '../../server/businesses/schema';
-import { ValidationFailed } from '../../server/errors';
 import { gatewayCredentialsSchema } from '../../server/gateways/schema';
 import { GatewayView } from '../../server/gateways/view';
 import { validateInput } from '../../server/validation';
 import { withContext } from '../context';
 import { UsageError } from '../errors';
-import { positiveId } from '../options';
+import { fieldCheck, positiveId, validBody } from '../options';
 import { examples, output, table } from '../output';
-import { ensureOptions, readStandardInput } from '../prompt';
+import { ensureOptions, OptionSpec, readStandardInput } from '../prompt';
 import { groupCommand } from './groups';
 
 interface CreateOptions {
@@ -56,6 +55,12 @@ type UpdateOptions = {
   embedOrigins?: string;
   json?: boolean;
 } & { [key: string]: string | boolean | undefined };
+
+/** A new business's name and currency, asked on a terminal and checked as they are typed (business create, init). */
+export const NEW_BUSINESS_QUESTIONS: OptionSpec[] = [
+  { key: 'name', flag: '--name', message: 'Business name', check: fieldCheck(newBusinessSchema, 'name') },
+  { key: 'currency', flag: '--currency', message: 'Currency (ISO 4217, e.g. USD)', check: fieldCheck(newBusinessSchema, 'currency') },
+];
 
 function recordLines(b: BusinessView): string[] {
   return [`id: ${b.id}`, `name: ${b.name}`, `currency: ${b.currency}`, `country: ${b.country ?? '-'}`, `plan: ${b.plan}`];
@@ -98,16 +103,7 @@ function changesOf(opts: UpdateOptions): BusinessChanges {
  */
 function checkLegalIdentityOptions(changes: BusinessChanges): void {
   const given = Object.fromEntries(LEGAL_IDENTITY_FIELDS.filter((field) => changes[field] !== undefined).map((field) => [field, changes[field]]));
-  try {
-    validateInput(legalIdentityChangesSchema, given);
-  } catch (err) {
-    if (!(err instanceof ValidationFailed) || !err.details) throw err;
-    const lines = Object.entries(err.details).map(([field, messages]) => {
-      const flag = LEGAL_OPTIONS[field as LegalIdentityField]?.flag ?? `--${field}`;
-      return `\n  ${flag}: ${messages.map((message) => (message.startsWith(`${field} `) ? message.slice(field.length + 1) : message)).join('; ')}`;
-    });
-    throw new UsageError(`invalid option${lines.length > 1 ? 's' : ''}${lines.join('')}`);
-  }
+  validBody(legalIdentityChangesSchema, given, (field) => LEGAL_OPTIONS[field as LegalIdentityField]?.flag ?? `--${field}`);
 }
 
 export function businessCommand(): Command {
@@ -126,10 +122,7 @@ export function businessCommand(): Command {
       examples('invoicing business create --name "Acme Ltd" --currency GBP --country GB', 'invoicing business create --name Shop --currency USD --plan pro --json'),
     )
     .action(async (raw: CreateOptions) => {
-      const opts = await ensureOptions(raw, [
-        { key: 'name', flag: '--name', message: 'Business name' },
-        { key: 'currency', flag: '--currency', message: 'Currency (ISO 4217, e.g. USD)' },
-      ]);
+      const opts = await ensureOptions(raw, NEW_BUSINESS_QUESTIONS);
       const created = await withContext(({ services }) =>
         services.businesses.create(validateInput(newBusinessSchema, { name: opts.name!, currency: opts.currency!, country: opts.country, plan: opts.plan })),
       );
@@ -240,8 +233,8 @@ function gatewayCommand(): Command {
     .action(async (rawId: string, raw: { provider: string; secretKey?: string; webhookSecret?: string; secretsStdin?: boolean; json?: boolean }) => {
       const id = positiveId(rawId, 'business id');
       const opts = raw.secretsStdin ? { ...raw, ...(await secretsFromStdin(raw)) } : await ensureOptions(raw, [
-        { key: 'secretKey', flag: '--secret-key', message: 'Stripe secret key (sk_live_…)', secret: true },
-        { key: 'webhookSecret', flag: '--webhook-secret', message: 'Stripe webhook signing secret (whsec_…)', secret: true },
+        { key: 'secretKey', flag: '--secret-key', message: 'Stripe secret key (sk_live_…)', secret: true, check: fieldCheck(gatewayCredentialsSchema, 'secretKey') },
+        { key: 'webhookSecret', flag: '--webhook-secret', message: 'Stripe webhook signing secret (whsec_…)', secret: true, check: fieldCheck(gatewayCredentialsSchema, 'webhookSecret') },
       ]);
       const saved = await withContext(async ({ services }) => {
         await services.businesses.get(id);

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import type { CreditNoteInput, CreditNoteLineInput, CreditNoteResult, CreditNoteView } from '../../server/credit-notes/schema';
 import { BUSINESS_QUESTION, withContext } from '../context';
 import { UsageError } from '../errors';
-import { parseMode, positiveId, validBody } from '../options';
+import { idAnswer, parseMode, positiveId, validBody } from '../options';
 import { examples, output, shortTime, table } from '../output';
 import { ensureOptions } from '../prompt';
 import { groupCommand } from './groups';
@@ -126,7 +126,7 @@ export function creditNotesCommand(): Command {
       ),
     )
     .action(async (raw: CreateOptions) => {
-      const opts = await ensureOptions(raw, [BUSINESS_QUESTION, { key: 'mode', flag: '--mode', message: 'Mode', choices: ['test', 'live'] }, { key: 'invoice', flag: '--invoice', message: 'Invoice id' }]);
+      const opts = await ensureOptions(raw, [BUSINESS_QUESTION, { key: 'mode', flag: '--mode', message: 'Mode', choices: ['test', 'live'] }, { key: 'invoice', flag: '--invoice', message: 'Invoice id', check: idAnswer }]);
       const businessId = positiveId(String(opts.business).trim(), '--business');
       const mode = parseMode(opts.mode!);
       const invoiceId = positiveId(String(opts.invoice).trim(), '--invoice');

@@ -8,6 +8,7 @@ import { validateInput } from '../../server/validation';
 import { atRun, cliConfig, openDatabase } from '../context';
 import { redactUrls, UsageError } from '../errors';
 import { fieldCheck, parseScopes, positiveId } from '../options';
+import { NEW_BUSINESS_QUESTIONS } from './business';
 import { createdJson, createdLines } from './keys';
 import { examples, output, paint } from '../output';
 import { ask, ensureOptions, isInteractive, OptionSpec } from '../prompt';
@@ -25,8 +26,7 @@ interface InitOptions {
   json?: boolean;
 }
 
-const NAME: OptionSpec = { key: 'name', flag: '--name', message: 'Business name', check: fieldCheck(newBusinessSchema, 'name') };
-const CURRENCY: OptionSpec = { key: 'currency', flag: '--currency', message: 'Currency (ISO 4217, e.g. USD)', check: fieldCheck(newBusinessSchema, 'currency') };
+const [NAME, CURRENCY] = NEW_BUSINESS_QUESTIONS;
 /** The answer of the business list that makes a new business rather than use one. */
 const NEW_BUSINESS = 'new';
 const SCOPES: OptionSpec = {

@@ -4,7 +4,7 @@ import { withContext } from '../context';
 import { output } from '../output';
 import { UsageError } from '../errors';
 import { ensureOptions } from '../prompt';
-import { positiveId } from '../options';
+import { idAnswer, positiveId } from '../options';
 import { groupCommand } from './groups';
 
 interface SimulateOptions {
@@ -45,7 +45,7 @@ Examples:
 The running server delivers the events' webhooks.`,
     )
     .action(async (raw: SimulateOptions) => {
-      const opts = await ensureOptions(raw, [{ key: 'invoice', flag: '--invoice', message: 'Invoice id' }]);
+      const opts = await ensureOptions(raw, [{ key: 'invoice', flag: '--invoice', message: 'Invoice id', check: idAnswer }]);
       const id = positiveId(String(opts.invoice).trim(), '--invoice');
       const amount = opts.amount === undefined ? undefined : parseAmount(opts.amount);
       const result = await withContext(({ services }) => services.paymentPath.simulateForOwner(id, amount));

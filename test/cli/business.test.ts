@@ -242,12 +242,12 @@ describe('invoicing business update', () => {
   });
 
   test.each([
-    ['an IBAN whose check digits do not match', ['--iban', 'GB28 NWBK 6016 1331 9268 19'], /^error: invalid option\n {2}--iban: is not a valid IBAN: its check digits do not match/],
-    ['an IBAN of the wrong length for its country', ['--iban', 'DE89 3704 0044 0532 0130'], /--iban: must be an IBAN: one of DE has 22 characters, not 20/],
-    ['a BIC of 9 characters', ['--bic', 'NWBKGB2LX'], /--bic: must be a BIC of 8 or 11 characters/],
-    ['a German VAT number of 10 digits', ['--tax-id', 'DE1234567890'], /--tax-id: is not a valid DE VAT number: DE must be followed by 9 digits/],
-    ['a Peppol ID without a scheme', ['--peppol-id', '5060012349998'], /--peppol-id: must be a Peppol participant ID SCHEME:ID/],
-    ['an e-mail that is not one', ['--email', 'billing'], /--email: must be a valid email/],
+    ['an IBAN whose check digits do not match', ['--iban', 'GB28 NWBK 6016 1331 9268 19'], /^error: invalid option\n {2}--iban "GB28 NWBK 6016 1331 9268 19": is not a valid IBAN: its check digits do not match/],
+    ['an IBAN of the wrong length for its country', ['--iban', 'DE89 3704 0044 0532 0130'], /--iban "DE89 3704 0044 0532 0130": must be an IBAN: one of DE has 22 characters, not 20/],
+    ['a BIC of 9 characters', ['--bic', 'NWBKGB2LX'], /--bic "NWBKGB2LX": must be a BIC of 8 or 11 characters/],
+    ['a German VAT number of 10 digits', ['--tax-id', 'DE1234567890'], /--tax-id "DE1234567890": is not a valid DE VAT number: DE must be followed by 9 digits/],
+    ['a Peppol ID without a scheme', ['--peppol-id', '5060012349998'], /--peppol-id "5060012349998": must be a Peppol participant ID SCHEME:ID/],
+    ['an e-mail that is not one', ['--email', 'billing'], /--email "billing": must be a valid email/],
   ])('when given %s, then it exits 2 naming the option and nothing changes', async (_case, args, message) => {
     const created = await createBusiness();
 
