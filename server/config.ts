@@ -137,6 +137,9 @@ const schema = Joi.object<Env, true>({
     .description('pino log level'),
 }).unknown();
 
+/** BASE_URL when it is not set: this machine, on the port the server listens on. */
+export const defaultBaseUrl = (port: number) => `http://localhost:${port}`;
+
 export interface Config {
   databaseUrl: string;
   databaseBusyTimeoutMs: number;
@@ -180,7 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseBusyTimeoutMs: value.DATABASE_BUSY_TIMEOUT_MS,
     port: value.PORT,
     host: value.HOST,
-    baseUrl: (value.BASE_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, ''),
+    baseUrl: (value.BASE_URL ?? defaultBaseUrl(value.PORT)).replace(/\/+$/, ''),
     redisUrl: value.REDIS_URL,
     stripeApiUrl: value.STRIPE_API_URL,
     redisPrefix: value.REDIS_PREFIX,

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { atRun, cliConfig, openDatabase } from '../context';
 import { examples, output } from '../output';
 import { CliFailure, UsageError } from '../errors';
+import { cliIo } from '../io';
 import { groupCommand } from './groups';
 
 /** The API's address as a person on this machine types it: the host listened on, or localhost when that is every interface. */
@@ -42,6 +43,8 @@ export function serveCommand(): Command {
       if (opts.port !== undefined) {
         if (!/^\d{1,5}$/.test(opts.port) || Number(opts.port) > 65535) throw new UsageError('--port must be a port number');
         config.port = Number(opts.port);
+        // Payment and signing links follow the port when BASE_URL does not say otherwise.
+        if (cliIo().env.BASE_URL === undefined && config.port !== 0) config.baseUrl = atRun.config().defaultBaseUrl(config.port);
       }
       if (opts.host !== undefined) {
         if (atRun.config().hostAddress.validate(opts.host).error) throw new UsageError(`--host must be an IP address or a host name, e.g. 127.0.0.1, not "${opts.host}"`);

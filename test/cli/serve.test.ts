@@ -6,6 +6,7 @@ import { pendingMigrations } from '../../server/db/migrate';
 import { TEST_APP_SECRET_KEY } from '../support/app';
 import { ScratchDatabase, scratchDatabase, testDriver } from '../support/database';
 import { eventually } from '../support/eventually';
+import { freePort } from '../support/net';
 
 const BIN = path.resolve(__dirname, '../../dist/bin/invoicing.js');
 
@@ -124,6 +125,19 @@ describe('invoicing serve --host and HOST', () => {
     expect(await reach(`http://127.0.0.1:${outcome.port}`)).toBe('answers');
     const other = otherLocalAddress();
     if (other) expect(await reach(`http://${other}:${outcome.port}`)).toBe('answers');
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  test('when --port is given and BASE_URL is not set, then the links the API gives follow that port', async () => {
+    const port = await freePort();
+    const { child, started, exited } = serve(scratch.url, ['--port', String(port)]);
+
+    const outcome = await started;
+    const index = (await (await fetch(`http://127.0.0.1:${port}/api/v1/partner`)).json()) as { ping: string };
+
+    expect(outcome.port).toBe(port);
+    expect(index.ping).toBe(`http://localhost:${port}/api/v1/partner/ping`);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   });
