@@ -3,7 +3,7 @@
  * signed, and the signature record (each signer's name, time, IP address and the SHA-256 of the
  * text they were shown), so the copy can be checked against the text it holds.
  */
-import { lineHeight, PdfLayout, TextStyle } from '../pdf/layout';
+import { ISSUER_NAME, LABEL, lineHeight, MUTED_COLOR, PdfLayout, TextStyle } from '../pdf/layout';
 import type { PdfFile } from '../pdf/pool';
 import type { ContractView } from './schema';
 import type { ContractParties, SignatureRecord } from './service';
@@ -23,10 +23,8 @@ export interface SignedContractDocument {
 
 const BODY: TextStyle = { size: 10 };
 const BOLD: TextStyle = { size: 10, weight: 'bold' };
-const LABEL: TextStyle = { size: 8, weight: 'bold', color: '#57606a' };
-const MUTED: TextStyle = { size: 10, color: '#57606a' };
-const NOTE: TextStyle = { size: 9, color: '#57606a' };
-const NAME: TextStyle = { size: 16, weight: 'bold' };
+const MUTED: TextStyle = { size: 10, color: MUTED_COLOR };
+const NOTE: TextStyle = { size: 9, color: MUTED_COLOR };
 const TITLE: TextStyle = { size: 13, weight: 'bold' };
 const NAME_LINES = 3;
 /** The width of the labels of the parties' and the signatures' rows. */
@@ -76,9 +74,9 @@ export async function signedContractPdf(document: SignedContractDocument): Promi
 function heading(layout: PdfLayout, businessName: string, kind: string, livemode: boolean): void {
   const title: TextStyle = { size: 20, weight: 'bold' };
   const titleLine = layout.line(kind, title);
-  const name = layout.clamp(businessName, NAME, layout.width - titleLine.width - 24, NAME_LINES);
+  const name = layout.clamp(businessName, ISSUER_NAME, layout.width - titleLine.width - 24, NAME_LINES);
   layout.drawLine(titleLine, layout.left, layout.y, title, { align: 'right', width: layout.width });
-  layout.y += Math.max(layout.drawLines(name, layout.left, layout.y, NAME), lineHeight(title)) + 6;
+  layout.y += Math.max(layout.drawLines(name, layout.left, layout.y, ISSUER_NAME), lineHeight(title)) + 6;
   if (!livemode) layout.paragraph('TEST MODE: this is a test contract.', { size: 9, weight: 'bold', color: '#8250df' });
   layout.y += 10;
 }

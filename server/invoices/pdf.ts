@@ -10,7 +10,7 @@ import { fromQuantityUnits } from '../money/amount';
 import { fromPercentageUnits, TaxBreakdownLine, TaxExempt } from '../money/tax';
 import type { SellerSnapshot } from '../businesses/view';
 import type { BuyerSnapshot } from '../clients/view';
-import { FittedLine, lineHeight, MARGIN, PdfLayout, TextStyle } from '../pdf/layout';
+import { FittedLine, ISSUER_NAME, LABEL, lineHeight, MARGIN, MUTED_COLOR, PdfLayout, TextStyle } from '../pdf/layout';
 import type { PdfFile } from '../pdf/pool';
 import { Payment } from '../payments/model';
 import { paymentMethodName, tookMoney } from '../payments/view';
@@ -72,10 +72,8 @@ const REASON_NAMES = {
 
 const BODY: TextStyle = { size: 9.5 };
 const BOLD: TextStyle = { size: 9.5, weight: 'bold' };
-const LABEL: TextStyle = { size: 8, weight: 'bold', color: '#57606a' };
-const MUTED: TextStyle = { size: 9.5, color: '#57606a' };
-const SMALL: TextStyle = { size: 8, color: '#57606a' };
-const NAME: TextStyle = { size: 16, weight: 'bold' };
+const MUTED: TextStyle = { size: 9.5, color: MUTED_COLOR };
+const SMALL: TextStyle = { size: 8, color: MUTED_COLOR };
 const CELL_PADDING = 5;
 /** The heading's name lines at most: past them, the seller's block starts with the whole name. */
 const NAME_LINES = 3;
@@ -232,10 +230,10 @@ function heading(layout: PdfLayout, { seller, buyer, sellerName, title: titleTex
   const title: TextStyle = { size: 20, weight: 'bold' };
   const titleLine = layout.line(titleText, title);
   const nameWidth = layout.width - titleLine.width - 24;
-  const nameCut = layout.wrap(sellerName, NAME, nameWidth).length > NAME_LINES;
-  const name = layout.clamp(sellerName, NAME, nameWidth, NAME_LINES);
+  const nameCut = layout.wrap(sellerName, ISSUER_NAME, nameWidth).length > NAME_LINES;
+  const name = layout.clamp(sellerName, ISSUER_NAME, nameWidth, NAME_LINES);
   layout.drawLine(titleLine, layout.left, layout.y, title, { align: 'right', width: layout.width });
-  layout.y += Math.max(layout.drawLines(name, layout.left, layout.y, NAME), lineHeight(title)) + 6;
+  layout.y += Math.max(layout.drawLines(name, layout.left, layout.y, ISSUER_NAME), lineHeight(title)) + 6;
   if (!livemode) {
     layout.paragraph('TEST MODE: no real payment is taken.', { size: 9, weight: 'bold', color: '#8250df' });
   }

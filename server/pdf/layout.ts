@@ -19,6 +19,13 @@ export interface Line {
   width: number;
 }
 
+/** The grey of labels and secondary text on every document (invoices, receipts, credit notes, contracts). */
+export const MUTED_COLOR = '#57606a';
+/** A section's small capital label (`BILL TO`, `SIGNATURE RECORD`). */
+export const LABEL: TextStyle = { size: 8, weight: 'bold', color: MUTED_COLOR };
+/** The issuer's name at the top of a document. */
+export const ISSUER_NAME: TextStyle = { size: 16, weight: 'bold' };
+
 export const A4 = { width: 595.28, height: 841.89 };
 export const MARGIN = 50;
 /** Room kept at the foot of every page for its footer line. */

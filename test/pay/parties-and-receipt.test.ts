@@ -2,35 +2,22 @@
  * What the payment page and its PDF tell the client over HTTP: whom the invoice is billed to, when
  * it was issued, how to reach the seller, and, on the receipt, each payment's reference.
  */
-import { businessChangesSchema } from '../../server/businesses/schema';
-import { validateInput } from '../../server/validation';
 import { aClient, Tenant, useApp } from '../support/app';
+import { asGermanSeller, FRENCH_BUYER } from '../support/legal-identity';
 import { pdfText, renderPdf } from '../support/pdf';
 
 const ctx = useApp({ rateLimitPerMinute: 100_000 });
 
-const SELLER = {
-  legal_name: 'Muster Design GmbH',
-  address_line1: 'Hauptstraße 1',
-  city: 'Berlin',
-  postal_code: '10115',
-  country: 'DE',
-  tax_id: 'DE123456789',
-  email: 'billing@muster.example',
-  phone: '+49 30 1234567',
-};
-const BUYER = { name: 'Camille Martin', company: 'Atelier Martin SARL', address: '12 rue de la Paix', city: 'Paris', postal_code: '75002', country: 'FR' };
-
 /** A business with a legal identity and contact, in `mode`. */
 async function aSeller(mode: 'test' | 'live' = 'test'): Promise<Tenant> {
   const t = await ctx.app.tenant({ mode, currency: 'EUR' });
-  await ctx.app.server.services.businesses.update(t.businessId, validateInput(businessChangesSchema, SELLER));
+  await asGermanSeller(ctx.app, t.businessId);
   return t;
 }
 
-/** An issued invoice of 300.00 to BUYER, and its payment link's path on the test server. */
+/** An issued invoice of 300.00 to the French buyer, and its payment link's path on the test server. */
 async function anIssuedInvoice(t: Tenant): Promise<{ invoice: any; path: string }> {
-  const client = (await t.api.post('/clients', aClient(BUYER))).body.client;
+  const client = (await t.api.post('/clients', aClient(FRENCH_BUYER))).body.client;
   const created = (await t.api.post('/invoices', { client_id: client.id, currency: 'EUR', due_date: '2099-12-31', items: [{ description: 'Design', quantity: 1, unit_price: 300 }] })).body.invoice;
   const url = new URL((await t.api.post(`/invoices/${created.id}/initiate-payment`)).body.payment_url);
   return { invoice: (await t.api.get(`/invoices/${created.id}`)).body.invoice, path: `${ctx.app.url}${url.pathname}` };

@@ -1,9 +1,8 @@
 /** A client pays from the payment link in a real browser. */
 import fs from 'node:fs/promises';
-import { businessChangesSchema } from '../../server/businesses/schema';
-import { validateInput } from '../../server/validation';
 import { aClient, aDraft, eventsOf, startApp, Tenant, TestApp } from '../support/app';
 import { PHONE, screenshot, screenshotOnPhone, useBrowser } from '../support/browser';
+import { asGermanSeller, FRENCH_BUYER } from '../support/legal-identity';
 import { freePort } from '../support/net';
 import { pdfText, renderPdf } from '../support/pdf';
 
@@ -133,21 +132,10 @@ describe('the payment page of a taxed invoice', () => {
   test('when an invoice has lines at 7 % and 19 %, then the page names both parties and shows a tax line per rate, and at 390 px nothing is wider than the screen', async () => {
     // Arrange
     const seller = await app.tenant();
-    await app.server.services.businesses.update(
-      seller.businessId,
-      validateInput(businessChangesSchema, {
-        legal_name: 'Muster Design GmbH',
-        address_line1: 'Hauptstraße 1',
-        city: 'Berlin',
-        postal_code: '10115',
-        country: 'DE',
-        tax_id: 'DE123456789',
-        email: 'billing@muster.example',
-      }),
-    );
+    await asGermanSeller(app, seller.businessId);
     const rate = async (body: Record<string, unknown>) => (await seller.api.post('/tax-rates', body)).body.tax_rate.id as number;
     const [reduced, standard] = [await rate({ display_name: 'VAT', percentage: 7 }), await rate({ display_name: 'VAT', percentage: 19 })];
-    const buyer = { name: 'Camille Martin', company: 'Atelier Martin SARL', address: '12 rue de la Paix', city: 'Paris', postal_code: '75002', country: 'FR', tax_id: 'FR40303265045' };
+    const buyer = { ...FRENCH_BUYER, tax_id: 'FR40303265045' };
     const client = (await seller.api.post('/clients', aClient(buyer))).body.client;
     // Book 20.00 × 7 % = 1.40; design 1,234.00 × 19 % = 234.46; total 1,254.00 + 235.86 = 1,489.86.
     const items = [
@@ -170,7 +158,7 @@ describe('the payment page of a taxed invoice', () => {
     const party = async (role: string) => (await page.getByRole('row', { name: new RegExp(`^${role}`) }).getByRole('cell').innerText()).split('\n');
     const issueDate = (await seller.api.get(`/invoices/${invoice.id}`)).body.invoice.issue_date;
     expect(await page.getByText(`Issue date: ${issueDate}`).isVisible()).toBe(true);
-    expect(await party('From')).toEqual(['Muster Design GmbH', 'Hauptstraße 1', '10115 Berlin', 'Germany', 'VAT ID: DE123456789', 'billing@muster.example']);
+    expect(await party('From')).toEqual(['Muster Design GmbH', 'Hauptstraße 1', '10115 Berlin', 'Germany', 'VAT ID: DE123456789', 'billing@muster.example', '+49 30 1234567']);
     expect(await page.getByRole('link', { name: 'billing@muster.example' }).getAttribute('href')).toBe('mailto:billing@muster.example');
     expect(await party('Bill to')).toEqual(['Camille Martin', 'Atelier Martin SARL', '12 rue de la Paix', '75002 Paris', 'France', client.email, 'VAT ID: FR40303265045', 'Purchase order: PO-2026-118']);
     expect(await cells(/Printed book/)).toEqual(['Printed book', '1', '€20.00', '7 %', '€20.00']);
