@@ -298,6 +298,18 @@ describe('invoicing init refusals', () => {
     expect(plain(t.screen)).toMatch(new RegExp(`Created business \\d+: ${name} \\(USD, US, plan free\\)`));
   });
 
+  test('when the person presses Ctrl-C at a question, then it exits 130 saying nothing more was done, and no business is made', async () => {
+    const name = uniqueName();
+    const t = new Terminal(app.databaseUrl, ['init', '--name', name, '--scopes', 'all']);
+
+    await t.answer(/Currency/, KEYS.ctrlC);
+    const code = await t.exitCode();
+
+    expect(code).toBe(130);
+    expect(plain(t.screen)).toContain('interrupted: nothing more was done');
+    expect(await businessesNamed(name)).toBe(0);
+  });
+
   test('when a webhook URL is given and the secret left empty, then a generated secret is printed', async () => {
     // Arrange
     const t = new Terminal(app.databaseUrl, ['init', '--name', 'Hooked', '--currency', 'USD', '--scopes', 'all'], { WEBHOOK_ALLOW_PRIVATE: 'true' });
