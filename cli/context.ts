@@ -110,6 +110,9 @@ async function businessChoices(): Promise<Choice[]> {
 /** `--business`, asked on a terminal as a list of the businesses there are. */
 export const BUSINESS_QUESTION: OptionSpec = { key: 'business', flag: '--business', message: 'Business', choices: businessChoices };
 
+/** `--mode`, asked on a terminal as a list. */
+export const MODE_QUESTION: OptionSpec = { key: 'mode', flag: '--mode', message: 'Mode', choices: ['test', 'live'] };
+
 /**
  * The business `listen` and `trigger` act for in test mode: `--business`, else the only one, else a
  * new one when there is none (a fresh install needs no option); with several, `--business` is required.

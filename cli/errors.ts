@@ -24,11 +24,17 @@ export function invalidOptions(details: Record<string, string[]>, flagOf: (field
     const flag = flagOf(field);
     // A secret is never echoed back, even a refused one.
     const value = /secret|password/i.test(field) ? undefined : typed(field);
-    const shown = typeof value === 'string' || typeof value === 'number' ? ` ${JSON.stringify(String(value))}` : '';
+    const shown = typeof value === 'string' || typeof value === 'number' ? ` ${JSON.stringify(shortened(String(value)))}` : '';
     const said = messages.map((message) => message.replace(new RegExp(`^(?:"${escape(field)}"|${escape(field)}|${escape(flag)}) `), ''));
     return `\n  ${flag}${shown}: ${said.join('; ')}`;
   });
   return `invalid option${lines.length > 1 ? 's' : ''}${lines.join('')}`;
+}
+
+/** A typed value as an error line repeats it: its first line, at most 60 characters (a file's text can be long). */
+function shortened(value: string): string {
+  const [first] = value.split('\n');
+  return first.length > 60 || first !== value ? `${first.slice(0, 59)}…` : first;
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -11,6 +11,14 @@ export function positiveId(value: string, what: string): number {
   return Number(value.trim());
 }
 
+/** A decimal amount in major units, e.g. `12.50`; the currency's exponent is checked by the service. */
+export function parseAmount(value: string): number {
+  if (!/^\d{1,13}(\.\d{1,6})?$/.test(value.trim())) throw new UsageError(`--amount must be a positive decimal amount with a dot, e.g. 12.50, not "${value}"`);
+  const amount = Number(value.trim());
+  if (!(amount > 0)) throw new UsageError('--amount must be greater than zero');
+  return amount;
+}
+
 /** A record id typed at a prompt. */
 export const idAnswer: AnswerCheck = (answer) => ID.test(answer) || 'a positive whole number, e.g. 12';
 

@@ -51,7 +51,10 @@ export class Forbidden extends AppError {
 export class NotFound extends AppError {
   static readonly code = 'not_found';
 
-  /** `id`, when given, is named (`Invoice 42 not found`): the caller's own input, so it tells no one anything new. */
+  /**
+   * `id`, when given, is named (`Invoice 42 not found`): the id the caller asked for, or one their
+   * own record refers to, so it tells them nothing about anyone else's records.
+   */
   constructor(what: string, id?: number) {
     super(404, NotFound.code, id === undefined ? `${what} not found` : `${what} ${id} not found`);
   }

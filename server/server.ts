@@ -61,8 +61,12 @@ async function connectRedis(url: string, logger: Logger): Promise<Redis> {
 }
 
 /** How this machine reaches a server bound to `address`: over loopback when it listens on every interface. */
-function reachableAddress(address: string): string {
-  if (address === '0.0.0.0' || address === '::') return '127.0.0.1';
+/**
+ * A listening address as the host of a URL: an IPv6 one in brackets, and every interface
+ * (`0.0.0.0`, `::`) as `wildcard`, a name that reaches it from this machine.
+ */
+export function urlHost(address: string, wildcard: string): string {
+  if (address === '0.0.0.0' || address === '::') return wildcard;
   return address.includes(':') ? `[${address}]` : address;
 }
 
@@ -133,7 +137,7 @@ export async function startServer(
   const { port, address } = server.address() as AddressInfo;
 
   return {
-    url: `http://${reachableAddress(address)}:${port}`,
+    url: `http://${urlHost(address, '127.0.0.1')}:${port}`,
     port,
     db,
     services,

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import { Command } from 'commander';
 import type { ContractInput, ContractView } from '../../server/contracts/schema';
 import { ValidationFailed } from '../../server/errors';
-import { BUSINESS_QUESTION, withContext } from '../context';
+import { BUSINESS_QUESTION, MODE_QUESTION, withContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
-import { fieldCheck, idAnswer, parseMode, positiveId, validBody } from '../options';
+import { fieldCheck, idAnswer, parseAmount, parseMode, positiveId, validBody } from '../options';
 import { examples, output, shorten, shortTime, table } from '../output';
 import { ensureOptions, readStandardInput } from '../prompt';
 import { groupCommand } from './groups';
@@ -31,13 +31,6 @@ interface ListOptions {
   json?: boolean;
 }
 
-const MODE_QUESTION = { key: 'mode', flag: '--mode', message: 'Mode', choices: ['test', 'live'] };
-
-/** A decimal amount in major units (`1500`, `12.50`); its decimals are checked against the currency by the service. */
-function parseContractAmount(value: string): number {
-  if (!/^\d{1,13}(\.\d+)?$/.test(value.trim())) throw new UsageError(`--amount must be a decimal amount in major units, e.g. 1500 or 12.50 (got "${value}")`);
-  return Number(value.trim());
-}
 
 /** The text of `--body-file`: a file, or standard input for `-`. Kept exactly as written, as the API keeps it. */
 async function bodyFromFile(path: string): Promise<string> {
@@ -62,7 +55,7 @@ function validInput(opts: CreateOptions, body: string, clientId: number): Contra
     client_id: clientId,
     body,
     ...(opts.type === undefined ? {} : { type: opts.type.trim() }),
-    ...(opts.amount === undefined ? {} : { amount: parseContractAmount(opts.amount) }),
+    ...(opts.amount === undefined ? {} : { amount: parseAmount(opts.amount) }),
     ...(opts.currency === undefined ? {} : { currency: opts.currency.trim() }),
   };
   const flagOf = (field: string) => (field === 'body' && opts.bodyFile !== undefined ? '--body-file' : field === 'client_id' ? '--client' : `--${field}`);
@@ -170,7 +163,7 @@ export function contractsCommand(): Command {
 
   contracts
     .command('list')
-    .description('List the contracts and proposals of a business, oldest first (100 per mode at most; the API pages through more)')
+    .description('List the contracts and proposals of a business: live, then test, each oldest first (100 per mode at most; the API pages through more)')
     .option('--business <id>', 'business id')
     .option('--mode <mode>', 'live or test (default: both)')
     .option('--client <id>', "only this client's contracts")

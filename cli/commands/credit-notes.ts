@@ -1,7 +1,7 @@
 /** `invoicing credit-notes create|list`: credit notes of a business's invoices, through the service the API uses. */
 import { Command } from 'commander';
 import type { CreditNoteInput, CreditNoteLineInput, CreditNoteResult, CreditNoteView } from '../../server/credit-notes/schema';
-import { BUSINESS_QUESTION, withContext } from '../context';
+import { BUSINESS_QUESTION, MODE_QUESTION, withContext } from '../context';
 import { UsageError } from '../errors';
 import { idAnswer, parseMode, positiveId, validBody } from '../options';
 import { examples, output, shortTime, table } from '../output';
@@ -126,7 +126,7 @@ export function creditNotesCommand(): Command {
       ),
     )
     .action(async (raw: CreateOptions) => {
-      const opts = await ensureOptions(raw, [BUSINESS_QUESTION, { key: 'mode', flag: '--mode', message: 'Mode', choices: ['test', 'live'] }, { key: 'invoice', flag: '--invoice', message: 'Invoice id', check: idAnswer }]);
+      const opts = await ensureOptions(raw, [BUSINESS_QUESTION, MODE_QUESTION, { key: 'invoice', flag: '--invoice', message: 'Invoice id', check: idAnswer }]);
       const businessId = positiveId(String(opts.business).trim(), '--business');
       const mode = parseMode(opts.mode!);
       const invoiceId = positiveId(String(opts.invoice).trim(), '--invoice');

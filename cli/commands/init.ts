@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { ALL_SCOPES } from '../../server/auth/scopes';
 import { BusinessView, newBusinessSchema } from '../../server/businesses/schema';
 import { newKeySchema } from '../../server/keys/schema';
+import { webhookUrlProblem } from '../../server/keys/webhook-url';
 import type { Services } from '../../server/services';
 import { validateInput } from '../../server/validation';
 import { atRun, cliConfig, openDatabase } from '../context';
@@ -53,14 +54,15 @@ export function initCommand(): Command {
 
 /**
  * The business init works on: `--business`; else a new one when `--name` is given or there is none;
- * else, on a terminal, the one picked from the list (or a new one); without one, the only one, or
- * with several a new one (whose --name and --currency are then required).
+ * else, on a terminal, the one picked from the list (or a new one); without one, the only one
+ * (with several, --business or a new one's options are required).
  * `listen` and `trigger` make a business when there is none: init then keys that one, so all three
  * work on the same business and one handler sees its events.
  */
 async function existingBusiness(services: Services, raw: InitOptions): Promise<BusinessView | undefined> {
   if (raw.business !== undefined) return services.businesses.get(positiveId(raw.business, '--business'));
-  if (raw.name !== undefined) return undefined;
+  // Any of a new business's options asks for a new one (the others are then required).
+  if ((raw.name ?? raw.currency ?? raw.country) !== undefined) return undefined;
   const all = await services.businesses.list();
   if (all.length === 0) return undefined;
   if (isInteractive()) {
@@ -70,7 +72,8 @@ async function existingBusiness(services: Services, raw: InitOptions): Promise<B
     return business === NEW_BUSINESS ? undefined : all.find((b) => String(b.id) === business);
   }
   // Without a terminal, only the only business is taken for granted; with several, --business names one.
-  return all.length === 1 ? all[0] : undefined;
+  if (all.length === 1) return all[0];
+  throw new UsageError(`missing required options: --business ID (one of the ${all.length} businesses: invoicing business list), or --name and --currency for a new one`);
 }
 
 async function init(raw: InitOptions): Promise<void> {
@@ -88,13 +91,15 @@ async function init(raw: InitOptions): Promise<void> {
     const services = atRun.services().createServices(db, config);
 
     const existing = await existingBusiness(services, raw);
-    // Without a terminal, one usage error names every missing flag, before anything is written.
+    // Without a terminal, one usage error names every missing flag, before any business or key is made.
     if (!isInteractive()) await ensureOptions(raw, existing ? [SCOPES] : [NAME, CURRENCY, SCOPES]);
     // On a terminal the questions follow the order of a form, each answer checked as it is given;
     // without one, ask() answers '' and nothing optional is asked.
     const business = existing ? undefined : await newBusiness(raw);
     const scopes = flagScopes ?? parseScopes((await ensureOptions(raw, [SCOPES])).scopes!);
-    const webhookUrl = raw.webhookUrl ?? ((await ask('Webhook URL that receives signed events (empty for none)', '', { check: fieldCheck(newKeySchema, 'webhookUrl') })) || undefined);
+    // The address is checked as the key service checks it (a private one needs WEBHOOK_ALLOW_PRIVATE), as it is typed.
+    const webhookUrlCheck = (url: string) => webhookUrlProblem(url, config.webhookAllowPrivate)?.replace(/^webhook_url /, '') ?? true;
+    const webhookUrl = raw.webhookUrl ?? ((await ask('Webhook URL that receives signed events (empty for none)', '', { check: webhookUrlCheck })) || undefined);
     const webhookSecret =
       raw.webhookSecret ??
       (webhookUrl ? (await ask('Webhook signing secret (empty to generate a strong one)', '', { secret: true, check: fieldCheck(newKeySchema, 'webhookSecret') })) || undefined : undefined);

@@ -3,7 +3,7 @@ import { ALL_SCOPES } from '../../server/auth/scopes';
 import { KeyChanges, keyChangesSchema, MAX_ROTATION_GRACE_MS, newKeySchema } from '../../server/keys/schema';
 import { CreatedKey, KeyStatus, KeyView, UpdatedKey } from '../../server/keys/view';
 import { validateInput } from '../../server/validation';
-import { BUSINESS_QUESTION, withContext } from '../context';
+import { BUSINESS_QUESTION, MODE_QUESTION, withContext } from '../context';
 import { UsageError } from '../errors';
 import { parseMode, parseScopes, positiveId } from '../options';
 import { examples, output, paint, shortTime, table } from '../output';
@@ -154,7 +154,7 @@ export function keysCommand(): Command {
     .action(async (raw: CreateOptions) => {
       const opts = await ensureOptions(raw, [
         BUSINESS_QUESTION,
-        { key: 'mode', flag: '--mode', message: 'Mode', choices: ['test', 'live'] },
+        MODE_QUESTION,
         SCOPES_QUESTION,
       ]);
       const input = {

@@ -2,23 +2,14 @@ import { Command } from 'commander';
 import { currencyExponent } from '../../server/money/currencies';
 import { withContext } from '../context';
 import { output } from '../output';
-import { UsageError } from '../errors';
 import { ensureOptions } from '../prompt';
-import { idAnswer, positiveId } from '../options';
+import { idAnswer, parseAmount, positiveId } from '../options';
 import { groupCommand } from './groups';
 
 interface SimulateOptions {
   invoice?: string;
   amount?: string;
   json?: boolean;
-}
-
-/** A decimal amount in major units, e.g. `12.50`; the currency's exponent is checked by the service. */
-export function parseAmount(value: string): number {
-  if (!/^\d{1,13}(\.\d{1,6})?$/.test(value.trim())) throw new UsageError(`--amount must be a positive decimal amount with a dot, e.g. 12.50, not "${value}"`);
-  const amount = Number(value.trim());
-  if (!(amount > 0)) throw new UsageError('--amount must be greater than zero');
-  return amount;
 }
 
 /** Major units with the currency's decimals: `4 USD` shows as `4.00 USD`. */

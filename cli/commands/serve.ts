@@ -6,14 +6,11 @@ import { cliIo } from '../io';
 import { groupCommand } from './groups';
 
 /** The API's address as a person on this machine types it: the host listened on, or localhost when that is every interface. */
-function announcedApi(host: string, port: number): string {
-  const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
-  return `http://${name}:${port}/api/v1/partner`;
-}
+const announcedApi = (host: string, port: number) => `http://${atRun.server().urlHost(host, 'localhost')}:${port}/api/v1/partner`;
 
 /** Why the server could not listen, in one line naming the address (Node's says `listen EADDRNOTAVAIL …`). */
 function listenProblem(err: unknown, host: string, port: number): Error {
-  const at = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const at = `${atRun.server().urlHost(host, host)}:${port}`;
   switch ((err as NodeJS.ErrnoException).code) {
     case 'EADDRNOTAVAIL':
       return new CliFailure(`cannot listen on ${at}: ${host} is not an address of this machine (see HOST and --host)`);

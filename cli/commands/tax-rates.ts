@@ -1,7 +1,7 @@
 /** `invoicing tax-rates create|list|archive`: a business's tax rates, per mode, through the service the API uses. */
 import { Command } from 'commander';
 import type { TaxRateInput, TaxRateView } from '../../server/tax-rates/schema';
-import { BUSINESS_QUESTION, withContext } from '../context';
+import { BUSINESS_QUESTION, MODE_QUESTION, withContext } from '../context';
 import { UsageError } from '../errors';
 import { parseMode, positiveId, validBody } from '../options';
 import { examples, output, paint, table } from '../output';
@@ -97,7 +97,6 @@ function rateLines(verb: string, rate: TaxRateView): string[] {
   ];
 }
 
-const MODE_QUESTION = { key: 'mode', flag: '--mode', message: 'Mode', choices: ['test', 'live'] };
 
 export function taxRatesCommand(): Command {
   const taxRates = groupCommand('tax-rates');

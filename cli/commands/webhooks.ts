@@ -215,6 +215,7 @@ A delivery is failed once its retries have run out; until then it is retrying (p
         throw new UsageError('--since, --business and --key go with --failed, not with a delivery id');
       }
       if (opts.timeout !== undefined && !opts.wait) throw new UsageError('--timeout goes with --wait');
+      if (opts.apiUrl !== undefined && !opts.wait) throw new UsageError('--api-url goes with --wait');
       if (opts.includeRetrying && !opts.failed) throw new UsageError('--include-retrying goes with --failed');
       const id = rawId === undefined ? undefined : positiveId(rawId, 'delivery id');
       const filter = {
@@ -286,12 +287,13 @@ verify x-service-signature with it. The server never connects to the local URL. 
       const businessFlag = opts.business === undefined ? undefined : positiveId(opts.business, '--business');
       const keyFlag = opts.key === undefined ? undefined : positiveId(opts.key, '--key');
       await withContext(async ({ config, services }) => {
-        // --key names the business too: the key's.
-        const business = await testBusiness(services, businessFlag ?? (keyFlag === undefined ? undefined : (await services.keys.get(keyFlag)).business_id));
+        // --key is checked before anything is made, and names the business too: the key's.
+        const signing = keyFlag === undefined ? undefined : await keySecret(services.keys, keyFlag, businessFlag);
+        const business = await testBusiness(services, businessFlag ?? signing?.businessId);
         const actor = systemActor('cli', { businessId: business.id, livemode: false });
+        const secret = signing?.secret ?? listenSecret(loadAppKey(config), business.id);
         // Reads every event type, so every event is forwarded; nothing more (it cannot write).
         const key = await services.keys.create({ businessId: business.id, mode: 'test', scopes: [...EVENT_READ_SCOPES] });
-        const secret = keyFlag === undefined ? listenSecret(loadAppKey(config), business.id) : await keySecret(services.keys, keyFlag, business.id);
         const apiUrl = apiUrlOf(config, opts.apiUrl);
         const say = (line: string) => cliIo().stdout.write(`${line}\n`);
         const about = `business ${business.id}${business.created ? ', just made' : ''}, test mode`;
@@ -324,18 +326,22 @@ verify x-service-signature with it. The server never connects to the local URL. 
   return webhooks;
 }
 
-/** The webhook secret of `keyId`, a working test-mode key of the business: what `listen --key` signs with. */
-async function keySecret(keys: KeyService, keyId: number, businessId: number): Promise<string> {
+/**
+ * The webhook secret of `keyId`, a working test-mode key (of `businessId`, when given): what
+ * `listen --key` signs with, and the business it forwards the events of.
+ */
+async function keySecret(keys: KeyService, keyId: number, businessId: number | undefined): Promise<{ secret: string; businessId: number }> {
   const key = await keys.get(keyId).catch((err: unknown) => {
     if (err instanceof NotFound) return undefined;
     throw err;
   });
-  if (!key || key.business_id !== businessId || key.mode !== 'test' || key.status !== 'active') {
-    throw new UsageError(`--key ${keyId} is not a working test-mode key of business ${businessId} (see invoicing keys list --business ${businessId})`);
+  const of = businessId === undefined ? '' : ` of business ${businessId}`;
+  if (!key || (businessId !== undefined && key.business_id !== businessId) || key.mode !== 'test' || key.status !== 'active') {
+    throw new UsageError(`--key ${keyId} is not a working test-mode key${of} (see invoicing keys list --business ${businessId ?? key?.business_id ?? 'ID'})`);
   }
   const secret = await keys.webhookSecret(keyId);
   if (!secret) throw new UsageError(`key ${keyId} has no webhook secret: give it one with invoicing keys update ${keyId} --generate-webhook-secret`);
-  return secret;
+  return { secret, businessId: key.business_id };
 }
 
 /** `--forward-to` is an http(s) URL; it may be private (it is this machine's), since the server never connects to it. */

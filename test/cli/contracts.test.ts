@@ -97,7 +97,7 @@ describe('invoicing contracts create', () => {
   test.each([
     ['a blank body', ['--body', '   '], /--body\b.*: must not be blank/],
     ['an unknown type', ['--body', 'Text', '--type', 'memo'], /--type\b.*: must be one of \[contract, proposal\]/],
-    ['an amount with a decimal comma', ['--body', 'Text', '--amount', '12,50'], /--amount must be a decimal amount in major units, e\.g\. 1500 or 12\.50 \(got "12,50"\)/],
+    ['an amount with a decimal comma', ['--body', 'Text', '--amount', '12,50'], /--amount must be a positive decimal amount with a dot, e\.g\. 12\.50, not "12,50"/],
     ['an amount with more decimals than the currency has', ['--body', 'Text', '--amount', '12.505'], /--amount "12\.505": USD amounts have at most 2 decimals/],
     ['an unknown currency', ['--body', 'Text', '--amount', '12', '--currency', 'XYZ'], /--currency\b.*: must be an ISO 4217 code such as USD/],
     ['both --body and --body-file', ['--body', 'Text', '--body-file', 'terms.txt'], /give either --body or --body-file, not both/],

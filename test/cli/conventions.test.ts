@@ -114,6 +114,17 @@ describe('usage errors', () => {
   });
 });
 
+describe('output read by a command that stops early', () => {
+  test('when `invoicing --help | head -1` closes the pipe, then the command ends quietly, with no stack trace', async () => {
+    const { stdout, stderr } = await promisify(execFile)('sh', ['-c', `"${process.execPath}" "${BIN}" --help | head -1`], {
+      env: { ...process.env, DATABASE_URL: noDatabase },
+    });
+
+    expect(stdout.split('\n')[0]).toBe('Usage: invoicing [options] [command]');
+    expect(stderr).toBe('');
+  });
+});
+
 describe('the environment in --help', () => {
   const lines = environmentHelp().split('\n').slice(2);
 
