@@ -298,6 +298,20 @@ describe('invoicing init refusals', () => {
     expect(plain(t.screen)).toMatch(new RegExp(`Created business \\d+: ${name} \\(USD, US, plan free\\)`));
   });
 
+  test('when the webhook URL typed is private and private URLs are not allowed, then it is refused as it is typed', async () => {
+    const name = uniqueName();
+    const t = new Terminal(app.databaseUrl, ['init', '--name', name, '--currency', 'USD', '--country', 'US', '--scopes', 'all']);
+
+    await t.answer(/Webhook URL/, 'http://10.0.0.8/hook', KEYS.enter);
+    await t.waitFor(/points to a private, loopback or link-local address/);
+    await t.answer(/Webhook URL/, KEYS.ctrlU, KEYS.enter);
+    const code = await t.exitCode();
+
+    expect(code).toBe(0);
+    expect(plain(t.screen)).not.toMatch(/signing secret/i);
+    expect(await businessesNamed(name)).toBe(1);
+  });
+
   test('when the person presses Ctrl-C at a question, then it exits 130 saying nothing more was done, and no business is made', async () => {
     const name = uniqueName();
     const t = new Terminal(app.databaseUrl, ['init', '--name', name, '--scopes', 'all']);
