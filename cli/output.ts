@@ -1,10 +1,20 @@
 /** What commands print: one JSON document with --json, tables and lines for people otherwise. */
+import path from 'node:path';
 import { stripVTControlCharacters, styleText } from 'node:util';
 import { cliIo } from './io';
 
 /** Prints `value` as JSON with --json, or the human-readable lines otherwise. */
 export function output(json: boolean | undefined, value: unknown, human: () => string[]): void {
   cliIo().stdout.write(json ? `${JSON.stringify(value)}\n` : `${human().join('\n')}\n`);
+}
+
+/**
+ * The command as this person runs it, for the next steps a command suggests: `./bin/invoicing`
+ * when they ran the clone's own script from the clone (the README's way), else `invoicing`.
+ */
+export function invoicingCommand(): string {
+  const script = process.argv[1];
+  return script && path.resolve(script) === path.resolve('bin/invoicing') ? './bin/invoicing' : 'invoicing';
 }
 
 type Style = Parameters<typeof styleText>[0];

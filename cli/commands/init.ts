@@ -11,7 +11,7 @@ import { redactUrls, UsageError } from '../errors';
 import { fieldCheck, parseScopes, positiveId } from '../options';
 import { NEW_BUSINESS_QUESTIONS } from './business';
 import { createdJson, createdLines } from './keys';
-import { examples, output, paint } from '../output';
+import { examples, invoicingCommand, output, paint } from '../output';
 import { ask, ensureOptions, isInteractive, OptionSpec } from '../prompt';
 import { apiAnswers } from '../running-server';
 import { groupCommand } from './groups';
@@ -114,6 +114,7 @@ async function init(raw: InitOptions): Promise<void> {
     const apiUrl = `${config.baseUrl}/api/v1/partner`;
     const pingUrl = `${apiUrl}/ping`;
     const running = await apiAnswers(apiUrl);
+    const cli = invoicingCommand();
     const curl = `curl -H "Authorization: Bearer ${key.key}" ${pingUrl}`;
     /**
      * --json, stable: { business: { id, name, currency, country, plan },
@@ -134,11 +135,11 @@ async function init(raw: InitOptions): Promise<void> {
       '',
       ...(running
         ? [`The API is running at ${apiUrl}; check the key:`]
-        : [`Start the API with: ${paint('bold', 'npm start')} (or ${paint('bold', 'invoicing serve')}; it listens on port ${config.port})`, 'Then check the key:']),
+        : [`Start the API with: ${paint('bold', 'npm start')} (or ${paint('bold', `${cli} serve`)}; it listens on port ${config.port})`, 'Then check the key:']),
       `  ${curl}`,
       '',
-      `See its events arrive at a local handler: ${paint('bold', `invoicing webhooks listen --business ${b.id} --forward-to http://localhost:4242/webhooks${key.webhook_secret ? ` --key ${key.id}` : ''}`)}`,
-      `and make one happen: ${paint('bold', `invoicing trigger invoice.created --business ${b.id}`)}`,
+      `See its events arrive at a local handler: ${paint('bold', `${cli} webhooks listen --business ${b.id} --forward-to http://localhost:4242/webhooks${key.webhook_secret ? ` --key ${key.id}` : ''}`)}`,
+      `and make one happen: ${paint('bold', `${cli} trigger invoice.created --business ${b.id}`)}`,
     ]);
   } finally {
     await db.close();
