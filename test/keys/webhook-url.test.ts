@@ -106,7 +106,7 @@ describe('the CLI, with a loopback name spelled with a trailing dot', () => {
   beforeAll(() => requireBuild());
 
   test.each(['http://localhost./', 'http://LOCALHOST./', 'http://sub.localhost./', 'http://localhost.:3000/'])(
-    'when `keys create`, `keys update` and `oauth apps create` are given %s, then each refuses it and exits 1',
+    'when `keys create`, `keys update` and `oauth apps create` are given %s, then each refuses it, naming what was typed, and exits 2',
     async (url) => {
       // Arrange
       const key = await createKey('https://hooks.example.com/in');
@@ -118,8 +118,9 @@ describe('the CLI, with a loopback name spelled with a trailing dot', () => {
 
       // Assert
       for (const result of [created, updated, registered]) {
-        expect(result.code).toBe(1);
-        expect(result.stderr).toMatch(/--webhook-url: .*private, loopback/);
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain(`--webhook-url ${JSON.stringify(url)}: `);
+        expect(result.stderr).toMatch(/private, loopback/);
       }
     },
     60_000,
