@@ -12,7 +12,7 @@ import { isMissingReferenceViolation } from '../db/errors';
 import { toDbTime } from '../db/time';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Outbox } from '../events/outbox';
-import { MAX_PER_PAGE, Page, paginate } from '../http/pagination';
+import { firstPagesByMode, Page, paginate } from '../http/pagination';
 import { MetadataChanges } from '../metadata/schema';
 import { indexMetadata, initialMetadata, updateMetadata, whereMetadata } from '../metadata/store';
 import { collectMinor } from '../money/amount';
@@ -134,10 +134,7 @@ export class ContractService {
   /** `invoicing contracts list`: a business's contracts, in one mode or both, oldest first (100 per mode at most). */
   async listForOwner(businessId: number, filters: { mode?: 'live' | 'test'; client_id?: number }): Promise<{ data: ContractView[]; more: boolean }> {
     await this.businesses.get(businessId);
-    const modes = filters.mode ? [filters.mode === 'live'] : [true, false];
-    const params = { page: 1, per_page: MAX_PER_PAGE, ...(filters.client_id ? { client_id: filters.client_id } : {}) };
-    const pages = await Promise.all(modes.map((livemode) => this.list(systemActor('cli', { businessId, livemode }), params)));
-    return { data: pages.flatMap((page) => page.data), more: pages.some((page) => page.meta.last_page > 1) };
+    return firstPagesByMode(businessId, filters.mode, (actor, page) => this.list(actor, { ...page, ...(filters.client_id ? { client_id: filters.client_id } : {}) }));
   }
 
   /** `invoicing contracts create`: a contract of this business and mode, dated by that mode's clock as the API's are. */

@@ -13,7 +13,7 @@ import { BusinessService } from '../businesses/service';
 import { Database } from '../db/database';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Outbox } from '../events/outbox';
-import { MAX_PER_PAGE, Page, paginate } from '../http/pagination';
+import { firstPagesByMode, Page, paginate } from '../http/pagination';
 import { invoiceDetail } from '../invoices/detail';
 import { InvoiceDocuments } from '../invoices/documents';
 import { InvoiceLinks } from '../invoices/links';
@@ -72,10 +72,7 @@ export class CreditNoteService {
   /** `invoicing credit-notes list`: a business's credit notes, in one mode or both, oldest first (100 per mode at most). */
   async listForOwner(businessId: number, filters: { mode?: 'live' | 'test'; invoice_id?: number }): Promise<{ data: CreditNoteView[]; more: boolean }> {
     await this.businesses.get(businessId);
-    const modes = filters.mode ? [filters.mode === 'live'] : [true, false];
-    const params = { page: 1, per_page: MAX_PER_PAGE, ...(filters.invoice_id ? { invoice_id: filters.invoice_id } : {}) };
-    const pages = await Promise.all(modes.map((livemode) => this.list(systemActor('cli', { businessId, livemode }), params)));
-    return { data: pages.flatMap((page) => page.data), more: pages.some((page) => page.meta.last_page > 1) };
+    return firstPagesByMode(businessId, filters.mode, (actor, page) => this.list(actor, { ...page, ...(filters.invoice_id ? { invoice_id: filters.invoice_id } : {}) }));
   }
 
   /** `invoicing credit-notes create`: a credit note of this business and mode's invoice. */

@@ -1,6 +1,7 @@
 /** The list contract: page, per_page (default 20, clamped to 100), an `after` cursor or date, ordered by id. */
 import Joi from 'joi';
 import { Model, QueryBuilder } from 'objection';
+import { Actor, systemActor } from '../auth/actor';
 import { selectModelPage } from '../db/statement';
 import { toDbTime } from '../db/time';
 import { calendarDate } from '../validation';
@@ -25,6 +26,21 @@ export interface Page<T> {
     /** The last id of this page, to pass as `after` for the next one; null on the last page. */
     next_after: number | null;
   };
+}
+
+/**
+ * A business's records as the CLI lists them (`invoicing … list --business ID [--mode M]`): the
+ * first page, at most 100, of each mode asked for, live before test, each through the API's own
+ * tenant-scoped `list`; `more` when a mode has further pages.
+ */
+export async function firstPagesByMode<T>(
+  businessId: number,
+  mode: 'live' | 'test' | undefined,
+  list: (actor: Actor, page: ListParams) => Promise<Page<T>>,
+): Promise<{ data: T[]; more: boolean }> {
+  const modes = mode ? [mode === 'live'] : [true, false];
+  const pages = await Promise.all(modes.map((livemode) => list(systemActor('cli', { businessId, livemode }), { page: 1, per_page: MAX_PER_PAGE })));
+  return { data: pages.flatMap((page) => page.data), more: pages.some((page) => page.meta.last_page > 1) };
 }
 
 const after = Joi.alternatives()

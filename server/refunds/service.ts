@@ -21,7 +21,7 @@ import { Outbox } from '../events/outbox';
 import { GatewayRefund, GatewayRefused } from '../gateways/gateway';
 import { GatewayClients, providerAccepts, smallestAccepted } from '../gateways/clients';
 import { GATEWAY_PROVIDERS, GatewayProvider } from '../gateways/model';
-import { ListParams, MAX_PER_PAGE, Page, paginate } from '../http/pagination';
+import { firstPagesByMode, ListParams, Page, paginate } from '../http/pagination';
 import { invoiceDetail } from '../invoices/detail';
 import { InvoiceLinks } from '../invoices/links';
 import { amountDue, Invoice } from '../invoices/model';
@@ -134,9 +134,7 @@ export class RefundService {
   async listForOwner(businessId: number, filters: Omit<RefundListParams, keyof ListParams> & { mode?: 'live' | 'test' }): Promise<{ data: RefundView[]; more: boolean }> {
     if (!(await Business.query(this.db.current).findById(businessId))) throw new NotFound('Business', businessId);
     const { mode, ...where } = filters;
-    const modes = mode ? [mode === 'live'] : [true, false];
-    const pages = await Promise.all(modes.map((livemode) => this.list(systemActor('cli', { businessId, livemode }), { ...where, page: 1, per_page: MAX_PER_PAGE })));
-    return { data: pages.flatMap((page) => page.data), more: pages.some((page) => page.meta.last_page > 1) };
+    return firstPagesByMode(businessId, mode, (actor, page) => this.list(actor, { ...where, ...page }));
   }
 
   async get(actor: Actor, id: number): Promise<RefundView> {

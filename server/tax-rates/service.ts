@@ -7,7 +7,7 @@ import { Actor, systemActor } from '../auth/actor';
 import { BusinessService } from '../businesses/service';
 import { Database } from '../db/database';
 import { NotFound, ValidationFailed } from '../errors';
-import { MAX_PER_PAGE, Page, paginate } from '../http/pagination';
+import { firstPagesByMode, Page, paginate } from '../http/pagination';
 import { indexMetadata, initialMetadata, mergedMetadata, whereMetadata } from '../metadata/store';
 import { TaxRateTerms, toPercentageUnits } from '../money/tax';
 import { blankToNull } from '../validation';
@@ -130,10 +130,7 @@ export class TaxRateService {
   /** `invoicing tax-rates list`: a business's rates of one mode or both (at most 100 per mode). */
   async listForOwner(businessId: number, filters: { mode?: 'live' | 'test'; active?: boolean }): Promise<{ data: TaxRateView[]; more: boolean }> {
     await this.businesses.get(businessId);
-    const modes = filters.mode ? [filters.mode === 'live'] : [true, false];
-    const params = { page: 1, per_page: MAX_PER_PAGE, ...(filters.active === undefined ? {} : { active: filters.active }) };
-    const pages = await Promise.all(modes.map((livemode) => this.list(systemActor('cli', { businessId, livemode }), params)));
-    return { data: pages.flatMap((page) => page.data), more: pages.some((page) => page.meta.last_page > 1) };
+    return firstPagesByMode(businessId, filters.mode, (actor, page) => this.list(actor, { ...page, ...(filters.active === undefined ? {} : { active: filters.active }) }));
   }
 
   /** `invoicing tax-rates create`: a rate of this business and mode. */
