@@ -5,7 +5,7 @@
  */
 import { SystemActor } from '../auth/actor';
 import { BusinessClocks } from '../db/clocks';
-import { GatewayError, InvalidState, NotFound, PdfBusy } from '../errors';
+import { GatewayError, InvalidState, NotFound } from '../errors';
 import { GatewayAmountRefused, GatewayUnavailable } from '../gateways/gateway';
 import { GatewayService } from '../gateways/service';
 import { InvoiceDocuments } from '../invoices/documents';
@@ -15,6 +15,7 @@ import { InvoiceService } from '../invoices/service';
 import { toMinor } from '../money/amount';
 import { InvoiceDetail } from '../invoices/schema';
 import { PageContext } from '../pages/route';
+import { PageDownload, pageDownload } from '../pdf/pool';
 
 const PAY = 'pay';
 
@@ -36,7 +37,7 @@ export interface PaymentPageState {
   confirming: boolean;
 }
 
-export type PdfDownload = { kind: 'not_found' } | { kind: 'busy'; retryAfterSeconds: number } | { kind: 'file'; filename: string; content: Buffer };
+export type PdfDownload = { kind: 'not_found' } | PageDownload;
 
 /**
  * What pressing Pay did: nothing for an unknown link or a form that did not come from the page;
@@ -106,13 +107,7 @@ export class PaymentPages {
   async pdf(token: string): Promise<PdfDownload> {
     const link = await this.deps.invoices.payableThroughLink(token);
     if (!link) return { kind: 'not_found' };
-    try {
-      const { filename, content } = await this.deps.documents.pdf(link.actor, link.invoiceId);
-      return { kind: 'file', filename, content };
-    } catch (err) {
-      if (!(err instanceof PdfBusy)) throw err;
-      return { kind: 'busy', retryAfterSeconds: err.retryAfterSeconds };
-    }
+    return pageDownload(this.deps.documents.pdf(link.actor, link.invoiceId));
   }
 
   /** The Pay button: a simulated payment in test mode, the gateway's checkout in live mode. */

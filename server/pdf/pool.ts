@@ -12,6 +12,20 @@ export interface PdfFile {
   content: Buffer;
 }
 
+/** A PDF a public page offers (the payment page's, the signed contract): the file, or try again after a while. */
+export type PageDownload = { kind: 'file'; filename: string; content: Buffer } | { kind: 'busy'; retryAfterSeconds: number };
+
+/** The file `making` renders, or `busy` when the threads refuse the request (PdfBusy): the page answers 503 with Retry-After. */
+export async function pageDownload(making: Promise<PdfFile>): Promise<PageDownload> {
+  try {
+    const { filename, content } = await making;
+    return { kind: 'file', filename, content };
+  } catch (err) {
+    if (!(err instanceof PdfBusy)) throw err;
+    return { kind: 'busy', retryAfterSeconds: err.retryAfterSeconds };
+  }
+}
+
 /** Requests one thread takes on at once: the one it is making and 16 waiting; past that, a request is refused. */
 const REQUESTS_PER_THREAD = 17;
 const IDLE_MS = 60_000;

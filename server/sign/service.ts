@@ -5,11 +5,12 @@
  */
 import { SignedContractDocument } from '../contracts/pdf';
 import { ContractService, documentSha256, SigningPage } from '../contracts/service';
-import { AppError, PdfBusy } from '../errors';
+import { AppError } from '../errors';
 import { formatMoney } from '../invoices/email';
 import { InvoiceDocuments } from '../invoices/documents';
 import { toMinor } from '../money/amount';
 import { PageContext, PageForms } from '../pages/route';
+import { PageDownload, pageDownload } from '../pdf/pool';
 import { SigningFormFields } from './schema';
 
 const SIGN = 'sign';
@@ -35,10 +36,7 @@ export interface SigningPageState {
 export type SigningOutcome = { kind: 'refused' | 'not_found' | 'done' | 'confirm_decline' } | { kind: 'again'; page: SigningPageState };
 
 /** The signed copy: none for an unknown token, `unsigned` before the client has signed, or the file. */
-export type SignedCopyDownload =
-  | { kind: 'not_found' | 'unsigned' }
-  | { kind: 'busy'; retryAfterSeconds: number }
-  | { kind: 'file'; filename: string; content: Buffer };
+export type SignedCopyDownload = { kind: 'not_found' | 'unsigned' } | PageDownload;
 
 /** The amount as the page and the signed copy show it (`€1,000.00`), or null. */
 export function contractAmount({ amount, currency }: { amount: number | null; currency: string | null }): string | null {
@@ -100,11 +98,6 @@ export class SigningPages {
       signatures: signatureRecords,
       documentSha256: documentSha256(contract.body),
     };
-    try {
-      return { kind: 'file', ...(await this.documents.signedContractPdf(document)) };
-    } catch (err) {
-      if (!(err instanceof PdfBusy)) throw err;
-      return { kind: 'busy', retryAfterSeconds: err.retryAfterSeconds };
-    }
+    return pageDownload(this.documents.signedContractPdf(document));
   }
 }
