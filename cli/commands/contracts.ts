@@ -31,7 +31,6 @@ interface ListOptions {
   json?: boolean;
 }
 
-
 /** The text of `--body-file`: a file, or standard input for `-`. Kept exactly as written, as the API keeps it. */
 async function bodyFromFile(path: string): Promise<string> {
   if (path === '-') return readStandardInput();
