@@ -60,7 +60,6 @@ async function connectRedis(url: string, logger: Logger): Promise<Redis> {
   }
 }
 
-/** How this machine reaches a server bound to `address`: over loopback when it listens on every interface. */
 /**
  * A listening address as the host of a URL: an IPv6 one in brackets, and every interface
  * (`0.0.0.0`, `::`) as `wildcard`, a name that reaches it from this machine.
