@@ -15,7 +15,7 @@ const LAYERS = [
     'features',
     ['businesses/', 'clients/', 'keys/', 'owners/', 'oauth/', 'webhooks/', 'expenses/', 'tax-rates/', 'contracts/', 'payments/', 'invoices/', 'gateways/', 'refunds/', 'credit-notes/', 'quick-charge/'],
   ],
-  ['hosted pages', ['pay/', 'sign/', 'authorize/']],
+  ['hosted pages', ['pay/', 'sign/', 'authorize/', 'woocommerce/']],
   ['composition root', ['services.ts', 'partner-api.ts', 'openapi/', 'scheduler.ts', 'app.ts', 'server.ts']],
 ];
 

@@ -37,6 +37,7 @@ import * as createTaxRates from './20261129100100_create_tax_rates';
 import * as addTaxesToInvoices from './20261129100200_add_taxes_and_parties_to_invoices';
 import * as indexRefundsById from './20261129120000_index_refunds_by_id';
 import * as createCreditNotes from './20261130100000_create_credit_notes';
+import * as createWooStores from './20261201100000_create_woocommerce_stores';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -80,4 +81,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261129100200_add_taxes_and_parties_to_invoices', ...addTaxesToInvoices },
   { name: '20261129120000_index_refunds_by_id', ...indexRefundsById },
   { name: '20261130100000_create_credit_notes', ...createCreditNotes },
+  { name: '20261201100000_create_woocommerce_stores', ...createWooStores },
 ];

@@ -23,6 +23,7 @@ import { PaymentPages } from './pay/service';
 import { signingPageRoutes } from './sign/routes';
 import { SigningPages } from './sign/service';
 import { Services } from './services';
+import { connectPageRoutes, wooCommerceRoutes } from './woocommerce/routes';
 
 export interface AppDeps {
   config: Config;
@@ -63,6 +64,8 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(mountPages(authorizeRoutes(authorizePages), services.pageForms));
   app.use(mountPages(signingPageRoutes(new SigningPages(services.contracts, services.documents), { perMinute: config.pdfDownloadsPerMinute, ...counters }), services.pageForms));
+  app.use(mountPages(connectPageRoutes(services.woocommerce), services.pageForms));
+  app.use(wooCommerceRoutes(services.woocommerce));
   app.use(notFoundRoute);
   app.use(errorHandler);
   return app;

@@ -20,6 +20,7 @@ interface Env {
   KEY_CACHE_TTL_MS: number;
   WEBHOOK_ALLOW_PRIVATE: boolean;
   WEBHOOK_SWEEP_SECONDS: number;
+  WOO_POLL_SECONDS: number;
   WEBHOOK_LEASE_SECONDS: number;
   WEBHOOK_CONCURRENCY: number;
   WEBHOOK_RECEIVER_CONCURRENCY: number;
@@ -84,6 +85,12 @@ const schema = Joi.object<Env, true>({
     .max(59)
     .default(5)
     .description('How often each server process looks for webhook deliveries that are due (retries, and any first attempt it missed)'),
+  WOO_POLL_SECONDS: Joi.number()
+    .integer()
+    .min(60)
+    .max(3600)
+    .default(300)
+    .description('How often each connected WooCommerce store is polled for orders its deliveries missed (whole minutes)'),
   WEBHOOK_LEASE_SECONDS: Joi.number()
     .integer()
     .min(15)
@@ -154,6 +161,7 @@ export interface Config {
   keyCacheTtlMs: number;
   webhookAllowPrivate: boolean;
   webhookSweepSeconds: number;
+  wooPollSeconds: number;
   webhookLeaseSeconds: number;
   webhookConcurrency: number;
   webhookReceiverConcurrency: number;
@@ -192,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyCacheTtlMs: value.KEY_CACHE_TTL_MS,
     webhookAllowPrivate: value.WEBHOOK_ALLOW_PRIVATE,
     webhookSweepSeconds: value.WEBHOOK_SWEEP_SECONDS,
+    wooPollSeconds: value.WOO_POLL_SECONDS,
     webhookLeaseSeconds: value.WEBHOOK_LEASE_SECONDS,
     webhookConcurrency: value.WEBHOOK_CONCURRENCY,
     webhookReceiverConcurrency: value.WEBHOOK_RECEIVER_CONCURRENCY,

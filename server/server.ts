@@ -129,11 +129,17 @@ export async function startServer(
           [services.emails, config.webhookSweepSeconds],
           // Pending refunds whose outcome at the gateway is not known.
           [services.refunds.reconciliation, REFUND_SWEEP_SECONDS],
+          // Connected WooCommerce stores: orders to bring up to date (retries), and each store's poll when due.
+          [services.woocommerce.orders, config.webhookSweepSeconds],
+          [services.woocommerce.polls, 60],
         ]);
   // Deliveries and e-mails committed while the process was down are due now.
   webhooks.nudge();
   services.emails.nudge();
   const { port, address } = server.address() as AddressInfo;
+  // The bridge of connected stores calls this process's own partner API.
+  services.woocommerce.serveAt(`http://${urlHost(address, '127.0.0.1')}:${port}/api/v1/partner`);
+  services.woocommerce.orders.nudge();
 
   return {
     url: `http://${urlHost(address, '127.0.0.1')}:${port}`,
@@ -146,6 +152,8 @@ export async function startServer(
       await webhooks.stop();
       await services.emails.stop();
       await services.refunds.reconciliation.stop();
+      await services.woocommerce.polls.stop();
+      await services.woocommerce.orders.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       // After the requests under way have their PDFs.

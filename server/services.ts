@@ -37,6 +37,7 @@ import type { QuickChargeService } from './quick-charge/service';
 import type { RefundService } from './refunds/service';
 import type { TaxRateService } from './tax-rates/service';
 import type { WebhookService } from './webhooks/service';
+import type { WooCommerceService } from './woocommerce/service';
 
 export interface Services {
   /** Each business's clock (a test mode's may be frozen): what dates the records written acting for it. */
@@ -75,6 +76,8 @@ export interface Services {
   credentials: Credentials;
   /** CSRF protection of the hosted pages' forms. */
   pageForms: FormGuard;
+  /** Connected WooCommerce stores: their connection, deliveries, polls and orders. */
+  woocommerce: WooCommerceService;
 }
 
 export type ServiceConfig = Pick<
@@ -91,6 +94,7 @@ export type ServiceConfig = Pick<
   | 'emailFirstAttemptWaitMs'
   | 'pdfThreads'
   | 'stripeApiUrl'
+  | 'wooPollSeconds'
 >;
 
 /** The modules of the services, required when a service is first built (see above). */
@@ -127,6 +131,7 @@ const modules = {
   refunds: () => require('./refunds/service') as typeof import('./refunds/service'),
   taxRates: () => require('./tax-rates/service') as typeof import('./tax-rates/service'),
   webhooks: () => require('./webhooks/service') as typeof import('./webhooks/service'),
+  woocommerce: () => require('./woocommerce/service') as typeof import('./woocommerce/service'),
   pino: () => require('pino') as typeof import('pino'),
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
@@ -214,6 +219,16 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     oauthGrants: () => new (modules.oauthGrants().GrantService)(db, clock),
     ownerSessions: () => new (modules.ownerSessions().OwnerSessions)(services.owners, config.baseUrl.startsWith('https:')),
     credentials: () => new (modules.credentials().Credentials)(services.keys, services.oauthTokens),
+    woocommerce: () =>
+      new (modules.woocommerce().WooCommerceService)(
+        db,
+        services.keys,
+        services.businesses,
+        new (modules.secretBox().SecretBox)(shared.appKey, 'woocommerce_secret'),
+        log(),
+        { baseUrl: config.baseUrl, pollEveryMs: config.wooPollSeconds * 1000 },
+        clock,
+      ),
   });
   return services;
 }

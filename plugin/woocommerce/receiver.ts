@@ -26,34 +26,54 @@ function orderIdOf(topic: string, payload: { id?: unknown; arg?: unknown }): num
   return Number.isSafeInteger(id) && id > 0 ? id : null;
 }
 
+/** What a delivery to `POST …/webhook` comes to, decided from its raw body and headers alone. */
+export type Delivery =
+  | { kind: 'ping' }
+  | { kind: 'bad_signature' }
+  | { kind: 'bad_request' }
+  /** `orderId` null: a delivery about nothing the bridge follows (an order still in progress, no id). */
+  | { kind: 'order'; orderId: number | null };
+
+/** Reads a WooCommerce delivery: the unsigned ping, a bad signature, or the order it is about. */
+export function readDelivery(body: Buffer, header: (name: string) => string | undefined, secret: string): Delivery {
+  // The ping WooCommerce sends when the webhook is created is form-encoded `webhook_id=N`, unsigned.
+  if (!header('x-wc-webhook-signature') && /^webhook_id=\d+$/.test(body.toString('utf8').trim())) return { kind: 'ping' };
+  if (!validSignature(body, header('x-wc-webhook-signature'), secret)) return { kind: 'bad_signature' };
+  let payload: { id?: unknown; arg?: unknown; status?: unknown };
+  try {
+    payload = JSON.parse(body.toString('utf8')) as typeof payload;
+  } catch {
+    return { kind: 'bad_request' };
+  }
+  const topic = header('x-wc-webhook-topic') ?? '';
+  // Orders still in progress (pending, processing, on-hold) need nothing; the rest is checked against the store.
+  const relevant = topic !== 'order.updated' || WATCHED_STATUSES.includes(String(payload.status));
+  return { kind: 'order', orderId: relevant ? orderIdOf(topic, payload) : null };
+}
+
 export function createReceiver(options: { secret: string; logger: Logger; onOrder: (orderId: number) => void }): Express {
   const app = express();
   app.disable('x-powered-by');
   app.post('/woocommerce/webhook', express.raw({ type: () => true, limit: '5mb' }), (req, res) => {
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    // The ping WooCommerce sends when the webhook is created is form-encoded `webhook_id=N`, unsigned.
-    if (!req.get('x-wc-webhook-signature') && /^webhook_id=\d+$/.test(body.toString('utf8').trim())) {
-      res.status(200).json({ received: true });
-      return;
+    const delivery = readDelivery(body, (name) => req.get(name), options.secret);
+    switch (delivery.kind) {
+      case 'ping':
+        res.status(200).json({ received: true });
+        return;
+      case 'bad_signature':
+        options.logger.warn({ delivery: req.get('x-wc-webhook-delivery-id') }, 'webhook delivery with a bad signature refused');
+        res.status(401).json({ error: 'bad_signature' });
+        return;
+      case 'bad_request':
+        res.status(400).json({ error: 'bad_request' });
+        return;
+      case 'order': {
+        res.status(202).json({ received: true });
+        const { orderId } = delivery;
+        if (orderId !== null) setImmediate(() => options.onOrder(orderId));
+      }
     }
-    if (!validSignature(body, req.get('x-wc-webhook-signature'), options.secret)) {
-      options.logger.warn({ delivery: req.get('x-wc-webhook-delivery-id') }, 'webhook delivery with a bad signature refused');
-      res.status(401).json({ error: 'bad_signature' });
-      return;
-    }
-    let payload: { id?: unknown; arg?: unknown; status?: unknown };
-    try {
-      payload = JSON.parse(body.toString('utf8')) as typeof payload;
-    } catch {
-      res.status(400).json({ error: 'bad_request' });
-      return;
-    }
-    const topic = req.get('x-wc-webhook-topic') ?? '';
-    const orderId = orderIdOf(topic, payload);
-    res.status(202).json({ received: true });
-    // Orders still in progress (pending, processing, on-hold) need nothing; the rest is checked against the store.
-    const relevant = topic !== 'order.updated' || WATCHED_STATUSES.includes(String(payload.status));
-    if (orderId !== null && relevant) setImmediate(() => options.onOrder(orderId));
   });
   app.get('/woocommerce/health', (_req, res) => {
     res.json({ status: 'ok' });

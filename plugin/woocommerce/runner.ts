@@ -7,7 +7,7 @@ import { AddressInfo } from 'node:net';
 import { Server } from 'node:http';
 import cron from 'node-cron';
 import { Logger } from 'pino';
-import { Change, OrderBridge } from './bridge';
+import { Change, OrderBridge, Outcome } from './bridge';
 import { BridgeConfig } from './config';
 import { gmtTime, WATCHED_STATUSES } from './order';
 import { PartnerApi, PartnerOptions } from './partner';
@@ -24,6 +24,12 @@ export interface PollResult extends Record<Change, number> {
   /** The latest modification time (the store's clock, UTC) among the orders seen. */
   latest_modified?: string;
 }
+
+/**
+ * What is done with an order that asks for something: handled here and now (`woo serve`, backfill),
+ * or queued for whichever process takes it (the server), which reports no outcome.
+ */
+export type OrderAction = (orderId: number) => Promise<Outcome | void>;
 
 export class Bridge {
   readonly store: WooStore;
@@ -52,7 +58,7 @@ export class Bridge {
    * invoice, its payment, a refund, a void (backfill and poll). Orders whose marks show nothing to do
    * cost no API call; the others are worked on ORDER_CONCURRENCY at a time.
    */
-  async reconcileChangedSince(since: Date): Promise<PollResult> {
+  async reconcileChangedSince(since: Date, act: OrderAction = (id) => this.orders.handle(id)): Promise<PollResult> {
     const result: PollResult = { checked: 0, invoiced: 0, paid: 0, refunded: 0, voided: 0, failed: 0, webhook_reenabled: false };
     for (let page = 1; ; page += 1) {
       const orders = await this.store.ordersChangedSince(WATCHED_STATUSES, since, page);
@@ -63,8 +69,8 @@ export class Bridge {
           if (!Number.isNaN(modified) && !(modified <= gmtTime(result.latest_modified))) result.latest_modified = new Date(modified).toISOString();
           if (!this.orders.needsWork(order)) return;
           try {
-            const outcome = await this.orders.handle(order.id);
-            if (outcome.action === 'updated') for (const change of outcome.changes) result[change] += 1;
+            const outcome = await act(order.id);
+            if (outcome?.action === 'updated') for (const change of outcome.changes) result[change] += 1;
           } catch {
             result.failed += 1; // logged by the bridge with the order id
           }
@@ -75,9 +81,9 @@ export class Bridge {
   }
 
   /** One poll: what missed deliveries left undone, then the webhook turned back on if WooCommerce disabled it. */
-  async poll(): Promise<PollResult> {
+  async poll(act?: OrderAction): Promise<PollResult> {
     const since = new Date(Date.parse(this.config.poll_cursor ?? this.config.connected_at) - POLL_OVERLAP_MS);
-    const result = await this.reconcileChangedSince(since);
+    const result = await this.reconcileChangedSince(since, act);
     const webhook = await this.store.webhook(this.config.webhook_id);
     if (webhook.status !== 'active') {
       await this.store.enableWebhook(this.config.webhook_id);

@@ -105,7 +105,11 @@ export class WooStore {
 
   /** WooCommerce disables a webhook after repeated failed deliveries; this turns it back on. */
   enableWebhook(id: number): Promise<WooWebhook> {
-    return this.call(() => this.api.put(`webhooks/${id}`, { status: 'active' }));
+    return this.updateWebhook(id, { status: 'active' });
+  }
+
+  updateWebhook(id: number, changes: Partial<Pick<WooWebhook, 'status' | 'delivery_url'>>): Promise<WooWebhook> {
+    return this.call(() => this.api.put(`webhooks/${id}`, changes));
   }
 
   private async call<T>(request: () => Promise<{ data: T }>): Promise<T> {

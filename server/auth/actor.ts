@@ -7,7 +7,7 @@
 import { Credential } from './credential';
 
 /** Why the system acts without a caller's credential: each reason is a way in, written down. */
-export type SystemReason = 'cli' | 'payment page' | 'signing page' | 'payment gateway' | 'email queue';
+export type SystemReason = 'cli' | 'payment page' | 'signing page' | 'payment gateway' | 'email queue' | 'woocommerce connection';
 
 export interface SystemActor {
   kind: 'system';
@@ -40,7 +40,11 @@ export type CrossTenantReason =
   | 'refund reconciliation'
   | 'cli delivery log'
   | 'cli payment simulation'
-  | 'key webhook change';
+  | 'key webhook change'
+  | 'woocommerce connect link'
+  | 'woocommerce delivery'
+  | 'woocommerce store poll'
+  | 'woocommerce order sync';
 
 export interface CrossTenantAccess {
   kind: 'across_tenants';

@@ -22,7 +22,8 @@ tr.with-reference td{border-bottom:none;padding-bottom:0}tr.reference td{padding
 .notice{padding:.75rem 1rem;border-radius:.5rem;background:#fff8c5;border:1px solid #d4a72c}
 .test-mode{padding:.4rem .75rem;border-radius:.4rem;background:#fbefff;border:1px solid #c297ff;font-size:.9rem}
 button{font:inherit;font-weight:600;padding:.75rem 1.25rem;border:0;border-radius:.5rem;background:#1f6feb;color:#fff;cursor:pointer;width:100%}
-button:hover{background:#1a5fd0}button.secondary{background:#eaeef2;color:#1f2328}button.danger{background:#cf222e}button.danger:hover{background:#a40e26}
+a.button{display:inline-block;font-weight:600;padding:.75rem 1.25rem;border-radius:.5rem;background:#1f6feb;color:#fff;text-decoration:none;text-align:center;box-sizing:border-box}
+button:hover,a.button:hover{background:#1a5fd0}button.secondary{background:#eaeef2;color:#1f2328}button.danger{background:#cf222e}button.danger:hover{background:#a40e26}
 form{margin:1.5rem 0}.hint{font-size:.85rem;color:#57606a}.document{white-space:pre-wrap;border:1px solid #d0d7de;border-radius:.5rem;padding:1rem;background:#f6f8fa}
 label{display:block;margin:.75rem 0 .25rem;font-weight:600}label.check{display:flex;gap:.5rem;align-items:flex-start;font-weight:400}
 label+input+button,label.check+button{margin-top:1rem}
@@ -30,7 +31,7 @@ input[type=text],input[type=password]{font:inherit;padding:.6rem;width:100%;box-
 input[type=checkbox]{margin-top:.35rem}.error{color:#cf222e;font-weight:600}.signed{padding:.75rem 1rem;border-radius:.5rem;background:#dafbe1;border:1px solid #4ac26b}
 a{color:#0969da}footer{margin-top:2rem;font-size:.85rem;color:#57606a}a.download{font-weight:600}
 @media (min-width:30rem){button{width:auto}}
-@media (max-width:29.99rem){body{padding:1rem .75rem}table{font-size:.875rem}td,th{padding:.4rem .2rem}}
+@media (max-width:29.99rem){a.button{display:block}body{padding:1rem .75rem}table{font-size:.875rem}td,th{padding:.4rem .2rem}}
 `.trim();
 
 /** `refresh`: reload after this many seconds, or go to `url` (a page waiting on something, with no script). */

@@ -1,0 +1,484 @@
+/**
+ * WooCommerce stores connected to the server: every process receives their deliveries, polls them
+ * for what deliveries missed, and brings their orders' invoices up to date, each order by one
+ * process at a time. The order logic is the bridge's (plugin/woocommerce), acting through this
+ * process's own partner API with an API key of the store's business and mode, as `woo serve` acts
+ * through a partner API of its own.
+ *
+ * A store connects through WooCommerce's app authorization: the owner opens a connect link, says
+ * (or the link says) which store, approves in WordPress, and WooCommerce posts the keys to our
+ * callback, which registers the webhook and keeps the store. Network calls (the store, the webhook)
+ * run outside the transactions that record what they did.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { Knex } from 'knex';
+import { Logger } from 'pino';
+import { Outcome as OrderOutcome, sha256 } from '../../plugin/woocommerce/bridge';
+import { BridgeConfig, CONFIG_FORMAT } from '../../plugin/woocommerce/config';
+import { readDelivery } from '../../plugin/woocommerce/receiver';
+import { Bridge } from '../../plugin/woocommerce/runner';
+import { StoreError, WooStore } from '../../plugin/woocommerce/store';
+import { acrossTenants, systemActor } from '../auth/actor';
+import { Scope } from '../auth/scopes';
+import { BusinessService } from '../businesses/service';
+import { Clock, systemClock } from '../clock';
+import { Database } from '../db/database';
+import { isUniqueViolation } from '../db/errors';
+import { InvalidState, NotFound } from '../errors';
+import { JobQueue } from '../jobs/engine';
+import { nextAttemptAfter } from '../jobs/retry-schedule';
+import { SealedPlace, SecretBox } from '../keys/secret-box';
+import { KeyService } from '../keys/service';
+import { CALLBACK_PATH, CallbackBody, ConnectLinkInput, ConnectedStore, CreatedConnectLink, deliveryPath, linkPath, LinkState, normalStoreUrl, returnPath } from './schema';
+import { KeyPermissions, STORE_POLLED, WooConnectLink, WooOrderSync, WooStoreRow } from './model';
+import { toConnectedStore } from './view';
+
+/** What the bridge's API key may do: create clients and invoices, send them, record payments and refunds. */
+export const BRIDGE_SCOPES: Scope[] = ['invoices:write', 'clients:write'];
+/** The name WordPress shows the owner on its approval page, and in its list of REST API keys. */
+export const APP_NAME = 'Invoicing';
+/** A connect link works for a day, until it has connected its store. */
+const LINK_LIFETIME_MS = 24 * 60 * 60_000;
+const WEBHOOK_TOPIC = 'order.updated';
+const WEBHOOK_NAME = 'Invoicing: invoice completed orders';
+/** A failed poll is tried again after one interval, two, … up to this many. */
+const MAX_POLL_BACKOFF = 6;
+
+
+const LINK_LOOKUP = acrossTenants('woocommerce connect link');
+const DELIVERY = acrossTenants('woocommerce delivery');
+const POLLS = acrossTenants('woocommerce store poll');
+const ORDER_SYNCS = acrossTenants('woocommerce order sync');
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** Where a store's secret is sealed: its column of its row, and nowhere else. */
+function placeOf(row: Pick<WooStoreRow, 'id' | 'business_id'>, column: 'consumer_secret' | 'webhook_secret' | 'api_key'): SealedPlace {
+  return { table: 'woo_stores', column, id: row.id, businessId: row.business_id };
+}
+
+/** Why WooCommerce's post of the keys is refused: WooCommerce then deletes the keys and shows the owner an error. */
+export class CallbackRefused extends Error {
+  constructor(
+    readonly status: 400 | 404 | 410 | 502,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** How a delivery is answered. */
+export type DeliveryAnswer = 'received' | 'ping' | 'unknown_store' | 'bad_signature' | 'bad_request';
+
+export interface WooCommerceOptions {
+  baseUrl: string;
+  /** How often each store is polled for what deliveries missed. */
+  pollEveryMs: number;
+}
+
+export class WooCommerceService {
+  /** The stores' polls: each store's row, leased by one process at a time. */
+  readonly polls: JobQueue<WooStoreRow>;
+  /** The orders found with something to do, worked one process at a time per order. */
+  readonly orders: JobQueue<WooOrderSync>;
+  /** This process's own partner API, which the bridge calls; set once the server listens. */
+  private apiUrl?: string;
+
+  constructor(
+    private readonly db: Database,
+    private readonly keys: KeyService,
+    private readonly businesses: BusinessService,
+    private readonly secrets: SecretBox,
+    private readonly logger: Logger,
+    private readonly options: WooCommerceOptions,
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.polls = new JobQueue(db, logger, {
+      label: 'WooCommerce store poll',
+      model: WooStoreRow,
+      access: POLLS,
+      batch: 4,
+      leaseSeconds: 600,
+      clock,
+      // A store that cannot be read is polled again later, never given up on: it stays connected.
+      schedule: (attemptsMade, now) => new Date(now.getTime() + Math.min(attemptsMade, MAX_POLL_BACKOFF) * options.pollEveryMs),
+      statuses: { done: STORE_POLLED, failed: 'failed' },
+      work: (store) => this.poll(store),
+    });
+    this.orders = new JobQueue(db, logger, {
+      label: 'WooCommerce order',
+      model: WooOrderSync,
+      access: ORDER_SYNCS,
+      batch: 4,
+      leaseSeconds: 300,
+      clock,
+      schedule: nextAttemptAfter,
+      statuses: { done: 'done', failed: 'failed' },
+      work: (sync) => this.syncOrder(sync),
+    });
+  }
+
+  /** The partner API the bridge calls from this process (its own listening address). */
+  serveAt(apiUrl: string): void {
+    this.apiUrl = apiUrl;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Connecting
+
+  /** A connect link for the owner to open (`invoicing woo connect-link`); `input` is valid by connectLinkSchema. */
+  async createLink(input: ConnectLinkInput): Promise<CreatedConnectLink> {
+    const business = await this.businesses.get(input.businessId);
+    const token = randomBytes(24).toString('base64url');
+    const actor = systemActor('woocommerce connection', { businessId: business.id, livemode: input.mode === 'live' });
+    const expiresAt = new Date(this.clock.now().getTime() + LINK_LIFETIME_MS).toISOString();
+    await this.db.transaction((trx) =>
+      WooConnectLink.create(actor, trx, { token_hash: hashToken(token), store_url: input.storeUrl ?? null, store_url_fixed: input.storeUrl !== undefined, expires_at: expiresAt }),
+    );
+    return {
+      url: `${this.options.baseUrl}${linkPath(token)}`,
+      business: { id: business.id, name: business.name },
+      livemode: actor.livemode,
+      store_url: input.storeUrl ?? null,
+      expires_at: expiresAt,
+      callback_url: `${this.options.baseUrl}${CALLBACK_PATH}`,
+    };
+  }
+
+  /** The connect page's state. */
+  async openLink(token: string): Promise<LinkState> {
+    const link = await this.findLink(token);
+    if (!link) return { kind: 'unknown' };
+    const { name: businessName } = await this.businesses.get(link.business_id);
+    if (link.woo_store_id !== null) {
+      const store = await WooStoreRow.acrossTenants(LINK_LOOKUP, this.db.current).findById(link.woo_store_id);
+      if (store) return { kind: 'connected', link, businessName, storeUrl: store.store_url };
+    }
+    if (Date.parse(link.expires_at) <= this.clock.now().getTime()) return { kind: 'expired' };
+    return { kind: 'open', link, businessName, authorizeUrl: link.store_url ? this.authorizeUrl(token, link.store_url, businessName) : null };
+  }
+
+  /** The store the owner typed on the connect page; refused when the link came with its store. */
+  async chooseStore(token: string, storeUrl: string): Promise<LinkState> {
+    const state = await this.openLink(token);
+    if (state.kind !== 'open' || state.link.store_url_fixed) return state;
+    await WooConnectLink.acrossTenants(LINK_LOOKUP, this.db.current).findById(state.link.id).patch({ store_url: storeUrl });
+    return this.openLink(token);
+  }
+
+  /**
+   * WooCommerce's post of the keys the owner approved (`user_id` is the link's token). The keys are
+   * checked on the store, the webhook registered, and the store kept with its secrets sealed; a
+   * store already connected to the business and mode gets the new keys and webhook. Any refusal
+   * makes WooCommerce delete the keys, and nothing stays behind here.
+   */
+  async connectFromCallback(body: CallbackBody): Promise<ConnectedStore> {
+    const link = await this.findLink(body.user_id);
+    if (!link) throw new CallbackRefused(404, 'Unknown connect link');
+    if (link.woo_store_id !== null || Date.parse(link.expires_at) <= this.clock.now().getTime()) throw new CallbackRefused(410, 'This connect link has been used or has expired');
+    if (!link.store_url) throw new CallbackRefused(400, 'This connect link has no store address yet');
+    if (body.key_permissions !== 'read_write') throw new CallbackRefused(400, `The key must be read_write, not ${body.key_permissions}: the bridge writes order notes and webhooks`);
+    const storeUrl = link.store_url;
+    const store = this.storeClient(storeUrl, body.consumer_key, body.consumer_secret);
+    try {
+      // system_status needs a shop manager's key; an orders read proves a narrower key works too.
+      await store.systemStatus().catch(() => store.recentOrders(1));
+    } catch (err) {
+      throw new CallbackRefused(502, `The store at ${storeUrl} did not accept its own keys: ${(err as Error).message}`);
+    }
+    const actor = systemActor('woocommerce connection', { businessId: link.business_id, livemode: link.livemode });
+    const previous = await WooStoreRow.of(actor, this.db.current).findOne({ store_url: storeUrl });
+    const publicId = previous?.public_id ?? randomBytes(16).toString('hex');
+    const webhookSecret = randomBytes(32).toString('base64url');
+    const webhook = await this.registerWebhook(store, storeUrl, publicId, webhookSecret);
+    const keys = { consumer_key: body.consumer_key, consumer_secret: body.consumer_secret, key_permissions: body.key_permissions as KeyPermissions, wc_key_id: body.key_id };
+    let row: WooStoreRow;
+    try {
+      row = await this.db.transaction(async (trx) => {
+        const stillOpen = await WooConnectLink.acrossTenants(LINK_LOOKUP, trx).findById(link.id).whereNull('woo_store_id').forUpdate();
+        if (!stillOpen) throw new CallbackRefused(410, 'This connect link has been used or has expired');
+        const saved = previous
+          ? await this.replaceKeys(trx, previous, keys, { id: webhook.id, secret: webhookSecret })
+          : await this.insertStore(trx, actor, { store_url: storeUrl, public_id: publicId, ...keys }, { id: webhook.id, secret: webhookSecret });
+        await WooConnectLink.acrossTenants(LINK_LOOKUP, trx).findById(link.id).patch({ woo_store_id: saved.id, connected_at: this.clock.now().toISOString() });
+        return saved;
+      });
+    } catch (err) {
+      await store.deleteWebhook(webhook.id).catch(() => undefined);
+      throw err;
+    }
+    // The old webhook, signed with the old secret, would only be refused.
+    if (previous && previous.webhook_id !== webhook.id) await store.deleteWebhook(previous.webhook_id).catch(() => undefined);
+    this.logger.info({ woo_store: row.id, business_id: row.business_id, livemode: row.livemode }, `WooCommerce store ${storeUrl} connected`);
+    return toConnectedStore(row);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Deliveries, polls and orders
+
+  /** A delivery of a store's webhook: verified with the store's secret, its order queued. */
+  async receiveDelivery(publicId: string, body: Buffer, header: (name: string) => string | undefined): Promise<DeliveryAnswer> {
+    const store = /^[0-9a-f]{32}$/.test(publicId) ? await WooStoreRow.acrossTenants(DELIVERY, this.db.current).findOne({ public_id: publicId }) : undefined;
+    if (!store) return readDelivery(body, header, '').kind === 'ping' ? 'ping' : 'unknown_store';
+    const delivery = readDelivery(body, header, this.secrets.open(store.webhook_secret, placeOf(store, 'webhook_secret')));
+    if (delivery.kind !== 'order') return delivery.kind;
+    if (delivery.orderId !== null) await this.queueOrder(store, delivery.orderId);
+    return 'received';
+  }
+
+  /**
+   * Queues the order's sync, due now, and starts it after the commit. An order being worked on is
+   * left to that run: a change it did not see is found by the next poll, as the order asks for work.
+   */
+  private async queueOrder(store: WooStoreRow, orderId: number): Promise<void> {
+    const actor = systemActor('woocommerce connection', { businessId: store.business_id, livemode: store.livemode });
+    const due = { status: 'pending' as const, attempts: 0, next_attempt_at: this.clock.now().toISOString() };
+    const id = await this.db.transaction(async (trx) => {
+      const existing = await WooOrderSync.of(actor, trx).findOne({ woo_store_id: store.id, order_id: orderId }).forUpdate();
+      let syncId: number;
+      if (!existing) {
+        try {
+          syncId = (await WooOrderSync.create(actor, trx, { woo_store_id: store.id, order_id: orderId, lease_id: null, outcome: null, ...due })).id;
+        } catch (err) {
+          // Another process queued it at the same moment: that one is the order's.
+          if (isUniqueViolation(err)) return null;
+          throw err;
+        }
+      } else if (existing.lease_id === null || existing.status !== 'pending') {
+        await existing.$query(trx).patch({ ...due, lease_id: null });
+        syncId = existing.id;
+      } else {
+        return null;
+      }
+      this.db.afterCommit(() => void this.orders.runNow(syncId));
+      return syncId;
+    });
+    if (id !== null) this.logger.debug({ woo_store: store.id, order_id: orderId }, 'WooCommerce order queued');
+  }
+
+  /** One order brought up to date by the bridge; a refusal is noted on the order by the bridge, and is done here. */
+  private async syncOrder(sync: WooOrderSync): Promise<{ done: Record<string, unknown> } | { failed: Record<string, unknown> }> {
+    const store = await WooStoreRow.acrossTenants(ORDER_SYNCS, this.db.current).findById(sync.woo_store_id);
+    if (!store) return { done: { outcome: 'the store was disconnected' } };
+    try {
+      const outcome = await this.bridgeOf(store).orders.handle(sync.order_id);
+      return { done: { outcome: describeOutcome(outcome) } };
+    } catch (err) {
+      return { failed: { outcome: (err as Error).message.slice(0, 1000) } };
+    }
+  }
+
+  /** One poll of a store: the orders that ask for something are queued; the webhook is turned back on if WooCommerce disabled it. */
+  private async poll(store: WooStoreRow): Promise<{ done: Record<string, unknown> } | { failed: Record<string, unknown> }> {
+    const now = this.clock.now();
+    try {
+      const bridge = this.bridgeOf(store, (cursor) => void WooStoreRow.acrossTenants(POLLS, this.db.current).findById(store.id).patch({ poll_cursor: cursor }));
+      const result = await bridge.poll((orderId) => this.queueOrder(store, orderId));
+      this.logger.info({ woo_store: store.id, checked: result.checked, failed: result.failed, webhook_reenabled: result.webhook_reenabled }, 'WooCommerce store polled');
+      return { done: { attempts: 0, last_polled_at: now.toISOString(), last_error: null, next_attempt_at: new Date(now.getTime() + this.options.pollEveryMs).toISOString() } };
+    } catch (err) {
+      this.logger.warn({ err, woo_store: store.id }, 'WooCommerce store poll failed; it is polled again later');
+      return { failed: { last_polled_at: now.toISOString(), last_error: (err as Error).message.slice(0, 1000) } };
+    }
+  }
+
+  /** The bridge of a stored store, acting through this process's partner API with the store's own key. */
+  private bridgeOf(store: WooStoreRow, saveCursor?: (cursor: string) => void): Bridge {
+    if (!this.apiUrl) throw new Error('The WooCommerce bridge runs only in a serving process');
+    return new Bridge(this.bridgeConfig(store, this.apiUrl), this.logger.child({ woo_store: store.id }), { saveCursor });
+  }
+
+  private bridgeConfig(store: WooStoreRow, apiUrl: string): BridgeConfig {
+    return {
+      store_url: store.store_url,
+      consumer_key: store.consumer_key,
+      consumer_secret: this.secrets.open(store.consumer_secret, placeOf(store, 'consumer_secret')),
+      api_url: apiUrl,
+      api_key: this.secrets.open(store.api_key, placeOf(store, 'api_key')),
+      bridge_url: this.options.baseUrl,
+      store_id: store.store_key,
+      webhook_id: store.webhook_id,
+      webhook_secret: this.secrets.open(store.webhook_secret, placeOf(store, 'webhook_secret')),
+      connected_at: store.connected_at,
+      format: CONFIG_FORMAT,
+      ...(store.poll_cursor ? { poll_cursor: store.poll_cursor } : {}),
+      ...(store.legacy_orders_before ? { legacy_orders_before: store.legacy_orders_before } : {}),
+      ...(store.vat_meta_key ? { vat_meta_key: store.vat_meta_key } : {}),
+    };
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // The owner's commands
+
+  /** The stores connected to a business, both modes, oldest first. */
+  async list(businessId: number): Promise<ConnectedStore[]> {
+    await this.businesses.get(businessId);
+    const rows = await WooStoreRow.acrossTenants(LINK_LOOKUP, this.db.current).where({ business_id: businessId }).orderBy('id');
+    return rows.map(toConnectedStore);
+  }
+
+  /**
+   * Disconnects a store: its webhook deleted at the store (if it answers), the bridge's API key
+   * revoked and the store forgotten. WooCommerce has no API to delete a REST key: the owner revokes it
+   * in WooCommerce > Settings > Advanced > REST API.
+   */
+  async disconnect(businessId: number, storeId: number): Promise<{ store: ConnectedStore; webhook_deleted: boolean; webhook_error: string | null }> {
+    const row = await WooStoreRow.acrossTenants(LINK_LOOKUP, this.db.current).findOne({ id: storeId, business_id: businessId });
+    if (!row) throw new NotFound('WooCommerce store', storeId);
+    const store = this.storeClient(row.store_url, row.consumer_key, this.secrets.open(row.consumer_secret, placeOf(row, 'consumer_secret')));
+    const webhookError = await store.deleteWebhook(row.webhook_id).then(
+      () => null,
+      (err: unknown) => (err instanceof StoreError && err.status === 404 ? null : (err as Error).message),
+    );
+    await this.db.transaction(async (trx) => {
+      await WooOrderSync.acrossTenants(LINK_LOOKUP, trx).where({ woo_store_id: row.id }).delete();
+      await WooConnectLink.acrossTenants(LINK_LOOKUP, trx).where({ woo_store_id: row.id }).patch({ woo_store_id: null });
+      await WooStoreRow.acrossTenants(LINK_LOOKUP, trx).findById(row.id).delete();
+      await this.keys.revoke(row.api_key_id);
+    });
+    return { store: toConnectedStore(row), webhook_deleted: webhookError === null, webhook_error: webhookError };
+  }
+
+  /**
+   * A store of the separate bridge's configuration file, moved into the server: the file's API key
+   * names the business and mode, its webhook is pointed at this server, and its poll cursor and
+   * identity are kept (so no order is invoiced twice).
+   */
+  async importConfig(config: BridgeConfig): Promise<ConnectedStore> {
+    const credential = await this.keys.authenticate(config.api_key);
+    if (!credential || credential.kind !== 'api_key') throw new InvalidState('The file\'s API key is not a working key of this server');
+    const storeUrl = normalStoreUrl(config.store_url);
+    if (!storeUrl) throw new InvalidState(`The file's store_url is not a store's http(s) address: ${config.store_url}`);
+    const actor = systemActor('woocommerce connection', { businessId: credential.businessId, livemode: credential.livemode });
+    const previous = await WooStoreRow.of(actor, this.db.current).findOne({ store_url: storeUrl });
+    if (previous) throw new InvalidState(`${storeUrl} is already connected to business ${credential.businessId} (store ${previous.id})`);
+    const store = this.storeClient(storeUrl, config.consumer_key, config.consumer_secret);
+    const publicId = randomBytes(16).toString('hex');
+    await store.updateWebhook(config.webhook_id, { delivery_url: `${this.options.baseUrl}${deliveryPath(publicId)}`, status: 'active' });
+    const row = await this.db.transaction((trx) =>
+      this.insertStore(
+        trx,
+        actor,
+        {
+          store_url: storeUrl,
+          public_id: publicId,
+          consumer_key: config.consumer_key,
+          consumer_secret: config.consumer_secret,
+          key_permissions: 'read_write',
+          wc_key_id: null,
+        },
+        { id: config.webhook_id, secret: config.webhook_secret },
+        {
+          store_key: config.store_id,
+          connected_at: config.connected_at,
+          poll_cursor: config.poll_cursor ?? null,
+          legacy_orders_before: config.legacy_orders_before ?? null,
+          vat_meta_key: config.vat_meta_key ?? null,
+          apiKey: { id: credential.id, token: config.api_key },
+        },
+      ),
+    );
+    return toConnectedStore(row);
+  }
+
+  // ------------------------------------------------------------------------------------------
+
+  private async findLink(token: string): Promise<WooConnectLink | undefined> {
+    if (!/^[A-Za-z0-9_-]{16,64}$/.test(token)) return undefined;
+    return WooConnectLink.acrossTenants(LINK_LOOKUP, this.db.current).findOne({ token_hash: hashToken(token) });
+  }
+
+  /** WooCommerce's app authorization for this link: WordPress asks the owner, then posts the keys to our callback. */
+  private authorizeUrl(token: string, storeUrl: string, businessName: string): string {
+    const params = new URLSearchParams({
+      app_name: `${APP_NAME} (${businessName})`,
+      scope: 'read_write',
+      user_id: token,
+      return_url: `${this.options.baseUrl}${returnPath(token)}`,
+      callback_url: `${this.options.baseUrl}${CALLBACK_PATH}`,
+    });
+    return `${storeUrl}/wc-auth/v1/authorize?${params.toString()}`;
+  }
+
+  private storeClient(storeUrl: string, consumerKey: string, consumerSecret: string): WooStore {
+    return new WooStore({ storeUrl, consumerKey, consumerSecret });
+  }
+
+  private registerWebhook(store: WooStore, storeUrl: string, publicId: string, secret: string) {
+    return store
+      .createWebhook({ name: WEBHOOK_NAME, topic: WEBHOOK_TOPIC, delivery_url: `${this.options.baseUrl}${deliveryPath(publicId)}`, secret })
+      .catch((err: unknown) => {
+        throw new CallbackRefused(502, `The store at ${storeUrl} refused the webhook: ${(err as Error).message}`);
+      });
+  }
+
+  /** A new store row, its secrets sealed in place (the row's id binds them) and, unless given, an API key of its own for the bridge. */
+  private async insertStore(
+    trx: Knex.Transaction,
+    actor: ReturnType<typeof systemActor>,
+    store: Pick<WooStoreRow, 'store_url' | 'public_id' | 'consumer_key' | 'key_permissions' | 'wc_key_id'> & { consumer_secret: string },
+    webhook: { id: number; secret: string },
+    kept: Partial<Pick<WooStoreRow, 'store_key' | 'connected_at' | 'poll_cursor' | 'legacy_orders_before' | 'vat_meta_key'>> & { apiKey?: { id: number; token: string } } = {},
+  ): Promise<WooStoreRow> {
+    const now = this.clock.now().toISOString();
+    const apiKey = kept.apiKey ?? (await this.bridgeKey(actor));
+    const inserted = await WooStoreRow.create(actor, trx, {
+      public_id: store.public_id,
+      store_url: store.store_url,
+      store_key: kept.store_key ?? sha256(store.store_url).slice(0, 12),
+      consumer_key: store.consumer_key,
+      consumer_secret: '',
+      key_permissions: store.key_permissions,
+      wc_key_id: store.wc_key_id,
+      webhook_id: webhook.id,
+      webhook_secret: '',
+      api_key_id: apiKey.id,
+      api_key: '',
+      vat_meta_key: kept.vat_meta_key ?? null,
+      connected_at: kept.connected_at ?? now,
+      poll_cursor: kept.poll_cursor ?? null,
+      legacy_orders_before: kept.legacy_orders_before ?? null,
+      last_polled_at: null,
+      last_error: null,
+      status: STORE_POLLED,
+      attempts: 0,
+      next_attempt_at: new Date(Date.parse(now) + this.options.pollEveryMs).toISOString(),
+      lease_id: null,
+    });
+    const sealed = {
+      consumer_secret: this.secrets.seal(store.consumer_secret, placeOf(inserted, 'consumer_secret')),
+      webhook_secret: this.secrets.seal(webhook.secret, placeOf(inserted, 'webhook_secret')),
+      api_key: this.secrets.seal(apiKey.token, placeOf(inserted, 'api_key')),
+    };
+    await WooStoreRow.acrossTenants(LINK_LOOKUP, trx).findById(inserted.id).patch(sealed);
+    return Object.assign(inserted, sealed);
+  }
+
+  /** A connected store's new keys and webhook (connected again); its identity, cursor and API key stay. */
+  private async replaceKeys(
+    trx: Knex.Transaction,
+    row: WooStoreRow,
+    keys: Pick<WooStoreRow, 'consumer_key' | 'key_permissions' | 'wc_key_id'> & { consumer_secret: string },
+    webhook: { id: number; secret: string },
+  ): Promise<WooStoreRow> {
+    const patch = {
+      ...keys,
+      consumer_secret: this.secrets.seal(keys.consumer_secret, placeOf(row, 'consumer_secret')),
+      webhook_id: webhook.id,
+      webhook_secret: this.secrets.seal(webhook.secret, placeOf(row, 'webhook_secret')),
+      last_error: null,
+    };
+    await WooStoreRow.acrossTenants(LINK_LOOKUP, trx).findById(row.id).patch(patch);
+    return Object.assign(row, patch);
+  }
+
+  private async bridgeKey(actor: ReturnType<typeof systemActor>): Promise<{ id: number; token: string }> {
+    const created = await this.keys.create({ businessId: actor.businessId, mode: actor.livemode ? 'live' : 'test', scopes: BRIDGE_SCOPES });
+    return { id: created.id, token: created.key };
+  }
+}
+
+function describeOutcome(outcome: OrderOutcome): string {
+  const text = outcome.action === 'updated' ? `invoice ${outcome.number ?? outcome.invoice_id}: ${outcome.changes.join(', ')}` : `${outcome.action}: ${outcome.reason}`;
+  return text.slice(0, 1000);
+}
