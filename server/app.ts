@@ -64,8 +64,9 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(mountPages(authorizeRoutes(authorizePages), services.pageForms));
   app.use(mountPages(signingPageRoutes(new SigningPages(services.contracts, services.documents), { perMinute: config.pdfDownloadsPerMinute, ...counters }), services.pageForms));
-  app.use(mountPages(connectPageRoutes(services.woocommerce), services.pageForms));
+  // The callback first: the connect page's `/woocommerce/connect/:token` would take its path.
   app.use(wooCommerceRoutes(services.woocommerce));
+  app.use(mountPages(connectPageRoutes(services.woocommerce), services.pageForms));
   app.use(notFoundRoute);
   app.use(errorHandler);
   return app;

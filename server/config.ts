@@ -90,7 +90,7 @@ const schema = Joi.object<Env, true>({
     .min(60)
     .max(3600)
     .default(300)
-    .description('How often each connected WooCommerce store is polled for orders its deliveries missed (whole minutes)'),
+    .description('How often each connected WooCommerce store is polled for orders its deliveries missed'),
   WEBHOOK_LEASE_SECONDS: Joi.number()
     .integer()
     .min(15)

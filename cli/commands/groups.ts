@@ -64,7 +64,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   {
     name: 'woo',
     term: 'woo',
-    summary: 'The WooCommerce bridge: every completed order becomes one invoice, paid, refunded or void as the order is',
+    summary: 'WooCommerce stores: connect one with a link, or run the bridge apart; every completed order becomes one invoice, paid, refunded or void as the order is',
     load: () => (require('./woo') as typeof import('./woo')).wooCommand(),
   },
 ];

@@ -19,14 +19,16 @@ import { invoiceIdOf } from '../../plugin/woocommerce/order';
 import { PartnerApi, PartnerError, PartnerUnavailable } from '../../plugin/woocommerce/partner';
 import { Bridge } from '../../plugin/woocommerce/runner';
 import { StoreError, WooStore } from '../../plugin/woocommerce/store';
-import { cliConfig } from '../context';
+import type { ConnectedStore } from '../../server/woocommerce/schema';
+import { BUSINESS_QUESTION, cliConfig, withContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
-import { parseSince } from '../options';
+import { parseMode, parseSince, positiveId, validBody } from '../options';
 import { examples, output, shortTime, table } from '../output';
 import { ensureOptions } from '../prompt';
 import { groupCommand } from './groups';
 
 interface ConnectOptions {
+  import?: string;
   storeUrl?: string;
   consumerKey?: string;
   consumerSecret?: string;
@@ -86,7 +88,21 @@ function urlOption(value: string, flag: string): string {
   throw new UsageError(`${flag} must be an http(s) URL`);
 }
 
+/**
+ * `woo connect --import FILE`: the separate bridge's store moved into the server's database, so
+ * every server process serves it; its webhook is pointed at the server and `woo serve` can stop.
+ */
+async function importConfig(file: string, json: boolean | undefined): Promise<void> {
+  const config = loadBridgeConfig(file);
+  const store = await withContext(({ services }) => step(`importing ${config.store_url}`, () => services.woocommerce.importConfig(config)));
+  output(json, store, () => [
+    `Imported ${store.store_url} into business ${store.business_id} (${store.livemode ? 'live' : 'test'} mode) as store ${store.id}`,
+    `Its webhook ${store.webhook_id} now delivers to the server at ${cliConfig().baseUrl}: stop \`invoicing woo serve\` for it`,
+  ]);
+}
+
 async function connect(raw: ConnectOptions): Promise<void> {
+  if (raw.import !== undefined) return importConfig(raw.import, raw.json);
   const opts = await ensureOptions(raw, [
     { key: 'storeUrl', flag: '--store-url', message: 'Store URL (https://shop.example.com)' },
     { key: 'consumerKey', flag: '--consumer-key', message: 'WooCommerce consumer key (ck_…)' },
@@ -148,6 +164,44 @@ async function connect(raw: ConnectOptions): Promise<void> {
   ]);
 }
 
+interface ConnectLinkOptions {
+  business?: string;
+  mode: string;
+  storeUrl?: string;
+  json?: boolean;
+}
+
+/** `woo connect-link`: a link the shop owner opens to connect a store through WooCommerce's own approval. */
+async function connectLink(raw: ConnectLinkOptions): Promise<void> {
+  const opts = await ensureOptions(raw, [BUSINESS_QUESTION]);
+  const input = validBody(
+    wooSchema().connectLinkSchema,
+    { businessId: positiveId(String(opts.business), '--business'), mode: parseMode(opts.mode), ...(opts.storeUrl === undefined ? {} : { storeUrl: opts.storeUrl }) },
+    (field) => ({ businessId: '--business', mode: '--mode', storeUrl: '--store-url' })[field] ?? `--${field}`,
+  );
+  const link = await withContext(({ services }) => services.woocommerce.createLink(input));
+  const https = link.callback_url.startsWith('https://');
+  output(opts.json, link, () => [
+    `Open this link to connect ${link.store_url ?? 'a WooCommerce store'} to business ${link.business.id} (${link.business.name}, ${link.livemode ? 'live' : 'test'} mode):`,
+    '',
+    `  ${link.url}`,
+    '',
+    `It works until ${shortTime(link.expires_at)}, for one store. WordPress asks the store's administrator to approve; the store is then listed by \`invoicing woo status --business ${link.business.id}\`.`,
+    ...(https ? [] : [`Note: WooCommerce sends the keys only to a public https:// callback, and BASE_URL gives ${link.callback_url}: set BASE_URL to the server's public https address.`]),
+  ]);
+}
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- required when the command runs, so that `--help` loads none of the server
+const wooSchema = () => require('../../server/woocommerce/schema') as typeof import('../../server/woocommerce/schema');
+
+function storeLines(stores: ConnectedStore[]): string[] {
+  if (!stores.length) return ['No store connected: make a link with `invoicing woo connect-link`'];
+  return table(
+    ['STORE', 'MODE', 'URL', 'KEY', 'CONNECTED', 'LAST POLL', 'LAST ERROR'],
+    stores.map((s) => [String(s.id), s.livemode ? 'live' : 'test', s.store_url, `…${s.consumer_key_ending}`, shortTime(s.connected_at), shortTime(s.last_polled_at), s.last_error ?? '-']),
+  );
+}
+
 function bridgeLogger(level: string) {
   return pino({ level }, pino.destination(2));
 }
@@ -168,14 +222,45 @@ export function wooCommand(): Command {
     .option('--bridge-url <url>', 'public address of `invoicing woo serve`, which the store calls')
     .option('--vat-meta-key <key>', 'the order meta key of a B2B buyer\'s VAT number: an order with one and no tax is invoiced under reverse charge (default: _billing_vat_number)')
     .option(...configOption)
+    .option('--import <file>', 'move the store of a separate bridge\'s configuration file into the server (its API key names the business); the server then serves it')
     .option('--json', 'machine-readable output: { config_file, store_url, api_url, business, livemode, webhook }')
     .addHelpText(
       'after',
       examples(
         'invoicing woo connect --store-url https://shop.example.com --consumer-key ck_… --consumer-secret cs_… --api-key svc_live_… --bridge-url https://bridge.example.com',
+        'invoicing woo connect --import ./data/woocommerce.json',
       ),
     )
     .action(connect);
+
+  woo
+    .command('connect-link')
+    .description('A link the shop owner opens to connect a store: WordPress asks them to approve, and the server then invoices its orders')
+    .option('--business <id>', 'the business whose invoices the orders become')
+    .option('--mode <mode>', 'test or live: the mode of those invoices', 'live')
+    .option('--store-url <url>', 'the store, e.g. https://shop.example.com (default: the page asks for it)')
+    .option('--json', 'machine-readable output: { url, business, livemode, store_url, expires_at, callback_url }')
+    .addHelpText('after', examples('invoicing woo connect-link --business 1', 'invoicing woo connect-link --business 1 --store-url https://shop.example.com --json'))
+    .action(connectLink);
+
+  woo
+    .command('disconnect')
+    .description('Stop invoicing a connected store\'s orders: its webhook is deleted and the bridge\'s API key revoked')
+    .option('--business <id>', 'the business the store is connected to')
+    .option('--store <id>', 'the store, as `woo status --business ID` lists it')
+    .option('--json', 'machine-readable output: { store, webhook_deleted, webhook_error }')
+    .addHelpText('after', examples('invoicing woo disconnect --business 1 --store 2'))
+    .action(async (raw: { business?: string; store?: string; json?: boolean }) => {
+      const opts = await ensureOptions(raw, [BUSINESS_QUESTION, { key: 'store', flag: '--store', message: 'Store id (woo status --business ID)' }]);
+      const businessId = positiveId(String(opts.business), '--business');
+      const storeId = positiveId(String(opts.store), '--store');
+      const result = await withContext(({ services }) => services.woocommerce.disconnect(businessId, storeId));
+      output(opts.json, result, () => [
+        `Disconnected ${result.store.store_url} (store ${result.store.id}) from business ${businessId}`,
+        result.webhook_deleted ? `Its webhook ${result.store.webhook_id} was deleted from the store` : `Its webhook ${result.store.webhook_id} could not be deleted (${result.webhook_error}): delete it in WooCommerce > Settings > Advanced > Webhooks`,
+        `Revoke its key (ending …${result.store.consumer_key_ending}) in WooCommerce > Settings > Advanced > REST API: WooCommerce has no API to do it.`,
+      ]);
+    });
 
   woo
     .command('serve')
@@ -221,11 +306,18 @@ export function wooCommand(): Command {
 
   woo
     .command('status')
-    .description('Show the connection, the store webhook and the latest orders with their invoices')
+    .description('List the stores connected to a business (--business), or show a separate bridge\'s connection, webhook and latest orders (--config)')
+    .option('--business <id>', 'list the stores connected to this business in the server')
     .option(...configOption)
-    .option('--json', 'machine-readable output: { store_url, api_url, partner, webhook, orders: [{ id, number, status, modified, invoice_id }] }')
-    .addHelpText('after', examples('invoicing woo status', 'invoicing woo status --json'))
-    .action(async (opts: { config: string; json?: boolean }) => {
+    .option('--json', 'machine-readable output: with --business [{ id, business_id, livemode, store_url, consumer_key_ending, key_permissions, webhook_id, connected_at, last_polled_at, last_error }], else { store_url, api_url, partner, webhook, orders: [{ id, number, status, modified, invoice_id }] }')
+    .addHelpText('after', examples('invoicing woo status --business 1', 'invoicing woo status --config ./data/woocommerce.json --json'))
+    .action(async (opts: { business?: string; config: string; json?: boolean }) => {
+      if (opts.business !== undefined) {
+        const businessId = positiveId(opts.business, '--business');
+        const stores = await withContext(({ services }) => services.woocommerce.list(businessId));
+        output(opts.json, stores, () => storeLines(stores));
+        return;
+      }
       const config = loadBridgeConfig(opts.config, readBridgeConfig);
       // A status is a snapshot: no retries.
       const { store, partner } = new Bridge(config, bridgeLogger('warn'), { partner: { retries: 0 } });

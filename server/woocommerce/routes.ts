@@ -47,7 +47,9 @@ export function wooCommerceRoutes(stores: WooCommerceService): Router {
   r.post(CALLBACK_PATH, express.json({ limit: '16kb', type: () => true }), async (req, res) => {
     const checked = callbackBodySchema.validate(req.body ?? {}, { abortEarly: false });
     if (checked.error) {
-      res.status(400).json({ error: 'bad_request', message: checked.error.details.map((d) => d.message).join('; ') });
+      // Named, never quoted: the body carries secrets.
+      const fields = [...new Set(checked.error.details.map((d) => d.path.join('.')))];
+      res.status(400).json({ error: 'bad_request', message: `Missing or invalid: ${fields.join(', ')}` });
       return;
     }
     try {
