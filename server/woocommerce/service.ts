@@ -227,7 +227,7 @@ export class WooCommerceService {
   }
 
   /**
-   * Queues the order's sync, due now, and starts it after the commit. An order being worked on is
+   * Queues the order's sync, due now, and sweeps the queue after the commit. An order being worked on is
    * left to that run: a change it did not see is found by the next poll, as the order asks for work.
    */
   private async queueOrder(store: WooStoreRow, orderId: number): Promise<void> {
@@ -250,7 +250,8 @@ export class WooCommerceService {
       } else {
         return null;
       }
-      this.db.afterCommit(() => void this.orders.runNow(syncId));
+      // A sweep, not a run of this row alone: a poll that finds hundreds of orders works them a batch at a time.
+      this.db.afterCommit(() => this.orders.nudge());
       return syncId;
     });
     if (id !== null) this.logger.debug({ woo_store: store.id, order_id: orderId }, 'WooCommerce order queued');
@@ -272,7 +273,12 @@ export class WooCommerceService {
   private async poll(store: WooStoreRow): Promise<{ done: Record<string, unknown> } | { failed: Record<string, unknown> }> {
     const now = this.clock.now();
     try {
-      const bridge = this.bridgeOf(store, (cursor) => void WooStoreRow.acrossTenants(POLLS, this.db.current).findById(store.id).patch({ poll_cursor: cursor }));
+      const saveCursor = (cursor: string) =>
+        void WooStoreRow.acrossTenants(POLLS, this.db.current)
+          .findById(store.id)
+          .patch({ poll_cursor: cursor })
+          .catch((err: unknown) => this.logger.warn({ err, woo_store: store.id }, 'poll cursor not saved; the next poll looks further back'));
+      const bridge = this.bridgeOf(store, saveCursor);
       const result = await bridge.poll((orderId) => this.queueOrder(store, orderId));
       this.logger.info({ woo_store: store.id, checked: result.checked, failed: result.failed, webhook_reenabled: result.webhook_reenabled }, 'WooCommerce store polled');
       return { done: { attempts: 0, last_polled_at: now.toISOString(), last_error: null, next_attempt_at: new Date(now.getTime() + this.options.pollEveryMs).toISOString() } };
