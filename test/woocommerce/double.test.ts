@@ -3,7 +3,10 @@ import http, { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { AddressInfo } from 'node:net';
 import WooCommerceRestApi from '@woocommerce/woocommerce-rest-api';
+import { screenshot, useBrowser } from '../support/browser';
+import { testDriver } from '../support/database';
 import { companyOnlyOrder, guestJpyOrder, registeredEurOrder, startWooStore, WooOrder, WooStore } from '../support/woocommerce';
+import { selfSignedCertificate } from '../support/woocommerce/tls';
 
 const API = '/wp-json/wc/v3';
 
@@ -689,5 +692,304 @@ describe('WooCommerce REST API double', () => {
       expect(whileDown).toBe('ECONNREFUSED');
       expect(afterUp.status).toBe(200);
     });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// WooCommerce's app authorization (WC_Auth): what an app's "connect your store" link goes through.
+
+/** The connecting app: its callback_url records the key WooCommerce POSTs, its return_url is a page to land on. */
+async function startAppDouble() {
+  const callbacks: { headers: IncomingHttpHeaders; raw: string }[] = [];
+  let callbackStatus = 200;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method === 'POST' && req.url === '/callback') {
+        callbacks.push({ headers: req.headers, raw: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(callbackStatus).end();
+      } else {
+        res.writeHead(200, { 'Content-Type': 'text/html' }).end('<h1>Back at the app</h1>');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    callbackUrl: `${url}/callback`,
+    returnUrl: `${url}/return?store=1`,
+    callbacks,
+    answerCallback: (status: number) => {
+      callbackStatus = status;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+type AppDouble = Awaited<ReturnType<typeof startAppDouble>>;
+
+const onSqlite = testDriver() === 'sqlite' ? describe : describe.skip;
+
+onSqlite('WooCommerce app authorization (/wc-auth/v1), on SQLite only: no database is involved', () => {
+  const ctx = useBrowser();
+  let store: WooStore;
+  let app: AppDouble;
+  beforeEach(async () => {
+    app = await startAppDouble();
+    // Our callback runs over plain http on 127.0.0.1, which WooCommerce itself would refuse.
+    store = await startWooStore({ allowHttpCallback: true });
+    store.addOrder(registeredEurOrder());
+  });
+  afterEach(async () => {
+    await store?.stop();
+    await app?.stop();
+  });
+
+  /** The link an app sends the owner to, as WooCommerce documents it. */
+  const authorizeUrl = (params: Record<string, string> = {}) =>
+    `${store.url}/wc-auth/v1/authorize?${new URLSearchParams({
+      app_name: 'Acme Invoicing',
+      scope: 'read_write',
+      user_id: '42',
+      return_url: app.returnUrl,
+      callback_url: app.callbackUrl,
+      ...params,
+    })}`;
+
+  /** Signs in through wp-login.php, as a script would; the logged_in cookie to send back. */
+  async function signInCookie(): Promise<string> {
+    const res = await fetch(`${store.url}/wp-login.php`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ log: store.adminUsername, pwd: store.adminPassword, redirect_to: authorizeUrl() }),
+    });
+    expect(res.status).toBe(302);
+    return res.headers.get('set-cookie')!.split(';')[0];
+  }
+
+  /** The grant-access page's Approve link, for a signed-in owner. */
+  async function approveLink(cookie: string, url = authorizeUrl()): Promise<string> {
+    const html = await (await fetch(url, { headers: { cookie } })).text();
+    return /<a href="([^"]+)" class="button button-primary wc-auth-approve">/.exec(html)![1].replace(/&#038;/g, '&');
+  }
+
+  /** Opens the authorize link in the browser and signs in on WooCommerce's own form. */
+  async function signInInBrowser(url = authorizeUrl(), password = store.adminPassword) {
+    const page = await ctx.browser.newPage();
+    await page.goto(url);
+    await page.getByLabel('Username or email address').fill(store.adminUsername);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Login' }).click();
+    await page.waitForLoadState();
+    return page;
+  }
+
+  test('when the owner signs in and approves in the browser, then the callback gets the key, the key reads orders and the owner returns with success=1', async () => {
+    // Arrange
+    const page = await ctx.browser.newPage();
+    try {
+      await page.goto(authorizeUrl());
+      const signInHeading = await page.locator('.wc-auth-content h1').textContent();
+      await screenshot(page, 'woocommerce-auth-sign-in');
+      await page.getByLabel('Username or email address').fill(store.adminUsername);
+      await page.getByLabel('Password').fill(store.adminPassword);
+      await page.getByRole('button', { name: 'Login' }).click();
+      await page.waitForURL((u) => u.pathname === '/wc-auth/v1/authorize/');
+      await screenshot(page, 'woocommerce-auth-grant-access');
+      const grant = {
+        intro: await page.locator('.wc-auth-content > p').first().textContent(),
+        permissions: await page.locator('.wc-auth-permissions li').allTextContents(),
+        signedIn: await page.locator('.wc-auth-logged-in-as').textContent(),
+      };
+      // Act
+      await page.getByRole('link', { name: 'Approve' }).click();
+      await page.waitForURL((u) => u.pathname === '/return');
+      // Assert
+      expect(signInHeading?.trim()).toBe('Acme Invoicing would like to connect to your store');
+      expect(grant.intro?.trim()).toBe('This will give "Acme Invoicing" Read/Write access which will allow it to:');
+      expect(grant.permissions).toEqual([
+        'Create webhooks', 'View and manage coupons', 'View and manage customers', 'View and manage orders and sales reports', 'View and manage products',
+      ]);
+      expect(grant.signedIn).toContain(`Logged in as ${store.adminUsername}`);
+      const returned = new URL(page.url());
+      expect([...returned.searchParams]).toEqual([['store', '1'], ['success', '1'], ['user_id', '42']]);
+
+      expect(app.callbacks).toHaveLength(1);
+      expect(app.callbacks[0].headers['content-type']).toBe('application/json;charset=UTF-8');
+      const sent = JSON.parse(app.callbacks[0].raw);
+      expect(sent).toEqual({
+        key_id: 2,
+        user_id: '42',
+        consumer_key: expect.stringMatching(/^ck_[0-9a-f]{40}$/),
+        consumer_secret: expect.stringMatching(/^cs_[0-9a-f]{40}$/),
+        key_permissions: 'read_write',
+      });
+      expect(Object.keys(sent)).toEqual(['key_id', 'user_id', 'consumer_key', 'consumer_secret', 'key_permissions']);
+      expect(store.apiKeys[1]).toEqual({
+        id: 2,
+        description: expect.stringMatching(/^Acme Invoicing - API \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)$/),
+        userId: 1,
+        permissions: 'read_write',
+        truncatedKey: sent.consumer_key.slice(-7),
+        exists: true,
+      });
+      expect(store.callbacks).toMatchObject([{ url: app.callbackUrl, body: app.callbacks[0].raw, keyId: 2, status: 200 }]);
+
+      const orders = await fetch(oauthSigned(`${store.url}${API}/orders`, { key: sent.consumer_key, secret: sent.consumer_secret }));
+      expect(orders.status).toBe(200);
+      expect(await orders.json()).toHaveLength(1);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('when the password is wrong, then WooCommerce\'s sign-in form comes back with WordPress\'s error, and the right one goes on', async () => {
+    // Act
+    const page = await signInInBrowser(authorizeUrl(), 'not the password');
+    try {
+      const error = await page.locator('.woocommerce-error').textContent();
+      const stillSigningIn = new URL(page.url()).pathname;
+      const keptUsername = await page.getByLabel('Username or email address').inputValue();
+      await page.getByLabel('Password').fill(store.adminPassword);
+      await page.getByRole('button', { name: 'Login' }).click();
+      await page.waitForURL((u) => u.pathname === '/wc-auth/v1/authorize/');
+      // Assert
+      expect(error?.trim()).toBe(`Error: The password you entered for the username ${store.adminUsername} is incorrect. Lost your password?`);
+      expect(stillSigningIn).toBe('/wc-auth/v1/login/');
+      expect(keptUsername).toBe(store.adminUsername);
+      expect(await page.getByRole('link', { name: 'Approve' }).count()).toBe(1);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('when the owner denies, then the browser returns with success=0 and no key is made', async () => {
+    // Arrange
+    const page = await signInInBrowser();
+    try {
+      // Act
+      await page.getByRole('link', { name: 'Deny' }).click();
+      await page.waitForURL((u) => u.pathname === '/return');
+      // Assert
+      expect([...new URL(page.url()).searchParams]).toEqual([['store', '1'], ['success', '0'], ['user_id', '42']]);
+      expect(store.apiKeys).toHaveLength(1);
+      expect(app.callbacks).toHaveLength(0);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('when the callback answers 500, then the key is deleted and WooCommerce\'s error page says the data could not be sent', async () => {
+    // Arrange
+    app.answerCallback(500);
+    const page = await signInInBrowser();
+    try {
+      // Act
+      const [answer] = await Promise.all([page.waitForResponse((r) => r.url().includes('/access_granted/')), page.getByRole('link', { name: 'Approve' }).click()]);
+      await page.waitForLoadState();
+      await screenshot(page, 'woocommerce-auth-callback-failed');
+      // Assert
+      expect(answer.status()).toBe(401);
+      expect(await page.title()).toBe('Access denied');
+      expect((await page.locator('.wp-die-message').textContent())?.trim()).toBe(
+        'Error: An error occurred in the request and at the time were unable to send the consumer data.',
+      );
+      expect(store.callbacks).toMatchObject([{ keyId: 2, status: 500 }]);
+      expect(store.apiKeys[1]).toMatchObject({ id: 2, exists: false });
+      const sent = JSON.parse(app.callbacks[0].raw);
+      const orders = await json(await fetch(oauthSigned(`${store.url}${API}/orders`, { key: sent.consumer_key, secret: sent.consumer_secret })));
+      expect(orders).toMatchObject({ status: 401, body: { message: 'Consumer key is invalid.' } });
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('when the store takes WooCommerce\'s default and the callback_url is http, then it refuses with WooCommerce\'s message', async () => {
+    // Arrange
+    await store.stop();
+    store = await startWooStore();
+    // Act
+    const res = await fetch(authorizeUrl());
+    const html = await res.text();
+    // Assert
+    expect(res.status).toBe(401);
+    expect(html).toContain('<title>Access denied</title>');
+    expect(html).toContain('<div class="wp-die-message">Error: The callback_url needs to be over SSL.</div>');
+  });
+
+  test.each([
+    ['a scope that is not read, write or read_write', { scope: 'admin' }, 'Error: Invalid scope admin.'],
+    ['no user_id', { user_id: '' }, 'Error: Missing parameter user_id.'],
+    ['a return_url that is not a URL', { return_url: 'not a url' }, 'Error: The https://not a url is not a valid URL.'],
+  ])('when the link has %s, then it is refused before any sign-in', async (_case, params, message) => {
+    // Act
+    const res = await fetch(authorizeUrl(params), { redirect: 'manual' });
+    // Assert
+    expect(res.status).toBe(401);
+    expect(await res.text()).toContain(`<div class="wp-die-message">${message}</div>`);
+  });
+
+  test('when the owner signs in through wp-login.php, then the cookie opens the grant page, and Approve with a forged nonce or without the cookie is refused', async () => {
+    // Arrange
+    const cookie = await signInCookie();
+    const approve = await approveLink(cookie);
+    const forgedNonce = approve.replace(/&wc_auth_nonce=[^&]+/, '&wc_auth_nonce=0123456789');
+    // Act
+    const forged = await fetch(forgedNonce, { headers: { cookie }, redirect: 'manual' });
+    const signedOut = await fetch(approve, { redirect: 'manual' });
+    // Assert
+    expect(cookie).toMatch(/^wordpress_logged_in_[0-9a-f]{32}=admin%7C\d+%7C/);
+    expect(forged.status).toBe(401);
+    expect(await forged.text()).toContain('Error: Invalid nonce verification.');
+    expect(signedOut.status).toBe(401);
+    expect(await signedOut.text()).toContain('Error: You do not have permission to access this page.');
+    expect(store.apiKeys).toHaveLength(1);
+  });
+
+  test('when the callback is https on a certificate the store is given to trust, then it gets the key with no opt-out', async () => {
+    // Arrange
+    const tls = await selfSignedCertificate();
+    const received: string[] = [];
+    const server = https.createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push(Buffer.concat(chunks).toString('utf8'));
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      await store.stop();
+      store = await startWooStore({ callbackCa: tls.cert });
+      const callbackUrl = `https://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
+      const cookie = await signInCookie();
+      const approve = await approveLink(cookie, authorizeUrl({ callback_url: callbackUrl, scope: 'read' }));
+      // Act
+      const res = await fetch(approve, { headers: { cookie }, redirect: 'manual' });
+      // Assert
+      expect(res.status).toBe(302);
+      expect([...new URL(res.headers.get('location')!).searchParams]).toEqual([['store', '1'], ['success', '1'], ['user_id', '42']]);
+      expect(JSON.parse(received[0])).toMatchObject({ key_id: 2, user_id: '42', key_permissions: 'read' });
+      expect(store.callbacks).toMatchObject([{ url: callbackUrl, keyId: 2, status: 200 }]);
+      expect(store.apiKeys[1]).toMatchObject({ id: 2, permissions: 'read', exists: true });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('when the owner revokes a key, then it no longer authenticates, and the list says it is gone', async () => {
+    // Act
+    store.revokeKey(1);
+    const res = await json(await fetch(signedFor(store, '/orders')));
+    // Assert
+    expect(res).toMatchObject({ status: 401, body: { message: 'Consumer key is invalid.' } });
+    expect(store.apiKeys).toEqual([{ id: 1, description: 'Initial key', userId: 1, permissions: 'read_write', truncatedKey: store.consumerKey.slice(-7), exists: false }]);
   });
 });

@@ -1,10 +1,10 @@
 /**
- * WooCommerce's REST API key check, reproduced from WC_REST_Authentication
+ * WooCommerce's REST API keys and their check, reproduced from WC_REST_Authentication
  * (plugins/woocommerce/includes/class-wc-rest-authentication.php): Basic or query-string keys over
  * HTTPS, one-legged OAuth 1.0a (HMAC-SHA1 or HMAC-SHA256, 15-minute window, single-use nonces) over
  * plain HTTP. Anything WooCommerce would not accept is refused, with the code and message it uses.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { IncomingHttpHeaders } from 'node:http';
 import { PhpArray, PhpValue, phpEmpty, rawurldecode, rawurlencode, urldecode } from './php';
 
@@ -43,12 +43,66 @@ const OAUTH_PARAMS = ['oauth_consumer_key', 'oauth_timestamp', 'oauth_nonce', 'o
 
 const authError = (message: string, code = 'woocommerce_rest_authentication_error'): WpError => ({ status: 401, code, message });
 
-export class WooAuthenticator {
-  /** WooCommerce keeps the used nonces of a key in one array keyed by the request's timestamp. */
-  private readonly usedNonces = new Map<string, string>();
+/** A REST API key as a test sees it: a row of wp_woocommerce_api_keys, without its secrets. */
+export interface WooApiKey {
+  id: number;
+  /** "<app name> - API (<date>)" for a key an app was granted; the owner's text for one made by hand. */
+  description: string;
+  /** The WordPress user the key acts as. */
+  userId: number;
+  permissions: KeyPermissions;
+  /** The last 7 characters of the consumer key, as WooCommerce lists it. */
+  truncatedKey: string;
+  /** False once the key was revoked (or deleted after a failed app authorization). */
+  exists: boolean;
+}
 
+interface StoredKey extends WooApiKey {
+  consumerKey: string;
+  consumerSecret: string;
+  /** WooCommerce keeps a key's used OAuth nonces in its row, keyed by the request's timestamp. */
+  nonces: Map<string, string>;
+}
+
+/** wc_rand_hash(): 40 hex characters, which `ck_` or `cs_` prefix. */
+export const randHash = () => randomBytes(20).toString('hex');
+
+/** The store's wp_woocommerce_api_keys table. */
+export class ApiKeys {
+  private readonly rows: StoredKey[] = [];
+
+  /** Inserts a key; its id is the table's next one. */
+  add(key: { userId: number; description: string; permissions: KeyPermissions; consumerKey: string; consumerSecret: string }): WooApiKey {
+    const row: StoredKey = { ...key, id: this.rows.length + 1, truncatedKey: key.consumerKey.slice(-7), exists: true, nonces: new Map() };
+    this.rows.push(row);
+    return publicKey(row);
+  }
+
+  /** get_user_data_by_consumer_key(): a key that still exists. */
+  find(consumerKey: string): StoredKey | undefined {
+    return this.rows.find((k) => k.exists && k.consumerKey === consumerKey);
+  }
+
+  /** Deletes the row; false when there was none. */
+  delete(id: number): boolean {
+    const row = this.rows.find((k) => k.id === id && k.exists);
+    if (row) row.exists = false;
+    return Boolean(row);
+  }
+
+  /** Every key ever made, deleted ones marked, oldest first. */
+  list(): WooApiKey[] {
+    return this.rows.map(publicKey);
+  }
+}
+
+const publicKey = ({ id, description, userId, permissions, truncatedKey, exists }: StoredKey): WooApiKey => ({
+  id, description, userId, permissions, truncatedKey, exists,
+});
+
+export class WooAuthenticator {
   constructor(
-    private readonly key: { consumerKey: string; consumerSecret: string; permissions: KeyPermissions },
+    private readonly keys: ApiKeys,
     private readonly homeUrl: string,
     private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
   ) {}
@@ -59,17 +113,17 @@ export class WooAuthenticator {
     let error: WpError | undefined;
     if (req.secure) {
       const basic = this.basic(req);
-      if (basic.ok) return this.withPermissions(kind, req.method);
+      if (basic.key) return this.withPermissions(kind, req.method, basic.key.permissions);
       error = basic.error;
     }
     // Over HTTPS a failed or absent Basic key still falls through to OAuth, as in WooCommerce; over
     // plain HTTP Basic credentials are never even read, so they end as "not logged in" (401).
     const oauth = this.oauth(req);
-    if (oauth.ok) return this.withPermissions(kind, req.method);
+    if (oauth.key) return this.withPermissions(kind, req.method, oauth.key.permissions);
     return { kind, authenticated: false, error: oauth.error ?? error };
   }
 
-  private basic(req: AuthRequest): { ok: boolean; error?: WpError } {
+  private basic(req: AuthRequest): { key?: StoredKey; error?: WpError } {
     let key = '';
     let secret = '';
     const qKey = req.query.get('consumer_key');
@@ -85,23 +139,27 @@ export class WooAuthenticator {
         secret = credentials.password;
       }
     }
-    if (!key || !secret || key !== this.key.consumerKey) return { ok: false };
-    if (!hashEquals(this.key.consumerSecret, secret)) return { ok: false, error: authError('Consumer secret is invalid.') };
-    return { ok: true };
+    const stored = key && secret ? this.keys.find(key) : undefined;
+    if (!stored) return {};
+    if (!hashEquals(stored.consumerSecret, secret)) return { error: authError('Consumer secret is invalid.') };
+    return { key: stored };
   }
 
-  private oauth(req: AuthRequest): { ok: boolean; error?: WpError } {
+  private oauth(req: AuthRequest): { key?: StoredKey; error?: WpError } {
     const params = oauthParams(req);
     const missing = OAUTH_PARAMS.filter((name) => phpEmpty(params.get(name)));
-    if (missing.length === OAUTH_PARAMS.length) return { ok: false };
+    if (missing.length === OAUTH_PARAMS.length) return {};
     if (missing.length) {
       const message = `Missing OAuth parameter${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`;
-      return { ok: false, error: authError(message, 'woocommerce_rest_authentication_missing_parameter') };
+      return { error: authError(message, 'woocommerce_rest_authentication_missing_parameter') };
     }
-    if (params.get('oauth_consumer_key') !== this.key.consumerKey) return { ok: false, error: authError('Consumer key is invalid.') };
+    const consumerKey = params.get('oauth_consumer_key');
+    const key = typeof consumerKey === 'string' ? this.keys.find(consumerKey) : undefined;
+    if (!key) return { error: authError('Consumer key is invalid.') };
     const error =
-      this.checkSignature(req, params) ?? this.checkTimestampAndNonce(params.get('oauth_timestamp'), params.get('oauth_nonce'));
-    return { ok: !error, error };
+      this.checkSignature(req, params, key.consumerSecret) ??
+      this.checkTimestampAndNonce(key.nonces, params.get('oauth_timestamp'), params.get('oauth_nonce'));
+    return error ? { error } : { key };
   }
 
   /**
@@ -109,7 +167,7 @@ export class WooAuthenticator {
    * sorted by raw name (strcmp), names and values rawurlencoded, then each `name=value` pair
    * rawurlencoded again and joined with '%26'. The key is always `consumer_secret&` (no token).
    */
-  private checkSignature(req: AuthRequest, params: PhpArray): WpError | undefined {
+  private checkSignature(req: AuthRequest, params: PhpArray, consumerSecret: string): WpError | undefined {
     const given = params.get('oauth_signature');
     const signed = new Map(params);
     signed.delete('oauth_signature');
@@ -121,27 +179,26 @@ export class WooAuthenticator {
     const method = signed.get('oauth_signature_method');
     if (method !== 'HMAC-SHA1' && method !== 'HMAC-SHA256') return authError('Invalid signature - signature method is invalid.');
     const algorithm = method === 'HMAC-SHA1' ? 'sha1' : 'sha256';
-    const expected = createHmac(algorithm, `${this.key.consumerSecret}&`).update(stringToSign).digest('base64');
+    const expected = createHmac(algorithm, `${consumerSecret}&`).update(stringToSign).digest('base64');
     const provided = typeof given === 'string' ? rawurldecode(given.replace(/ /g, '+')) : '';
     if (!hashEquals(expected, provided)) return authError('Invalid signature - provided signature does not match.');
     return undefined;
   }
 
   /** check_oauth_timestamp_and_nonce(): ±15 minutes, and a nonce is refused while it is remembered. */
-  private checkTimestampAndNonce(timestamp: PhpValue | undefined, nonce: PhpValue | undefined): WpError | undefined {
+  private checkTimestampAndNonce(usedNonces: Map<string, string>, timestamp: PhpValue | undefined, nonce: PhpValue | undefined): WpError | undefined {
     const now = this.nowSeconds();
     const ts = typeof timestamp === 'string' && /^\d+$/.test(timestamp) ? Number(timestamp) : NaN;
     if (typeof timestamp !== 'string' || !(ts >= now - VALID_WINDOW_SECONDS && ts <= now + VALID_WINDOW_SECONDS)) return authError('Invalid timestamp.');
-    if (typeof nonce !== 'string' || [...this.usedNonces.values()].includes(nonce)) {
+    if (typeof nonce !== 'string' || [...usedNonces.values()].includes(nonce)) {
       return authError('Invalid nonce - nonce has already been used.');
     }
-    this.usedNonces.set(timestamp, nonce);
-    for (const [at] of this.usedNonces) if (Number(at) < now - VALID_WINDOW_SECONDS) this.usedNonces.delete(at);
+    usedNonces.set(timestamp, nonce);
+    for (const [at] of usedNonces) if (Number(at) < now - VALID_WINDOW_SECONDS) usedNonces.delete(at);
     return undefined;
   }
 
-  private withPermissions(kind: AuthKind, method: string): AuthResult {
-    const { permissions } = this.key;
+  private withPermissions(kind: AuthKind, method: string, permissions: KeyPermissions): AuthResult {
     const upper = method.toUpperCase();
     let error: WpError | undefined;
     if (['HEAD', 'GET'].includes(upper) && permissions === 'write') {

@@ -137,3 +137,113 @@ export function parseRestDate(value: string, defaultOffsetMinutes: number): Date
   const date = new Date(wall - offset * 60_000);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
+
+/** PHP's urlencode(): like rawurlencode() but a space is '+' (and '~' is encoded). */
+export function urlencode(value: string): string {
+  return rawurlencode(value).replace(/%20/g, '+').replace(/~/g, '%7E');
+}
+
+/**
+ * WordPress's add_query_arg( $args, $url ): the URL's own query is parsed (parse_str) and written
+ * back urlencode()d, the new arguments are set as they are (not encoded), a value already there is
+ * replaced in place, empty values lose their '=', and the fragment stays last.
+ */
+export function addQueryArg(args: [string, string][], url: string): string {
+  const hash = url.indexOf('#');
+  const frag = hash === -1 ? '' : url.slice(hash);
+  let uri = hash === -1 ? url : url.slice(0, hash);
+  const protocol = /^https?:\/\//i.exec(uri)?.[0] ?? '';
+  uri = uri.slice(protocol.length);
+  let base: string;
+  let query: string;
+  const q = uri.indexOf('?');
+  if (q !== -1) {
+    base = uri.slice(0, q + 1);
+    query = uri.slice(q + 1);
+  } else if (protocol || !uri.includes('=')) {
+    base = `${uri}?`;
+    query = '';
+  } else {
+    base = '';
+    query = uri;
+  }
+  const qs = urlencodeDeep(parseStr(query));
+  for (const [name, value] of args) qs.set(name, value);
+  const built = buildQuery(qs).replace(/^\?+|\?+$/g, '').replace(/=(&|$)/g, '$1');
+  return `${protocol}${base}${built}${frag}`.replace(/\?+$/, '').replace('?#', '#');
+}
+
+function urlencodeDeep(value: PhpArray): PhpArray {
+  return new Map([...value].map(([k, v]) => [k, typeof v === 'string' ? urlencode(v) : urlencodeDeep(v)]));
+}
+
+/** _http_build_query( $data, null, '&', '', false ): nothing encoded, nested keys as a%5Bb%5D. */
+function buildQuery(data: PhpArray, prefix = ''): string {
+  return [...data]
+    .map(([k, v]) => {
+      const key = prefix ? `${prefix}%5B${k}%5D` : k;
+      return typeof v === 'string' ? `${key}=${v}` : buildQuery(v, key);
+    })
+    .join('&');
+}
+
+/**
+ * sanitize_text_field(), which wc_clean() is for a string: tags stripped, line breaks and tabs and
+ * runs of spaces made one space, trimmed, and percent-encoded octets (%20, %2F…) removed.
+ */
+export function wcClean(value: string): string {
+  let filtered = value.replace(/<[^>]*>/g, '').replace(/[\r\n\t ]+/g, ' ').trim();
+  if (/%[a-f0-9]{2}/i.test(filtered)) filtered = filtered.replace(/%[a-f0-9]{2}/gi, '').replace(/ +/g, ' ').trim();
+  return filtered;
+}
+
+/** esc_html() and esc_attr(): the five characters HTML gives a meaning to. */
+export function escHtml(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#039;');
+}
+
+const SAFE_PROTOCOLS = ['http', 'https', 'ftp', 'ftps', 'mailto', 'news', 'irc', 'irc6', 'ircs', 'gopher', 'nntp', 'feed', 'telnet', 'mms', 'rtsp', 'sms', 'svn', 'tel', 'fax', 'xmpp', 'webcal', 'urn'];
+
+/**
+ * esc_url() (display: for an href, '&' and "'" as entities) and esc_url_raw() (raw): spaces become
+ * %20, characters a URL cannot hold are dropped, and a URL of another protocol (javascript:) is ''.
+ */
+export function escUrl(url: string, context: 'display' | 'raw' = 'display'): string {
+  let out = url.replace(/^\s+/, '').replace(/ /g, '%20').replace(/[^a-z0-9\-~+_.?#=!&;,/:%@$|*'()[\]\u0080-\uffff]/gi, '');
+  while (/%0[ad]/i.test(out)) out = out.replace(/%0[ad]/gi, '');
+  out = out.replace(';//', '://');
+  if (out === '') return out;
+  if (!out.includes(':') && !['/', '#', '?'].includes(out[0]) && !/^[a-z0-9-]+?\.php/i.test(out)) out = `http://${out}`;
+  const scheme = /^([^:/?#]+):/.exec(out)?.[1];
+  if (scheme && !SAFE_PROTOCOLS.includes(scheme.toLowerCase())) return '';
+  return context === 'display' ? out.replace(/&/g, '&#038;').replace(/'/g, '&#039;') : out;
+}
+
+/** wp_sanitize_redirect(): what a Location header may carry, spaces and multibyte characters percent-encoded. */
+export function sanitizeRedirect(location: string): string {
+  let out = location
+    .replace(/ /g, '%20')
+    .replace(/[\u0080-\uffff]+/g, (s) => encodeURIComponent(s))
+    .replace(/[^a-z0-9\-~+_.?#=&;,/:%!*[\]()@]/gi, '');
+  while (/%0[ad]/i.test(out)) out = out.replace(/%0[ad]/gi, '');
+  return out;
+}
+
+/** filter_var( $url, FILTER_VALIDATE_URL ): only URL characters, a scheme, and for http(s) a valid host name. */
+export function isValidUrl(url: string): boolean {
+  if (!/^[A-Za-z0-9$\-_.+!*'(),{}|\\^~[\]`<>#%";/?:@&=]*$/.test(url)) return false;
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*):(?:\/\/([^/?#]*))?/.exec(url);
+  if (!m) return false;
+  const [, scheme, authority] = m;
+  const hostPort = authority?.slice(authority.lastIndexOf('@') + 1);
+  const portMatch = hostPort === undefined ? null : /^(.*?)(?::(\d*))?$/.exec(hostPort);
+  const host = portMatch?.[1] ?? '';
+  if (portMatch?.[2] && Number(portMatch[2]) > 65535) return false;
+  if (['http', 'https'].includes(scheme.toLowerCase())) {
+    if (!host) return false;
+    if (/^\[[0-9a-f:.]+\]$/i.test(host)) return true;
+    const labels = host.replace(/\.$/, '').split('.');
+    return host.length <= 253 && labels.every((l) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i.test(l));
+  }
+  return Boolean(host) || ['mailto', 'news', 'file'].includes(scheme.toLowerCase());
+}

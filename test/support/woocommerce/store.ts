@@ -2,20 +2,23 @@
  * A WooCommerce store for tests: a real HTTP(S) server on 127.0.0.1 answering the parts of the
  * REST API v3 a bridge uses (orders, order notes, webhooks, system status) the way WooCommerce and
  * WordPress answer them, authenticating exactly as WooCommerce does and delivering webhooks the
- * way WC_Webhook does, with switches to make the store or its deliveries misbehave.
+ * way WC_Webhook does, with switches to make the store or its deliveries misbehave. Its owner can
+ * sign in and grant an app a key through WooCommerce's app authorization pages (/wc-auth/v1/…).
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { AddressInfo } from 'node:net';
-import { AuthKind, KeyPermissions, presentedKind, WooAuthenticator, WpError } from './auth';
+import { ApiKeys, AuthKind, KeyPermissions, presentedKind, randHash, WooApiKey, WooAuthenticator, WpError } from './auth';
 import {
   applyStatus, buildOrder, BillingAddress, Address, currencyDecimals, IdSource, ORDER_STATUSES, OrderInput, OrderNote, OrderStatus,
   renderOrder, statusTransitionNote, StoredOrder, TaxRate, toMinor, totalsOf, Money, WC_VERSION, WooOrder, WP_VERSION, wholeSeconds,
 } from './orders';
 import { parseRestDate, parseStr, PhpArray, phpToPlain, wpDate, wpJsonEncode } from './php';
 import { selfSignedCertificate } from './tls';
+import { CallbackAttempt, WcAuth, wcAuthRoute } from './wc-auth';
 import { Deliverer, Delivery, isValidDeliveryUrl, isValidTopic, topicParts, WEBHOOK_STATUSES, WebhookState, WebhookStatus } from './webhooks';
+import { PageReply, PageRequest, WordPress } from './wordpress';
 
 export interface WooStoreOptions {
   /** Serve TLS with a self-signed certificate (see `store.ca`); WooCommerce then takes Basic auth. */
@@ -35,6 +38,18 @@ export interface WooStoreOptions {
   utcOffsetMinutes?: number;
   /** How long a webhook delivery may take before it counts as failed; WooCommerce allows 60 s. */
   deliveryTimeoutMs?: number;
+  /** The administrator's user name (WordPress user 1), who signs in to authorize an app; default `admin`. */
+  adminUsername?: string;
+  /** The administrator's password; default a random one (see `store.adminPassword`). */
+  adminPassword?: string;
+  /**
+   * Let an app authorization POST its key to an http:// callback_url. WooCommerce refuses any
+   * callback not over SSL ("The callback_url needs to be over SSL"), and so does the store by
+   * default; a test whose callback runs over plain http on 127.0.0.1 turns this on.
+   */
+  allowHttpCallback?: boolean;
+  /** PEM certificate(s) the store trusts for an https callback_url (e.g. a test server's self-signed one). */
+  callbackCa?: string;
 }
 
 /** One request the store received. */
@@ -110,8 +125,12 @@ export class WooStore {
   readonly url: string;
   /** For an HTTPS store, the PEM certificate a client must trust. */
   readonly ca?: string;
+  /** The initial API key (key 1, user 1, "Initial key"), as the owner made it in WooCommerce > Settings > Advanced > REST API. */
   readonly consumerKey: string;
   readonly consumerSecret: string;
+  /** Who signs in at /wc-auth/v1/login/ or /wp-login.php: the administrator, user 1. */
+  readonly adminUsername: string;
+  readonly adminPassword: string;
   readonly currency: string;
   readonly requests: RecordedRequest[] = [];
 
@@ -120,7 +139,10 @@ export class WooStore {
   private readonly hooks: WebhookState[] = [];
   private readonly taxRates = new Map<number, TaxRate>();
   private readonly deliverer: Deliverer;
+  private readonly keys = new ApiKeys();
   private readonly auth: WooAuthenticator;
+  private readonly wordpress: WordPress;
+  private readonly wcAuth: WcAuth;
   private readonly routes: Route[];
   private readonly offset: number;
   private readonly sequences = { post: 100, item: 0, meta: 1000, comment: 0, webhook: 0 };
@@ -132,15 +154,21 @@ export class WooStore {
   constructor(
     private readonly server: http.Server,
     private readonly port: number,
-    options: Required<Omit<WooStoreOptions, 'https'>> & { ca?: string },
+    options: Required<Omit<WooStoreOptions, 'https' | 'callbackCa'>> & { ca?: string; callbackCa?: string },
   ) {
     this.url = `${options.ca ? 'https' : 'http'}://127.0.0.1:${port}`;
     this.ca = options.ca;
     this.consumerKey = options.consumerKey;
     this.consumerSecret = options.consumerSecret;
+    this.adminUsername = options.adminUsername;
+    this.adminPassword = options.adminPassword;
     this.currency = options.currency;
     this.offset = options.utcOffsetMinutes;
-    this.auth = new WooAuthenticator({ consumerKey: options.consumerKey, consumerSecret: options.consumerSecret, permissions: options.permissions }, this.url);
+    this.wordpress = new WordPress(this.url, { login: options.adminUsername, password: options.adminPassword }, Boolean(options.ca));
+    const { consumerKey, consumerSecret, permissions } = options;
+    this.keys.add({ userId: this.wordpress.admin.id, description: 'Initial key', permissions, consumerKey, consumerSecret });
+    this.auth = new WooAuthenticator(this.keys, this.url);
+    this.wcAuth = new WcAuth(this.wordpress, this.keys, { allowHttpCallback: options.allowHttpCallback, callbackCa: options.callbackCa });
     this.deliverer = new Deliverer(() => this.hooks, {
       timeoutMs: options.deliveryTimeoutMs,
       siteUrl: this.url,
@@ -177,6 +205,21 @@ export class WooStore {
   /** Pings and payload deliveries, in the order they were sent. */
   get deliveries(): Delivery[] {
     return this.deliverer.deliveries;
+  }
+
+  /** Every REST API key, the initial one (id 1) first, with those revoked or deleted marked `exists: false`. */
+  get apiKeys(): WooApiKey[] {
+    return this.keys.list();
+  }
+
+  /** Each POST of a granted key to an app's callback_url, in the order they were made. */
+  get callbacks(): CallbackAttempt[] {
+    return [...this.wcAuth.callbacks];
+  }
+
+  /** Revokes a key as the owner would in WooCommerce > Settings > Advanced > REST API: it no longer authenticates. */
+  revokeKey(id: number): void {
+    if (!this.keys.delete(id)) throw new Error(`no API key ${id}`);
   }
 
   /** The order's notes as GET /orders/{id}/notes lists them: newest first. */
@@ -263,6 +306,7 @@ export class WooStore {
   /** Closes the server, every connection and every delivery under way. */
   async stop(): Promise<void> {
     this.deliverer.stop();
+    this.wcAuth.stop();
     await this.down();
   }
 
@@ -367,13 +411,16 @@ export class WooStore {
       this.failures.remaining -= 1;
       return send({ status: this.failures.status, body: `<!DOCTYPE html><html><body><h1>${this.failures.status}</h1><p>The site is unavailable.</p></body></html>` });
     }
-    if (!rawPath.startsWith(`${REST_PREFIX}/`)) return send({ status: 404, body: '<!DOCTYPE html><html><body><h1>Page not found</h1></body></html>' });
+    const contentType = String(req.headers['content-type'] ?? '').toLowerCase();
+    const isForm = contentType.startsWith('application/x-www-form-urlencoded');
+    // PHP fills $_POST (which OAuth signs) only for a form-encoded POST.
+    const form: PhpArray = method === 'POST' && isForm ? parseStr(raw.toString('utf8')) : new Map();
+    if (!rawPath.startsWith(`${REST_PREFIX}/`)) {
+      const page = await this.sitePage(safeDecode(rawPath), { method, query, form, headers: req.headers });
+      return send(page ?? { status: 404, body: '<!DOCTYPE html><html><body><h1>Page not found</h1></body></html>' });
+    }
 
     try {
-      const contentType = String(req.headers['content-type'] ?? '').toLowerCase();
-      const isForm = contentType.startsWith('application/x-www-form-urlencoded');
-      // PHP fills $_POST (which OAuth signs) only for a form-encoded POST.
-      const form: PhpArray = method === 'POST' && isForm ? parseStr(raw.toString('utf8')) : new Map();
       const route = safeDecode(rawPath.slice(REST_PREFIX.length)).replace(/(.)\/$/, '$1');
       const isWooRoute = /^\/wc[/-]/.test(route);
       // WooCommerce only authenticates requests to its own namespaces (is_request_to_rest_api()).
@@ -400,6 +447,14 @@ export class WooStore {
         send({ status: 500, body: { code: 'internal_server_error', message, data: { status: 500 } } });
       }
     }
+  }
+
+  /** The site's pages: WooCommerce's app authorization and WordPress's sign-in. */
+  private sitePage(path: string, req: PageRequest): Promise<PageReply> | PageReply | undefined {
+    const wcAuth = wcAuthRoute(path);
+    if (wcAuth) return this.wcAuth.handle(wcAuth, req);
+    if (path === '/wp-login.php') return this.wordpress.loginScreen(req);
+    return undefined;
   }
 
   private defineRoutes(): Route[] {
@@ -701,12 +756,16 @@ export async function startWooStore(options: WooStoreOptions = {}): Promise<WooS
   });
   const { port } = server.address() as AddressInfo;
   return new WooStore(server, port, {
-    consumerKey: options.consumerKey ?? `ck_${randomBytes(20).toString('hex')}`,
-    consumerSecret: options.consumerSecret ?? `cs_${randomBytes(20).toString('hex')}`,
+    consumerKey: options.consumerKey ?? `ck_${randHash()}`,
+    consumerSecret: options.consumerSecret ?? `cs_${randHash()}`,
     permissions: options.permissions ?? 'read_write',
     currency: (options.currency ?? 'EUR').toUpperCase(),
     utcOffsetMinutes: options.utcOffsetMinutes ?? 120,
     deliveryTimeoutMs: options.deliveryTimeoutMs ?? 60_000,
+    adminUsername: options.adminUsername ?? 'admin',
+    adminPassword: options.adminPassword ?? randomBytes(12).toString('base64url'),
+    allowHttpCallback: options.allowHttpCallback ?? false,
+    callbackCa: options.callbackCa,
     ca: tls?.cert,
   });
 }
