@@ -397,7 +397,8 @@ export class WooCommerceService {
   /** WooCommerce's app authorization for this link: WordPress asks the owner, then posts the keys to our callback. */
   private authorizeUrl(token: string, storeUrl: string, businessName: string): string {
     const params = new URLSearchParams({
-      app_name: `${APP_NAME} (${businessName})`,
+      // WooCommerce decodes its parameters more than once: a `&`, `%` or `+` in the name would cut or change it.
+      app_name: `${APP_NAME} (${businessName.replace(/[&%+#]/g, ' ').replace(/\s+/g, ' ').trim()})`,
       scope: 'read_write',
       user_id: token,
       return_url: `${this.options.baseUrl}${returnPath(token)}`,

@@ -73,23 +73,25 @@ function connectedPage(storeUrl: string, businessName: string): string {
 <h2>${storeUrl}</h2>
 <p class="signed">${storeUrl} is connected to <strong>${businessName}</strong>.</p>
 <p>Each completed order now becomes an invoice, with its payment and refunds; orders a delivery missed are caught up every few minutes.</p>
-<p class="hint">You can close this page. To disconnect the store: invoicing woo disconnect.</p>`,
+<p class="hint">You can close this page. To stop it, revoke the key named "Invoicing (…)" in WooCommerce › Settings › Advanced › REST API, or have the store disconnected (invoicing woo disconnect).</p>`,
   );
 }
 
-function deniedPage(token: string, storeUrl: string | null): string {
+function deniedPage(token: string, storeUrl: string | null, businessName: string): string {
   return page(
     'Store not connected',
     html`<h1>Store not connected</h1>
+<h2>to ${businessName}</h2>
 <p class="notice">You did not approve the connection in WooCommerce, so nothing was connected${storeUrl ? html` and ${storeUrl} was not changed` : ''}.</p>
 <p><a class="button" href="${linkPath(token)}">Try again</a></p>`,
   );
 }
 
-function notReceivedPage(token: string): string {
+function notReceivedPage(token: string, businessName: string): string {
   return page(
     'Store not connected yet',
     html`<h1>Store not connected yet</h1>
+<h2>to ${businessName}</h2>
 <p class="notice">WooCommerce says you approved, but the store's keys did not reach us, so nothing was connected.</p>
 <p><a class="button" href="${linkPath(token)}">Try again</a></p>`,
   );
@@ -118,5 +120,5 @@ export function connectAnswer(state: LinkState, form: ConnectForm | 'refused'): 
 /** WooCommerce's return after the owner approved (`success=1`) or denied (`success=0`). */
 export function returnAnswer(token: string, state: LinkState, success: '1' | '0' | null): PageAnswer {
   if (state.kind === 'connected' || state.kind === 'unknown' || state.kind === 'expired') return connectAnswer(state, 'refused');
-  return { html: success === '0' ? deniedPage(token, state.link.store_url) : notReceivedPage(token) };
+  return { html: success === '0' ? deniedPage(token, state.link.store_url, state.businessName) : notReceivedPage(token, state.businessName) };
 }
