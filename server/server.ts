@@ -139,7 +139,6 @@ export async function startServer(
   const { port, address } = server.address() as AddressInfo;
   // The bridge of connected stores calls this process's own partner API.
   services.woocommerce.serveAt(`http://${urlHost(address, '127.0.0.1')}:${port}/api/v1/partner`);
-  services.woocommerce.orders.nudge();
 
   return {
     url: `http://${urlHost(address, '127.0.0.1')}:${port}`,

@@ -1,5 +1,6 @@
 /** `invoicing woo …`: connect a WooCommerce store, run the bridge, backfill, and see how it is doing. */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import { Command, Option } from 'commander';
 import pino from 'pino';
 import { systemClock } from '../../server/clock';
@@ -318,6 +319,7 @@ export function wooCommand(): Command {
         output(opts.json, stores, () => storeLines(stores));
         return;
       }
+      if (!fs.existsSync(opts.config)) throw new UsageError(`pass --business ID to list a business's stores (${opts.config}, the file of a bridge run apart, does not exist)`);
       const config = loadBridgeConfig(opts.config, readBridgeConfig);
       // A status is a snapshot: no retries.
       const { store, partner } = new Bridge(config, bridgeLogger('warn'), { partner: { retries: 0 } });
