@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { loadConfig } from '../server/config';
 import { Database } from '../server/db/database';
 import { createServices } from '../server/services';
-import { sha256 } from '../plugin/woocommerce/bridge';
+import { storeIdOf } from '../plugin/woocommerce/connection';
 import { CONFIG_FORMAT, writeBridgeConfig } from '../plugin/woocommerce/config';
 import { MARKS } from '../plugin/woocommerce/order';
 import { startProxy } from '../test/support/proxy';
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
       api_url: `${proxy.url}/api/v1/partner`,
       api_key: key,
       bridge_url: 'http://127.0.0.1:9',
-      store_id: sha256(store.url).slice(0, 12),
+      store_id: storeIdOf(store.url),
       webhook_id: 1,
       webhook_secret: randomBytes(32).toString('base64url'),
       connected_at: new Date().toISOString(),

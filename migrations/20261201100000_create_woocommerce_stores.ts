@@ -5,8 +5,8 @@ import { binary, tableDefaults, timestampColumn } from './schema-helpers';
  * WooCommerce stores connected to the server, so every process serves them:
  * - `woo_connect_links`: a link the owner opens to connect a store through WooCommerce's app
  *   authorization; only its token's hash is kept, and the store it ends up connecting.
- * - `woo_stores`: a connected store, its consumer secret, webhook secret and the bridge's API key
- *   sealed. The row is also the leased job of the store's poll: it stays `pending`, due again at
+ * - `woo_stores`: a connected store (one business and mode per store), its consumer secret,
+ *   webhook secret and the bridge's API key sealed. The row is also the leased job of the store's poll: it stays `pending`, due again at
  *   `next_attempt_at`, one process polling it at a time.
  * - `woo_order_syncs`: one leased job per store and order: an order a delivery or a poll found with
  *   something to do, worked by one process at a time.
@@ -19,7 +19,8 @@ export async function up(knex: Knex): Promise<void> {
     t.boolean('livemode').notNullable();
     binary(knex, t.string('public_id', 32).notNullable()).unique();
     t.string('store_url', 2048).notNullable();
-    t.string('store_key', 64).notNullable();
+    // One connection per store: the bridge's marks on an order name one invoice, of one business and mode.
+    binary(knex, t.string('store_key', 64).notNullable()).unique();
     t.string('consumer_key', 128).notNullable();
     t.text('consumer_secret').notNullable();
     t.string('key_permissions', 16).notNullable();
@@ -69,6 +70,7 @@ export async function up(knex: Knex): Promise<void> {
     timestampColumn(t, 'next_attempt_at').nullable();
     t.string('lease_id', 32).nullable();
     t.string('outcome', 1000).nullable();
+    t.boolean('again').notNullable().defaultTo(false);
     timestampColumn(t, 'created_at').notNullable();
     timestampColumn(t, 'updated_at').notNullable();
     t.unique(['woo_store_id', 'order_id']);

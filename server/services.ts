@@ -226,7 +226,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
         services.businesses,
         new (modules.secretBox().SecretBox)(shared.appKey, 'woocommerce_secret'),
         log(),
-        { baseUrl: config.baseUrl, pollEveryMs: config.wooPollSeconds * 1000 },
+        { baseUrl: config.baseUrl, pollEveryMs: config.wooPollSeconds * 1000, allowPrivate: config.webhookAllowPrivate },
         clock,
       ),
   });

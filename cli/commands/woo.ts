@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { Command, Option } from 'commander';
 import pino from 'pino';
 import { systemClock } from '../../server/clock';
-import { sha256 } from '../../plugin/woocommerce/bridge';
+import { normalHttpUrl, REQUIRED_SCOPES, storeIdOf, WEBHOOK } from '../../plugin/woocommerce/connection';
 import {
   BridgeConfig,
   BridgeConfigError,
@@ -23,6 +23,7 @@ import { StoreError, WooStore } from '../../plugin/woocommerce/store';
 import type { ConnectedStore } from '../../server/woocommerce/schema';
 import { BUSINESS_QUESTION, cliConfig, withContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
+import { cliIo } from '../io';
 import { parseMode, parseSince, positiveId, validBody } from '../options';
 import { examples, output, shortTime, table } from '../output';
 import { ensureOptions } from '../prompt';
@@ -41,9 +42,6 @@ interface ConnectOptions {
   json?: boolean;
 }
 
-/** What the bridge's key must hold: it creates clients and invoices, sends them, and records their payments and refunds. */
-const REQUIRED_SCOPES = ['invoices:write', 'clients:write'];
-const WEBHOOK_TOPIC = 'order.updated';
 
 /**
  * The configuration file, as a usage failure when it is missing or wrong. The commands that work on
@@ -79,14 +77,9 @@ async function step<T>(what: string, work: () => Promise<T>): Promise<T> {
 }
 
 function urlOption(value: string, flag: string): string {
-  try {
-    const url = new URL(value);
-    // Normalised (lower-case host, no trailing slash), so one store always has one identity.
-    if (url.protocol === 'http:' || url.protocol === 'https:') return url.href.replace(/\/+$/, '');
-  } catch {
-    // fall through to the usage error
-  }
-  throw new UsageError(`${flag} must be an http(s) URL`);
+  const url = normalHttpUrl(value);
+  if (!url) throw new UsageError(`${flag} must be an http(s) URL without credentials, query or fragment`);
+  return url;
 }
 
 /**
@@ -94,6 +87,9 @@ function urlOption(value: string, flag: string): string {
  * every server process serves it; its webhook is pointed at the server and `woo serve` can stop.
  */
 async function importConfig(file: string, json: boolean | undefined): Promise<void> {
+  if (!fs.existsSync(file)) throw new UsageError(`--import: ${file} does not exist`);
+  // The store's webhook is pointed at BASE_URL: a default of localhost would cut a real store off.
+  if (!cliIo().env.BASE_URL) throw new UsageError('woo connect --import needs BASE_URL, the server\'s public address the store will deliver to');
   const config = loadBridgeConfig(file);
   const store = await withContext(({ services }) => step(`importing ${config.store_url}`, () => services.woocommerce.importConfig(config)));
   output(json, store, () => [
@@ -103,7 +99,12 @@ async function importConfig(file: string, json: boolean | undefined): Promise<vo
 }
 
 async function connect(raw: ConnectOptions): Promise<void> {
-  if (raw.import !== undefined) return importConfig(raw.import, raw.json);
+  if (raw.import !== undefined) {
+    // The keys may come from the environment (WOO_CONSUMER_KEY…): only what was typed is refused.
+    const others = (['storeUrl', 'apiUrl', 'bridgeUrl', 'vatMetaKey'] as const).filter((key) => raw[key] !== undefined);
+    if (others.length) throw new UsageError(`--import takes everything from the file: drop ${others.map((key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}`);
+    return importConfig(raw.import, raw.json);
+  }
   const opts = await ensureOptions(raw, [
     { key: 'storeUrl', flag: '--store-url', message: 'Store URL (https://shop.example.com)' },
     { key: 'consumerKey', flag: '--consumer-key', message: 'WooCommerce consumer key (ck_…)' },
@@ -125,7 +126,7 @@ async function connect(raw: ConnectOptions): Promise<void> {
   await step(`the store at ${storeUrl}`, () => store.systemStatus().catch(() => store.recentOrders(1)));
   const secret = randomBytes(32).toString('base64url');
   const webhook = await step(`registering the webhook at ${storeUrl}`, () =>
-    store.createWebhook({ name: 'Invoicing: invoice completed orders', topic: WEBHOOK_TOPIC, delivery_url: `${bridgeUrl}/woocommerce/webhook`, secret }),
+    store.createWebhook({ ...WEBHOOK, delivery_url: `${bridgeUrl}/woocommerce/webhook`, secret }),
   );
   // Connecting the same store again keeps its identity (idempotency keys, invoice markers), poll cursor
   // and the time before which orders may have invoices of the earlier bridge.
@@ -137,7 +138,7 @@ async function connect(raw: ConnectOptions): Promise<void> {
     api_url: apiUrl,
     api_key: opts.apiKey!,
     bridge_url: bridgeUrl,
-    store_id: previous?.store_id ?? sha256(storeUrl).slice(0, 12),
+    store_id: previous?.store_id ?? storeIdOf(storeUrl),
     webhook_id: webhook.id,
     webhook_secret: secret,
     connected_at: previous?.connected_at ?? systemClock.now().toISOString(),
@@ -181,14 +182,15 @@ async function connectLink(raw: ConnectLinkOptions): Promise<void> {
     (field) => ({ businessId: '--business', mode: '--mode', storeUrl: '--store-url' })[field] ?? `--${field}`,
   );
   const link = await withContext(({ services }) => services.woocommerce.createLink(input));
-  const https = link.callback_url.startsWith('https://');
+  if (!link.callback_url.startsWith('https://')) {
+    cliIo().stderr.write(`note: WooCommerce sends the keys only to a public https:// callback, and BASE_URL gives ${link.callback_url}: set BASE_URL to the server's public https address\n`);
+  }
   output(opts.json, link, () => [
     `Open this link to connect ${link.store_url ?? 'a WooCommerce store'} to business ${link.business.id} (${link.business.name}, ${link.livemode ? 'live' : 'test'} mode):`,
     '',
     `  ${link.url}`,
     '',
     `It works until ${shortTime(link.expires_at)}, for one store. WordPress asks the store's administrator to approve; the store is then listed by \`invoicing woo status --business ${link.business.id}\`.`,
-    ...(https ? [] : [`Note: WooCommerce sends the keys only to a public https:// callback, and BASE_URL gives ${link.callback_url}: set BASE_URL to the server's public https address.`]),
   ]);
 }
 

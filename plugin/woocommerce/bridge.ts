@@ -10,7 +10,6 @@
  * by its metadata before an invoice is made, so a retry days later finds what an interrupted run
  * made. Work on one order runs one at a time in a process.
  */
-import { createHash } from 'node:crypto';
 import pLimit from 'p-limit';
 import { Logger } from 'pino';
 import { Clock, systemClock } from '../../server/clock';
@@ -413,8 +412,4 @@ function isPaid(order: WooOrder): boolean {
 
 function label(invoice: Pick<Invoice, 'id' | 'number'>): string {
   return invoice.number ?? `#${invoice.id}`;
-}
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

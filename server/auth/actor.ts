@@ -44,7 +44,8 @@ export type CrossTenantReason =
   | 'woocommerce connect link'
   | 'woocommerce delivery'
   | 'woocommerce store poll'
-  | 'woocommerce order sync';
+  | 'woocommerce order sync'
+  | 'cli woocommerce stores';
 
 export interface CrossTenantAccess {
   kind: 'across_tenants';

@@ -4,8 +4,8 @@ import { TenantModel } from '../db/tenant-model';
 export const KEY_PERMISSIONS = ['read', 'write', 'read_write'] as const;
 export type KeyPermissions = (typeof KEY_PERMISSIONS)[number];
 
-/** Every process polls a connected store in turn: the row stays `pending`, due again at `next_attempt_at`. */
-export const STORE_POLLED = 'pending';
+/** A connected store's row is the leased job of its poll: it stays `pending`, due again at `next_attempt_at`. */
+export const POLL_DUE = 'pending';
 
 /**
  * A WooCommerce store connected to a business and mode. Its secrets are sealed in their columns
@@ -19,7 +19,7 @@ export class WooStoreRow extends TenantModel {
   public_id!: string;
   /** Normalised (lower-case host, no trailing slash): one store, one URL. */
   store_url!: string;
-  /** A short hash of the store URL: part of the bridge's idempotency keys. */
+  /** A short hash of the store URL (storeIdOf): part of the bridge's idempotency keys; one connection per store. */
   store_key!: string;
   consumer_key!: string;
   /** Sealed. */
@@ -67,6 +67,7 @@ export class WooConnectLink extends TenantModel {
 /** An order of a connected store with something to do: a leased job, one process at a time per order. */
 export class WooOrderSync extends TenantModel {
   static override tableName = 'woo_order_syncs';
+  static override booleanColumns = ['livemode', 'again'];
   static override timestampColumns = ['created_at', 'updated_at', 'next_attempt_at'];
 
   woo_store_id!: number;
@@ -77,4 +78,6 @@ export class WooOrderSync extends TenantModel {
   lease_id!: string | null;
   /** What the last attempt came to (the bridge's outcome, or why it failed). */
   outcome!: string | null;
+  /** A delivery came while the order was being worked: the lease works it once more. */
+  again!: boolean;
 }

@@ -8,6 +8,8 @@
  *   webhook secret over the raw body.
  */
 import express, { Router } from 'express';
+import { normalHttpUrl } from '../../plugin/woocommerce/connection';
+import { UNFRAMED } from '../pages/hygiene';
 import { pageRoute, PageRoute } from '../pages/route';
 import { CALLBACK_PATH, callbackBodySchema, returnQuery, storeFormFields } from './schema';
 import { CallbackRefused, DeliveryAnswer, WooCommerceService } from './service';
@@ -18,23 +20,29 @@ const STORE_FORM = 'woocommerce-store';
 export function connectPageRoutes(stores: WooCommerceService): PageRoute[] {
   return [
     pageRoute({
-      method: 'get', path: '/woocommerce/connect/:token',
+      method: 'get', path: '/woocommerce/connect/:token', headers: UNFRAMED,
       handle: async ({ params, forms }) => connectAnswer(await stores.openLink(params.token), { formToken: forms.issue(STORE_FORM, params.token) }),
     }),
     pageRoute({
-      method: 'post', path: '/woocommerce/connect/:token', form: storeFormFields,
+      method: 'post', path: '/woocommerce/connect/:token', form: storeFormFields, headers: UNFRAMED,
       handle: async ({ params, forms, form }) => {
         const { token } = params;
         if (!forms.accepts(STORE_FORM, token)) return connectAnswer(await stores.openLink(token), 'refused');
-        const next = { formToken: forms.issue(STORE_FORM, token) };
-        if (!form.store_url) return connectAnswer(await stores.openLink(token), { ...next, problem: 'Enter your store\'s address, such as https://shop.example.com' });
-        const state = await stores.chooseStore(token, form.store_url);
+        const again = (problem: string) => ({ formToken: forms.issue(STORE_FORM, token), problem, typed: form.store_url });
+        const storeUrl = normalHttpUrl(form.store_url);
+        if (!storeUrl) {
+          const problem = form.store_url ? 'This is not a web address: enter it as https://shop.example.com' : 'Enter your store\'s address, such as https://shop.example.com';
+          return connectAnswer(await stores.openLink(token), again(problem));
+        }
+        const chosen = await stores.chooseStore(token, storeUrl);
+        if ('problem' in chosen) return connectAnswer(await stores.openLink(token), again(chosen.problem));
         // Back to the page, which now offers the store's approval: a form may not end up at another site.
-        return state.kind === 'open' ? { redirect: `/woocommerce/connect/${encodeURIComponent(token)}`, status: 303 } : connectAnswer(state, next);
+        if (chosen.kind === 'open') return { redirect: `/woocommerce/connect/${encodeURIComponent(token)}`, status: 303 };
+        return connectAnswer(chosen, { formToken: forms.issue(STORE_FORM, token) });
       },
     }),
     pageRoute({
-      method: 'get', path: '/woocommerce/connect/:token/done', query: returnQuery,
+      method: 'get', path: '/woocommerce/connect/:token/done', query: returnQuery, headers: UNFRAMED,
       handle: async ({ params, query }) => returnAnswer(params.token, await stores.openLink(params.token), query.success),
     }),
   ];

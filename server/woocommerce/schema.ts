@@ -3,7 +3,8 @@
  * coerces, as page forms do), and the body WooCommerce posts to our callback once the owner approved.
  */
 import Joi from 'joi';
-import { KEY_PERMISSIONS, WooConnectLink } from './model';
+import { normalHttpUrl } from '../../plugin/woocommerce/connection';
+import { KEY_PERMISSIONS, KeyPermissions, WooConnectLink } from './model';
 
 export const CALLBACK_PATH = '/woocommerce/connect/callback';
 export const linkPath = (token: string) => `/woocommerce/connect/${encodeURIComponent(token)}`;
@@ -17,24 +18,9 @@ export type LinkState =
   | { kind: 'open'; link: WooConnectLink; businessName: string; authorizeUrl: string | null }
   | { kind: 'connected'; link: WooConnectLink; businessName: string; storeUrl: string };
 
-/**
- * A store's address as one text: http(s), lower-case host, no credentials, query or fragment, no
- * trailing slash. Null when it is not such an address.
- */
-export function normalStoreUrl(value: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(value.trim());
-  } catch {
-    return null;
-  }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.search || url.hash) return null;
-  return url.href.replace(/\/+$/, '');
-}
-
 const storeUrl = Joi.string()
   .max(2048)
-  .custom((value: string, helpers) => normalStoreUrl(value) ?? helpers.error('string.uri'))
+  .custom((value: string, helpers) => normalHttpUrl(value) ?? helpers.error('string.uri'))
   .messages({ 'string.uri': '{{#label}} must be the store\'s http(s) address, such as https://shop.example.com' });
 
 export interface ConnectLinkInput {
@@ -60,13 +46,13 @@ export interface CreatedConnectLink {
   callback_url: string;
 }
 
-/** The connect page's form: the store's address. */
+/** The connect page's form: the store's address as typed (the service reads it, so the page can show what was refused). */
 export interface StoreForm {
-  store_url: string | null;
+  store_url: string;
 }
 
 export const storeFormFields = Joi.object<StoreForm>({
-  store_url: storeUrl.failover(null).default(null),
+  store_url: Joi.string().allow('').trim().max(2048).failover('').default(''),
 });
 
 /** WooCommerce's return to us: `success` 1 when the owner approved, 0 when they denied. */
@@ -85,7 +71,7 @@ export interface CallbackBody {
   user_id: string;
   consumer_key: string;
   consumer_secret: string;
-  key_permissions: string;
+  key_permissions: KeyPermissions;
 }
 
 export const callbackBodySchema = Joi.object<CallbackBody>({

@@ -8,47 +8,48 @@
  * A store connects through WooCommerce's app authorization: the owner opens a connect link, says
  * (or the link says) which store, approves in WordPress, and WooCommerce posts the keys to our
  * callback, which registers the webhook and keeps the store. Network calls (the store, the webhook)
- * run outside the transactions that record what they did.
+ * run outside the transactions that record what they did, and what they made is undone when the
+ * record fails.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Knex } from 'knex';
+import pLimit from 'p-limit';
 import { Logger } from 'pino';
-import { Outcome as OrderOutcome, sha256 } from '../../plugin/woocommerce/bridge';
+import { Outcome as OrderOutcome } from '../../plugin/woocommerce/bridge';
 import { BridgeConfig, CONFIG_FORMAT } from '../../plugin/woocommerce/config';
+import { normalHttpUrl, REQUIRED_SCOPES, storeIdOf, WEBHOOK } from '../../plugin/woocommerce/connection';
 import { readDelivery } from '../../plugin/woocommerce/receiver';
 import { Bridge } from '../../plugin/woocommerce/runner';
 import { StoreError, WooStore } from '../../plugin/woocommerce/store';
-import { acrossTenants, systemActor } from '../auth/actor';
-import { Scope } from '../auth/scopes';
+import { acrossTenants, SystemActor, systemActor } from '../auth/actor';
 import { BusinessService } from '../businesses/service';
 import { Clock, systemClock } from '../clock';
 import { Database } from '../db/database';
 import { isUniqueViolation } from '../db/errors';
 import { InvalidState, NotFound } from '../errors';
-import { JobQueue } from '../jobs/engine';
+import { JobQueue, Outcome } from '../jobs/engine';
 import { nextAttemptAfter } from '../jobs/retry-schedule';
 import { SealedPlace, SecretBox } from '../keys/secret-box';
 import { KeyService } from '../keys/service';
-import { CALLBACK_PATH, CallbackBody, ConnectLinkInput, ConnectedStore, CreatedConnectLink, deliveryPath, linkPath, LinkState, normalStoreUrl, returnPath } from './schema';
-import { KeyPermissions, STORE_POLLED, WooConnectLink, WooOrderSync, WooStoreRow } from './model';
+import { privateHostProblem, resolvedAddressProblem } from '../keys/webhook-url';
+import { POLL_DUE, WooConnectLink, WooOrderSync, WooStoreRow } from './model';
+import { CALLBACK_PATH, CallbackBody, ConnectLinkInput, ConnectedStore, CreatedConnectLink, deliveryPath, linkPath, LinkState, returnPath } from './schema';
 import { toConnectedStore } from './view';
 
-/** What the bridge's API key may do: create clients and invoices, send them, record payments and refunds. */
-export const BRIDGE_SCOPES: Scope[] = ['invoices:write', 'clients:write'];
 /** The name WordPress shows the owner on its approval page, and in its list of REST API keys. */
-export const APP_NAME = 'Invoicing';
+const APP_NAME = 'Invoicing';
 /** A connect link works for a day, until it has connected its store. */
 const LINK_LIFETIME_MS = 24 * 60 * 60_000;
-const WEBHOOK_TOPIC = 'order.updated';
-const WEBHOOK_NAME = 'Invoicing: invoice completed orders';
 /** A failed poll is tried again after one interval, two, … up to this many. */
 const MAX_POLL_BACKOFF = 6;
-
+/** How many times in a row one lease works an order that deliveries said changed while it was being worked. */
+const MAX_RUNS_PER_LEASE = 3;
 
 const LINK_LOOKUP = acrossTenants('woocommerce connect link');
 const DELIVERY = acrossTenants('woocommerce delivery');
 const POLLS = acrossTenants('woocommerce store poll');
 const ORDER_SYNCS = acrossTenants('woocommerce order sync');
+const OWNER_CLI = acrossTenants('cli woocommerce stores');
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -57,10 +58,12 @@ function placeOf(row: Pick<WooStoreRow, 'id' | 'business_id'>, column: 'consumer
   return { table: 'woo_stores', column, id: row.id, businessId: row.business_id };
 }
 
+const actorOf = (row: { business_id: number; livemode: boolean }) => systemActor('woocommerce connection', { businessId: row.business_id, livemode: row.livemode });
+
 /** Why WooCommerce's post of the keys is refused: WooCommerce then deletes the keys and shows the owner an error. */
 export class CallbackRefused extends Error {
   constructor(
-    readonly status: 400 | 404 | 410 | 502,
+    readonly status: 400 | 404 | 409 | 410 | 502,
     message: string,
   ) {
     super(message);
@@ -74,7 +77,11 @@ export interface WooCommerceOptions {
   baseUrl: string;
   /** How often each store is polled for what deliveries missed. */
   pollEveryMs: number;
+  /** Stores on private addresses are refused, as webhook URLs are, unless WEBHOOK_ALLOW_PRIVATE. */
+  allowPrivate: boolean;
 }
+
+type Done = Exclude<Outcome, 'not-attempted'>;
 
 export class WooCommerceService {
   /** The stores' polls: each store's row, leased by one process at a time. */
@@ -100,9 +107,9 @@ export class WooCommerceService {
       batch: 4,
       leaseSeconds: 600,
       clock,
-      // A store that cannot be read is polled again later, never given up on: it stays connected.
+      // A store that cannot be read is polled again later, never given up on: `failed` is never reached.
       schedule: (attemptsMade, now) => new Date(now.getTime() + Math.min(attemptsMade, MAX_POLL_BACKOFF) * options.pollEveryMs),
-      statuses: { done: STORE_POLLED, failed: 'failed' },
+      statuses: { done: POLL_DUE, failed: 'failed' },
       work: (store) => this.poll(store),
     });
     this.orders = new JobQueue(db, logger, {
@@ -129,6 +136,10 @@ export class WooCommerceService {
   /** A connect link for the owner to open (`invoicing woo connect-link`); `input` is valid by connectLinkSchema. */
   async createLink(input: ConnectLinkInput): Promise<CreatedConnectLink> {
     const business = await this.businesses.get(input.businessId);
+    if (input.storeUrl) {
+      const problem = await this.storeAddressProblem(input.storeUrl);
+      if (problem) throw new InvalidState(problem);
+    }
     const token = randomBytes(24).toString('base64url');
     const actor = systemActor('woocommerce connection', { businessId: business.id, livemode: input.mode === 'live' });
     const expiresAt = new Date(this.clock.now().getTime() + LINK_LIFETIME_MS).toISOString();
@@ -145,40 +156,54 @@ export class WooCommerceService {
     };
   }
 
-  /** The connect page's state. */
+  /** The connect page's state. A link that connected a store is used, even once that store is disconnected. */
   async openLink(token: string): Promise<LinkState> {
     const link = await this.findLink(token);
     if (!link) return { kind: 'unknown' };
     const { name: businessName } = await this.businesses.get(link.business_id);
-    if (link.woo_store_id !== null) {
-      const store = await WooStoreRow.acrossTenants(LINK_LOOKUP, this.db.current).findById(link.woo_store_id);
-      if (store) return { kind: 'connected', link, businessName, storeUrl: store.store_url };
+    if (link.connected_at !== null) {
+      const store = link.woo_store_id === null ? undefined : await WooStoreRow.of(actorOf(link), this.db.current).findById(link.woo_store_id);
+      return store ? { kind: 'connected', link, businessName, storeUrl: store.store_url } : { kind: 'expired' };
     }
     if (Date.parse(link.expires_at) <= this.clock.now().getTime()) return { kind: 'expired' };
     return { kind: 'open', link, businessName, authorizeUrl: link.store_url ? this.authorizeUrl(token, link.store_url, businessName) : null };
   }
 
-  /** The store the owner typed on the connect page; refused when the link came with its store. */
-  async chooseStore(token: string, storeUrl: string): Promise<LinkState> {
+  /** The store the owner typed on the connect page (normalised); a problem with it, or the page's new state. */
+  async chooseStore(token: string, storeUrl: string): Promise<LinkState | { problem: string }> {
     const state = await this.openLink(token);
     if (state.kind !== 'open' || state.link.store_url_fixed) return state;
-    await WooConnectLink.acrossTenants(LINK_LOOKUP, this.db.current).findById(state.link.id).patch({ store_url: storeUrl });
+    const problem = await this.storeAddressProblem(storeUrl);
+    if (problem) return { problem };
+    await WooConnectLink.of(actorOf(state.link), this.db.current).findById(state.link.id).patch({ store_url: storeUrl });
     return this.openLink(token);
   }
 
   /**
    * WooCommerce's post of the keys the owner approved (`user_id` is the link's token). The keys are
    * checked on the store, the webhook registered, and the store kept with its secrets sealed; a
-   * store already connected to the business and mode gets the new keys and webhook. Any refusal
-   * makes WooCommerce delete the keys, and nothing stays behind here.
+   * store already connected to the business and mode gets the new keys and webhook. A store is
+   * connected to one business and mode at a time: the bridge's marks on its orders name one
+   * invoice each. Any refusal makes WooCommerce delete the keys, and nothing stays behind here.
    */
   async connectFromCallback(body: CallbackBody): Promise<ConnectedStore> {
     const link = await this.findLink(body.user_id);
     if (!link) throw new CallbackRefused(404, 'Unknown connect link');
-    if (link.woo_store_id !== null || Date.parse(link.expires_at) <= this.clock.now().getTime()) throw new CallbackRefused(410, 'This connect link has been used or has expired');
+    if (link.connected_at !== null || Date.parse(link.expires_at) <= this.clock.now().getTime()) throw new CallbackRefused(410, 'This connect link has been used or has expired');
     if (!link.store_url) throw new CallbackRefused(400, 'This connect link has no store address yet');
     if (body.key_permissions !== 'read_write') throw new CallbackRefused(400, `The key must be read_write, not ${body.key_permissions}: the bridge writes order notes and webhooks`);
     const storeUrl = link.store_url;
+    const problem = await this.storeAddressProblem(storeUrl);
+    if (problem) throw new CallbackRefused(400, problem);
+    const actor = actorOf(link);
+    const storeKey = storeIdOf(storeUrl);
+    const elsewhere = await WooStoreRow.acrossTenants(LINK_LOOKUP, this.db.current)
+      .where({ store_key: storeKey })
+      .whereNot((q) => {
+        q.where({ business_id: actor.businessId, livemode: actor.livemode });
+      })
+      .first();
+    if (elsewhere) throw new CallbackRefused(409, `${storeUrl} is connected to another business or mode: disconnect it there first`);
     const store = this.storeClient(storeUrl, body.consumer_key, body.consumer_secret);
     try {
       // system_status needs a shop manager's key; an orders read proves a narrower key works too.
@@ -186,25 +211,26 @@ export class WooCommerceService {
     } catch (err) {
       throw new CallbackRefused(502, `The store at ${storeUrl} did not accept its own keys: ${(err as Error).message}`);
     }
-    const actor = systemActor('woocommerce connection', { businessId: link.business_id, livemode: link.livemode });
-    const previous = await WooStoreRow.of(actor, this.db.current).findOne({ store_url: storeUrl });
+    const previous = await WooStoreRow.of(actor, this.db.current).findOne({ store_key: storeKey });
     const publicId = previous?.public_id ?? randomBytes(16).toString('hex');
     const webhookSecret = randomBytes(32).toString('base64url');
     const webhook = await this.registerWebhook(store, storeUrl, publicId, webhookSecret);
-    const keys = { consumer_key: body.consumer_key, consumer_secret: body.consumer_secret, key_permissions: body.key_permissions as KeyPermissions, wc_key_id: body.key_id };
+    const keys = { consumer_key: body.consumer_key, consumer_secret: body.consumer_secret, key_permissions: body.key_permissions, wc_key_id: body.key_id };
     let row: WooStoreRow;
     try {
       row = await this.db.transaction(async (trx) => {
-        const stillOpen = await WooConnectLink.acrossTenants(LINK_LOOKUP, trx).findById(link.id).whereNull('woo_store_id').forUpdate();
+        const stillOpen = await WooConnectLink.of(actor, trx).findById(link.id).whereNull('connected_at').forUpdate();
         if (!stillOpen) throw new CallbackRefused(410, 'This connect link has been used or has expired');
         const saved = previous
-          ? await this.replaceKeys(trx, previous, keys, { id: webhook.id, secret: webhookSecret })
+          ? await this.replaceKeys(trx, actor, previous, keys, { id: webhook.id, secret: webhookSecret })
           : await this.insertStore(trx, actor, { store_url: storeUrl, public_id: publicId, ...keys }, { id: webhook.id, secret: webhookSecret });
-        await WooConnectLink.acrossTenants(LINK_LOOKUP, trx).findById(link.id).patch({ woo_store_id: saved.id, connected_at: this.clock.now().toISOString() });
+        await WooConnectLink.of(actor, trx).findById(link.id).patch({ woo_store_id: saved.id, connected_at: this.clock.now().toISOString() });
         return saved;
       });
     } catch (err) {
       await store.deleteWebhook(webhook.id).catch(() => undefined);
+      // Another link of the same store and business connected it at the same moment.
+      if (isUniqueViolation(err)) throw new CallbackRefused(409, `${storeUrl} was connected by another link just now`);
       throw err;
     }
     // The old webhook, signed with the old secret, would only be refused.
@@ -227,61 +253,95 @@ export class WooCommerceService {
   }
 
   /**
-   * Queues the order's sync, due now, and sweeps the queue after the commit. An order being worked on is
-   * left to that run: a change it did not see is found by the next poll, as the order asks for work.
+   * Queues the order's sync, due now, and sweeps the queue after the commit. An order being worked
+   * on is marked to be worked again by the same lease, which may have read it before this change.
+   * Read committed (MySQL): two deliveries of a new order meet at its unique key, not in a deadlock
+   * over the gap locks of their lookups.
    */
   private async queueOrder(store: WooStoreRow, orderId: number): Promise<void> {
-    const actor = systemActor('woocommerce connection', { businessId: store.business_id, livemode: store.livemode });
-    const due = { status: 'pending' as const, attempts: 0, next_attempt_at: this.clock.now().toISOString() };
-    const id = await this.db.transaction(async (trx) => {
-      const existing = await WooOrderSync.of(actor, trx).findOne({ woo_store_id: store.id, order_id: orderId }).forUpdate();
-      let syncId: number;
-      if (!existing) {
-        try {
-          syncId = (await WooOrderSync.create(actor, trx, { woo_store_id: store.id, order_id: orderId, lease_id: null, outcome: null, ...due })).id;
-        } catch (err) {
-          // Another process queued it at the same moment: that one is the order's.
-          if (isUniqueViolation(err)) return null;
-          throw err;
+    const actor = actorOf(store);
+    const due = { status: 'pending' as const, attempts: 0, next_attempt_at: this.clock.now().toISOString(), again: false };
+    const queued = await this.db.transaction(
+      async (trx) => {
+        const existing = await WooOrderSync.of(actor, trx).findOne({ woo_store_id: store.id, order_id: orderId }).forUpdate();
+        if (!existing) {
+          try {
+            await WooOrderSync.create(actor, trx, { woo_store_id: store.id, order_id: orderId, lease_id: null, outcome: null, ...due });
+          } catch (err) {
+            // Another process queued it at the same moment: that one is the order's.
+            if (isUniqueViolation(err)) return false;
+            throw err;
+          }
+        } else if (existing.status === 'pending' && existing.lease_id !== null) {
+          await existing.$query(trx).patch({ again: true });
+          return false;
+        } else {
+          await existing.$query(trx).patch({ ...due, lease_id: null });
         }
-      } else if (existing.lease_id === null || existing.status !== 'pending') {
-        await existing.$query(trx).patch({ ...due, lease_id: null });
-        syncId = existing.id;
-      } else {
-        return null;
-      }
-      // A sweep, not a run of this row alone: a poll that finds hundreds of orders works them a batch at a time.
-      this.db.afterCommit(() => this.orders.nudge());
-      return syncId;
-    });
-    if (id !== null) this.logger.debug({ woo_store: store.id, order_id: orderId }, 'WooCommerce order queued');
+        // A sweep, not a run of this row alone: a poll that finds hundreds of orders works them a batch at a time.
+        this.db.afterCommit(() => this.orders.nudge());
+        return true;
+      },
+      { readCommitted: true },
+    );
+    if (queued) this.logger.debug({ woo_store: store.id, order_id: orderId }, 'WooCommerce order queued');
   }
 
-  /** One order brought up to date by the bridge; a refusal is noted on the order by the bridge, and is done here. */
-  private async syncOrder(sync: WooOrderSync): Promise<{ done: Record<string, unknown> } | { failed: Record<string, unknown> }> {
+  /**
+   * One order brought up to date by the bridge, again while deliveries said it changed during the
+   * run; a refusal is noted on the order by the bridge, and is done here.
+   */
+  private async syncOrder(sync: WooOrderSync): Promise<Done> {
     const store = await WooStoreRow.acrossTenants(ORDER_SYNCS, this.db.current).findById(sync.woo_store_id);
     if (!store) return { done: { outcome: 'the store was disconnected' } };
     try {
-      const outcome = await this.bridgeOf(store).orders.handle(sync.order_id);
+      const bridge = this.bridgeOf(store);
+      let outcome: OrderOutcome;
+      let runs = 0;
+      do {
+        outcome = await bridge.orders.handle(sync.order_id);
+        runs += 1;
+      } while (runs < MAX_RUNS_PER_LEASE && (await this.changedMeanwhile(sync)));
       return { done: { outcome: describeOutcome(outcome) } };
     } catch (err) {
       return { failed: { outcome: (err as Error).message.slice(0, 1000) } };
     }
   }
 
-  /** One poll of a store: the orders that ask for something are queued; the webhook is turned back on if WooCommerce disabled it. */
-  private async poll(store: WooStoreRow): Promise<{ done: Record<string, unknown> } | { failed: Record<string, unknown> }> {
+  /** Whether a delivery marked the order as changed since this lease's run began (and takes the mark). */
+  private async changedMeanwhile(sync: WooOrderSync): Promise<boolean> {
+    const taken = await WooOrderSync.acrossTenants(ORDER_SYNCS, this.db.current).where({ id: sync.id, lease_id: sync.lease_id, again: true }).patch({ again: false });
+    return taken === 1;
+  }
+
+  /**
+   * One poll of a store: its syncs that ran out of retries are tried again, the orders changed since
+   * the cursor that ask for something are queued (one at a time: each is a transaction), and the
+   * webhook is turned back on if WooCommerce disabled it. The cursor is written with the outcome,
+   * under the poll's lease.
+   */
+  private async poll(store: WooStoreRow): Promise<Done> {
     const now = this.clock.now();
+    const actor = actorOf(store);
     try {
-      const saveCursor = (cursor: string) =>
-        void WooStoreRow.acrossTenants(POLLS, this.db.current)
-          .findById(store.id)
-          .patch({ poll_cursor: cursor })
-          .catch((err: unknown) => this.logger.warn({ err, woo_store: store.id }, 'poll cursor not saved; the next poll looks further back'));
-      const bridge = this.bridgeOf(store, saveCursor);
-      const result = await bridge.poll((orderId) => this.queueOrder(store, orderId));
+      await WooOrderSync.of(actor, this.db.current)
+        .where({ woo_store_id: store.id, status: 'failed' })
+        .patch({ status: 'pending', attempts: 0, next_attempt_at: now.toISOString(), lease_id: null, again: false });
+      let cursor: string | undefined;
+      const bridge = this.bridgeOf(store, (latest) => (cursor = latest));
+      const oneAtATime = pLimit(1);
+      const result = await bridge.poll((orderId) => oneAtATime(() => this.queueOrder(store, orderId)));
+      this.orders.nudge();
       this.logger.info({ woo_store: store.id, checked: result.checked, failed: result.failed, webhook_reenabled: result.webhook_reenabled }, 'WooCommerce store polled');
-      return { done: { attempts: 0, last_polled_at: now.toISOString(), last_error: null, next_attempt_at: new Date(now.getTime() + this.options.pollEveryMs).toISOString() } };
+      return {
+        done: {
+          attempts: 0,
+          last_polled_at: now.toISOString(),
+          last_error: null,
+          next_attempt_at: new Date(now.getTime() + this.options.pollEveryMs).toISOString(),
+          ...(cursor ? { poll_cursor: cursor } : {}),
+        },
+      };
     } catch (err) {
       this.logger.warn({ err, woo_store: store.id }, 'WooCommerce store poll failed; it is polled again later');
       return { failed: { last_polled_at: now.toISOString(), last_error: (err as Error).message.slice(0, 1000) } };
@@ -319,27 +379,26 @@ export class WooCommerceService {
   /** The stores connected to a business, both modes, oldest first. */
   async list(businessId: number): Promise<ConnectedStore[]> {
     await this.businesses.get(businessId);
-    const rows = await WooStoreRow.acrossTenants(LINK_LOOKUP, this.db.current).where({ business_id: businessId }).orderBy('id');
+    const rows = await WooStoreRow.acrossTenants(OWNER_CLI, this.db.current).where({ business_id: businessId }).orderBy('id');
     return rows.map(toConnectedStore);
   }
 
   /**
    * Disconnects a store: its webhook deleted at the store (if it answers), the bridge's API key
-   * revoked and the store forgotten. WooCommerce has no API to delete a REST key: the owner revokes it
-   * in WooCommerce > Settings > Advanced > REST API.
+   * revoked and the store forgotten, with its order syncs. WooCommerce has no API to delete a REST
+   * key: the owner revokes it in WooCommerce > Settings > Advanced > REST API.
    */
   async disconnect(businessId: number, storeId: number): Promise<{ store: ConnectedStore; webhook_deleted: boolean; webhook_error: string | null }> {
-    const row = await WooStoreRow.acrossTenants(LINK_LOOKUP, this.db.current).findOne({ id: storeId, business_id: businessId });
+    const row = await WooStoreRow.acrossTenants(OWNER_CLI, this.db.current).findOne({ id: storeId, business_id: businessId });
     if (!row) throw new NotFound('WooCommerce store', storeId);
     const store = this.storeClient(row.store_url, row.consumer_key, this.secrets.open(row.consumer_secret, placeOf(row, 'consumer_secret')));
     const webhookError = await store.deleteWebhook(row.webhook_id).then(
       () => null,
       (err: unknown) => (err instanceof StoreError && err.status === 404 ? null : (err as Error).message),
     );
+    // Its order syncs go with it, and its links stay used (the schema's foreign keys).
     await this.db.transaction(async (trx) => {
-      await WooOrderSync.acrossTenants(LINK_LOOKUP, trx).where({ woo_store_id: row.id }).delete();
-      await WooConnectLink.acrossTenants(LINK_LOOKUP, trx).where({ woo_store_id: row.id }).patch({ woo_store_id: null });
-      await WooStoreRow.acrossTenants(LINK_LOOKUP, trx).findById(row.id).delete();
+      await WooStoreRow.of(actorOf(row), trx).findById(row.id).delete();
       await this.keys.revoke(row.api_key_id);
     });
     return { store: toConnectedStore(row), webhook_deleted: webhookError === null, webhook_error: webhookError };
@@ -347,32 +406,24 @@ export class WooCommerceService {
 
   /**
    * A store of the separate bridge's configuration file, moved into the server: the file's API key
-   * names the business and mode, its webhook is pointed at this server, and its poll cursor and
-   * identity are kept (so no order is invoiced twice).
+   * names the business and mode (the bridge gets a key of its own), the store's identity and poll
+   * cursor are kept (so no order is invoiced twice), and its webhook is pointed at this server once
+   * the store is kept; if that fails, the store is forgotten again and the webhook left as it was.
    */
   async importConfig(config: BridgeConfig): Promise<ConnectedStore> {
     const credential = await this.keys.authenticate(config.api_key);
     if (!credential || credential.kind !== 'api_key') throw new InvalidState('The file\'s API key is not a working key of this server');
-    const storeUrl = normalStoreUrl(config.store_url);
+    const storeUrl = normalHttpUrl(config.store_url);
     if (!storeUrl) throw new InvalidState(`The file's store_url is not a store's http(s) address: ${config.store_url}`);
     const actor = systemActor('woocommerce connection', { businessId: credential.businessId, livemode: credential.livemode });
-    const previous = await WooStoreRow.of(actor, this.db.current).findOne({ store_url: storeUrl });
-    if (previous) throw new InvalidState(`${storeUrl} is already connected to business ${credential.businessId} (store ${previous.id})`);
-    const store = this.storeClient(storeUrl, config.consumer_key, config.consumer_secret);
+    const connected = await WooStoreRow.acrossTenants(LINK_LOOKUP, this.db.current).findOne({ store_key: config.store_id });
+    if (connected) throw new InvalidState(`${storeUrl} is already connected to business ${connected.business_id} (store ${connected.id})`);
     const publicId = randomBytes(16).toString('hex');
-    await store.updateWebhook(config.webhook_id, { delivery_url: `${this.options.baseUrl}${deliveryPath(publicId)}`, status: 'active' });
     const row = await this.db.transaction((trx) =>
       this.insertStore(
         trx,
         actor,
-        {
-          store_url: storeUrl,
-          public_id: publicId,
-          consumer_key: config.consumer_key,
-          consumer_secret: config.consumer_secret,
-          key_permissions: 'read_write',
-          wc_key_id: null,
-        },
+        { store_url: storeUrl, public_id: publicId, consumer_key: config.consumer_key, consumer_secret: config.consumer_secret, key_permissions: 'read_write', wc_key_id: null },
         { id: config.webhook_id, secret: config.webhook_secret },
         {
           store_key: config.store_id,
@@ -380,10 +431,18 @@ export class WooCommerceService {
           poll_cursor: config.poll_cursor ?? null,
           legacy_orders_before: config.legacy_orders_before ?? null,
           vat_meta_key: config.vat_meta_key ?? null,
-          apiKey: { id: credential.id, token: config.api_key },
         },
       ),
     );
+    try {
+      await this.storeClient(storeUrl, config.consumer_key, config.consumer_secret).updateWebhook(config.webhook_id, { delivery_url: `${this.options.baseUrl}${deliveryPath(publicId)}`, status: 'active' });
+    } catch (err) {
+      await this.db.transaction(async (trx) => {
+        await WooStoreRow.of(actor, trx).findById(row.id).delete();
+        await this.keys.revoke(row.api_key_id);
+      });
+      throw err;
+    }
     return toConnectedStore(row);
   }
 
@@ -392,6 +451,13 @@ export class WooCommerceService {
   private async findLink(token: string): Promise<WooConnectLink | undefined> {
     if (!/^[A-Za-z0-9_-]{16,64}$/.test(token)) return undefined;
     return WooConnectLink.acrossTenants(LINK_LOOKUP, this.db.current).findOne({ token_hash: hashToken(token) });
+  }
+
+  /** Why the server will not call this store: an address in a private network, as for webhook URLs. */
+  private async storeAddressProblem(storeUrl: string): Promise<string | null> {
+    if (this.options.allowPrivate) return null;
+    const blocked = privateHostProblem(new URL(storeUrl)) ?? (await resolvedAddressProblem(storeUrl, false));
+    return blocked ? `${storeUrl} is in a private network, which the server does not call (set WEBHOOK_ALLOW_PRIVATE=true for local development)` : null;
   }
 
   /** WooCommerce's app authorization for this link: WordPress asks the owner, then posts the keys to our callback. */
@@ -412,27 +478,25 @@ export class WooCommerceService {
   }
 
   private registerWebhook(store: WooStore, storeUrl: string, publicId: string, secret: string) {
-    return store
-      .createWebhook({ name: WEBHOOK_NAME, topic: WEBHOOK_TOPIC, delivery_url: `${this.options.baseUrl}${deliveryPath(publicId)}`, secret })
-      .catch((err: unknown) => {
-        throw new CallbackRefused(502, `The store at ${storeUrl} refused the webhook: ${(err as Error).message}`);
-      });
+    return store.createWebhook({ ...WEBHOOK, delivery_url: `${this.options.baseUrl}${deliveryPath(publicId)}`, secret }).catch((err: unknown) => {
+      throw new CallbackRefused(502, `The store at ${storeUrl} refused the webhook: ${(err as Error).message}`);
+    });
   }
 
-  /** A new store row, its secrets sealed in place (the row's id binds them) and, unless given, an API key of its own for the bridge. */
+  /** A new store row with an API key of its own for the bridge, its secrets sealed in place (the row's id binds them). */
   private async insertStore(
     trx: Knex.Transaction,
-    actor: ReturnType<typeof systemActor>,
+    actor: SystemActor,
     store: Pick<WooStoreRow, 'store_url' | 'public_id' | 'consumer_key' | 'key_permissions' | 'wc_key_id'> & { consumer_secret: string },
     webhook: { id: number; secret: string },
-    kept: Partial<Pick<WooStoreRow, 'store_key' | 'connected_at' | 'poll_cursor' | 'legacy_orders_before' | 'vat_meta_key'>> & { apiKey?: { id: number; token: string } } = {},
+    kept: Partial<Pick<WooStoreRow, 'store_key' | 'connected_at' | 'poll_cursor' | 'legacy_orders_before' | 'vat_meta_key'>> = {},
   ): Promise<WooStoreRow> {
     const now = this.clock.now().toISOString();
-    const apiKey = kept.apiKey ?? (await this.bridgeKey(actor));
+    const apiKey = await this.keys.create({ businessId: actor.businessId, mode: actor.livemode ? 'live' : 'test', scopes: [...REQUIRED_SCOPES] });
     const inserted = await WooStoreRow.create(actor, trx, {
       public_id: store.public_id,
       store_url: store.store_url,
-      store_key: kept.store_key ?? sha256(store.store_url).slice(0, 12),
+      store_key: kept.store_key ?? storeIdOf(store.store_url),
       consumer_key: store.consumer_key,
       consumer_secret: '',
       key_permissions: store.key_permissions,
@@ -447,7 +511,7 @@ export class WooCommerceService {
       legacy_orders_before: kept.legacy_orders_before ?? null,
       last_polled_at: null,
       last_error: null,
-      status: STORE_POLLED,
+      status: POLL_DUE,
       attempts: 0,
       next_attempt_at: new Date(Date.parse(now) + this.options.pollEveryMs).toISOString(),
       lease_id: null,
@@ -455,15 +519,16 @@ export class WooCommerceService {
     const sealed = {
       consumer_secret: this.secrets.seal(store.consumer_secret, placeOf(inserted, 'consumer_secret')),
       webhook_secret: this.secrets.seal(webhook.secret, placeOf(inserted, 'webhook_secret')),
-      api_key: this.secrets.seal(apiKey.token, placeOf(inserted, 'api_key')),
+      api_key: this.secrets.seal(apiKey.key, placeOf(inserted, 'api_key')),
     };
-    await WooStoreRow.acrossTenants(LINK_LOOKUP, trx).findById(inserted.id).patch(sealed);
+    await WooStoreRow.of(actor, trx).findById(inserted.id).patch(sealed);
     return Object.assign(inserted, sealed);
   }
 
   /** A connected store's new keys and webhook (connected again); its identity, cursor and API key stay. */
   private async replaceKeys(
     trx: Knex.Transaction,
+    actor: SystemActor,
     row: WooStoreRow,
     keys: Pick<WooStoreRow, 'consumer_key' | 'key_permissions' | 'wc_key_id'> & { consumer_secret: string },
     webhook: { id: number; secret: string },
@@ -475,13 +540,8 @@ export class WooCommerceService {
       webhook_secret: this.secrets.seal(webhook.secret, placeOf(row, 'webhook_secret')),
       last_error: null,
     };
-    await WooStoreRow.acrossTenants(LINK_LOOKUP, trx).findById(row.id).patch(patch);
+    await WooStoreRow.of(actor, trx).findById(row.id).patch(patch);
     return Object.assign(row, patch);
-  }
-
-  private async bridgeKey(actor: ReturnType<typeof systemActor>): Promise<{ id: number; token: string }> {
-    const created = await this.keys.create({ businessId: actor.businessId, mode: actor.livemode ? 'live' : 'test', scopes: BRIDGE_SCOPES });
-    return { id: created.id, token: created.key };
   }
 }
 

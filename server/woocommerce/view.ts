@@ -73,7 +73,7 @@ function connectedPage(storeUrl: string, businessName: string): string {
 <h2>${storeUrl}</h2>
 <p class="signed">${storeUrl} is connected to <strong>${businessName}</strong>.</p>
 <p>Each completed order now becomes an invoice, with its payment and refunds; orders a delivery missed are caught up every few minutes.</p>
-<p class="hint">You can close this page. To stop it, revoke the key named "Invoicing (…)" in WooCommerce › Settings › Advanced › REST API, or have the store disconnected (invoicing woo disconnect).</p>`,
+<p class="hint">You can close this page. To stop, have the store disconnected (<code>invoicing woo disconnect</code>), then revoke its key "Invoicing (…)" in WooCommerce › Settings › Advanced › REST API.</p>`,
   );
 }
 
@@ -100,10 +100,10 @@ function notReceivedPage(token: string, businessName: string): string {
 const unknownLinkPage = () =>
   page('Link not valid', html`<h1>This link is not valid</h1><p>Check that the whole link was copied, or ask for a new one (<code>invoicing woo connect-link</code>).</p>`);
 const expiredLinkPage = () =>
-  page('Link expired', html`<h1>This link has expired</h1><p>A connect link works for 24 hours. Ask for a new one (<code>invoicing woo connect-link</code>).</p>`);
+  page('Link expired', html`<h1>This link has expired</h1><p>A connect link works for 24 hours, for one store. Ask for a new one (<code>invoicing woo connect-link</code>).</p>`);
 
-/** GET and POST of the connect page. */
-export function connectAnswer(state: LinkState, form: ConnectForm | 'refused'): PageAnswer {
+/** A link that is not open: unknown, expired or used, or the store it connected. */
+function closedLinkAnswer(state: Exclude<LinkState, { kind: 'open' }>): PageAnswer {
   switch (state.kind) {
     case 'unknown':
       return { status: 404, html: unknownLinkPage() };
@@ -111,14 +111,18 @@ export function connectAnswer(state: LinkState, form: ConnectForm | 'refused'): 
       return { status: 410, html: expiredLinkPage() };
     case 'connected':
       return { html: connectedPage(state.storeUrl, state.businessName) };
-    case 'open':
-      if (form === 'refused') return { status: 403, html: refusedFormPage() };
-      return { status: form.problem ? 422 : 200, html: connectPage(state, form) };
   }
+}
+
+/** GET and POST of the connect page; `refused`: a post that did not come from the page. */
+export function connectAnswer(state: LinkState, form: ConnectForm | 'refused'): PageAnswer {
+  if (state.kind !== 'open') return closedLinkAnswer(state);
+  if (form === 'refused') return { status: 403, html: refusedFormPage() };
+  return { status: form.problem ? 422 : 200, html: connectPage(state, form) };
 }
 
 /** WooCommerce's return after the owner approved (`success=1`) or denied (`success=0`). */
 export function returnAnswer(token: string, state: LinkState, success: '1' | '0' | null): PageAnswer {
-  if (state.kind === 'connected' || state.kind === 'unknown' || state.kind === 'expired') return connectAnswer(state, 'refused');
+  if (state.kind !== 'open') return closedLinkAnswer(state);
   return { html: success === '0' ? deniedPage(token, state.link.store_url, state.businessName) : notReceivedPage(token, state.businessName) };
 }

@@ -17,6 +17,7 @@ import { registeredEurOrder, startWooStore, WooStore } from '../support/woocomme
 let app: TestApp;
 let store: WooStore;
 let owner: Tenant;
+let LOCAL: Record<string, string>;
 
 beforeAll(async () => {
   requireBuild();
@@ -25,6 +26,8 @@ beforeAll(async () => {
   app = await startApp({ port, baseUrl: `http://127.0.0.1:${port}`, rateLimitPerMinute: 100_000 });
   store = await startWooStore();
   owner = await app.tenant({ currency: 'EUR' });
+  // The store double is on 127.0.0.1: a private address, refused unless allowed.
+  LOCAL = { BASE_URL: app.url, WEBHOOK_ALLOW_PRIVATE: 'true' };
 });
 
 afterAll(async () => {
@@ -34,7 +37,7 @@ afterAll(async () => {
 
 /** `woo connect-link` as the owner runs it. */
 async function connectLink(args: string[] = []): Promise<{ url: string; token: string; store_url: string | null; callback_url: string; livemode: boolean }> {
-  const run = await runCli(app.databaseUrl, ['woo', 'connect-link', '--business', String(owner.businessId), '--mode', 'test', '--json', ...args], { BASE_URL: app.url });
+  const run = await runCli(app.databaseUrl, ['woo', 'connect-link', '--business', String(owner.businessId), '--mode', 'test', '--json', ...args], LOCAL);
   if (run.code !== 0) throw new Error(`connect-link exited ${run.code}: ${run.stderr}`);
   const link = JSON.parse(run.stdout);
   return { ...link, token: link.url.split('/').pop() };
@@ -49,15 +52,20 @@ function postKeys(userId: string, overrides: Record<string, unknown> = {}): Prom
   });
 }
 
-function page(url: string, init?: RequestInit): Promise<{ status: number; text: string; location: string | null }> {
-  return fetch(url, { redirect: 'manual', ...init }).then(async (res) => ({ status: res.status, text: await res.text(), location: res.headers.get('location') }));
+function page(url: string, init?: RequestInit): Promise<{ status: number; text: string; location: string | null; headers: Record<string, string> }> {
+  return fetch(url, { redirect: 'manual', ...init }).then(async (res) => ({
+    status: res.status,
+    text: await res.text(),
+    location: res.headers.get('location'),
+    headers: Object.fromEntries(res.headers),
+  }));
 }
 
-async function connectedStore(): Promise<{ id: number; store_url: string; webhook_id: number; livemode: boolean }> {
+async function connectedStore(): Promise<{ id: number; store_url: string; webhook_id: number; livemode: boolean; link: string }> {
   const link = await connectLink(['--store-url', `${store.url}/`]);
   expect((await postKeys(link.token)).status).toBe(200);
   const [connected] = await app.server.services.woocommerce.list(owner.businessId);
-  return connected;
+  return { ...connected, link: link.token };
 }
 
 /** An order placed, then completed by the shop: WooCommerce delivers order.updated as it completes. */
@@ -86,6 +94,8 @@ test('when the owner opens a link made with the store, then the page names the b
 
   expect(link.store_url).toBe(store.url);
   expect(opened.status).toBe(200);
+  expect(opened.headers).toMatchObject({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-robots-tag': 'noindex', 'x-frame-options': 'DENY' });
+  expect(opened.headers['content-security-policy']).toContain("form-action 'self';");
   expect(opened.text).toContain('Test Business');
   expect(opened.text).toContain(store.url);
   const href = /<a class="button" href="([^"]+)">Continue to WooCommerce<\/a>/.exec(opened.text)![1].replaceAll('&amp;', '&');
@@ -113,7 +123,8 @@ test('when a link has no store, then the page asks for its address, refuses one 
 
   expect(opened.text).toContain('Your store&#39;s address');
   expect(wrong.status).toBe(422);
-  expect(wrong.text).toContain('such as https://shop.example.com');
+  expect(wrong.text).toContain('This is not a web address');
+  expect(wrong.text).toContain('value="shop dot example"');
   expect(given.status).toBe(303);
   expect(given.location).toBe(`/woocommerce/connect/${link.token}`);
   expect(after.text).toContain(`${store.url}/wc-auth/v1/authorize?`);
@@ -194,6 +205,7 @@ test('when a store is disconnected, then its webhook is deleted at the store, th
 
   expect(run.code).toBe(0);
   expect(run.stdout).toContain('WooCommerce > Settings > Advanced > REST API');
+  expect((await postKeys(connected.link)).status).toBe(410);
   expect(store.webhooks.find((w) => w.id === connected.webhook_id)).toBeUndefined();
   expect((await app.server.services.keys.get(keyId)).status).toBe('revoked');
   expect(await app.server.services.woocommerce.list(owner.businessId)).toEqual([]);
@@ -207,7 +219,7 @@ test('when a separate bridge\'s file is imported, then its webhook delivers to t
     '--api-key', bridgeKey.key, '--api-url', `${app.url}/api/v1/partner`, '--bridge-url', 'http://127.0.0.1:9', '--config', file,
   ]);
 
-  const imported = await runCli(app.databaseUrl, ['woo', 'connect', '--import', file, '--json'], { BASE_URL: app.url });
+  const imported = await runCli(app.databaseUrl, ['woo', 'connect', '--import', file, '--json'], LOCAL);
   const order = completed(registeredEurOrder());
 
   expect(connected.code).toBe(0);
@@ -216,4 +228,24 @@ test('when a separate bridge\'s file is imported, then its webhook delivers to t
   expect(stored).toMatchObject({ business_id: owner.businessId, livemode: false, store_url: store.url });
   expect(store.webhooks.find((w) => w.id === stored.webhook_id)!.delivery_url).toMatch(new RegExp(`^${app.url}/woocommerce/stores/`));
   expect(await invoicesOf(order.id)).toHaveLength(1);
+});
+
+test('when a store is connected to one business, then another business\'s link for it is refused, and WooCommerce deletes those keys', async () => {
+  await connectedStore();
+  const other = await app.tenant({ currency: 'EUR' });
+  const run = await runCli(app.databaseUrl, ['woo', 'connect-link', '--business', String(other.businessId), '--store-url', store.url, '--json'], LOCAL);
+  const token = JSON.parse(run.stdout).url.split('/').pop();
+
+  const refused = await postKeys(token);
+
+  expect(refused.status).toBe(409);
+  expect((await refused.json()).message).toContain('connected to another business or mode');
+  expect(await app.server.services.woocommerce.list(other.businessId)).toEqual([]);
+});
+
+test('when a store\'s address is in a private network and private addresses are not allowed, then no link is made for it', async () => {
+  const run = await runCli(app.databaseUrl, ['woo', 'connect-link', '--business', String(owner.businessId), '--store-url', 'http://10.1.2.3', '--json'], { BASE_URL: app.url });
+
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain('http://10.1.2.3 is in a private network');
 });
