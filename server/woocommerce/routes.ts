@@ -29,9 +29,10 @@ export function connectPageRoutes(stores: WooCommerceService): PageRoute[] {
         const { token } = params;
         if (!forms.accepts(STORE_FORM, token)) return connectAnswer(await stores.openLink(token), 'refused');
         const again = (problem: string) => ({ formToken: forms.issue(STORE_FORM, token), problem, typed: form.store_url });
-        const storeUrl = normalHttpUrl(form.store_url);
+        // An owner types `shop.example.com` as often as the whole address: https is what a store runs on.
+        const storeUrl = normalHttpUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(form.store_url) ? form.store_url : `https://${form.store_url}`);
         if (!storeUrl) {
-          const problem = form.store_url ? 'This is not a web address: enter it as https://shop.example.com' : 'Enter your store\'s address, such as https://shop.example.com';
+          const problem = form.store_url ? 'This is not a web address: enter it as shop.example.com or https://shop.example.com' : 'Enter your store\'s address, such as https://shop.example.com';
           return connectAnswer(await stores.openLink(token), again(problem));
         }
         const chosen = await stores.chooseStore(token, storeUrl);

@@ -118,6 +118,8 @@ test('when a link has no store, then the page asks for its address, refuses one 
     page(link.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.url }, body: new URLSearchParams({ form_token: formToken, store_url: storeUrl }).toString() });
 
   const wrong = await post('shop dot example');
+  const bare = await post('127.0.0.1:9');
+  const bareLink = await page(link.url);
   const given = await post(store.url);
   const after = await page(link.url);
 
@@ -125,6 +127,8 @@ test('when a link has no store, then the page asks for its address, refuses one 
   expect(wrong.status).toBe(422);
   expect(wrong.text).toContain('This is not a web address');
   expect(wrong.text).toContain('value="shop dot example"');
+  expect(bare.status).toBe(303);
+  expect(bareLink.text).toContain('https://127.0.0.1:9/wc-auth/v1/authorize?');
   expect(given.status).toBe(303);
   expect(given.location).toBe(`/woocommerce/connect/${link.token}`);
   expect(after.text).toContain(`${store.url}/wc-auth/v1/authorize?`);
