@@ -14,7 +14,7 @@ const typescriptIn = (dir) =>
     .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
     .map((file) => path.join(dir, file));
 const sources = ['bin', 'server', 'cli', 'plugin', 'migrations', 'bench'].flatMap(typescriptIn);
-const doublesTheBenchmarksStart = ['test/support/proxy.ts', ...typescriptIn('test/support/woocommerce')];
+const doublesTheBenchmarksStart = ['test/support/proxy.ts', 'test/support/balancer.ts', 'test/support/net.ts', ...typescriptIn('test/support/woocommerce')];
 
 buildSync({
   absWorkingDir: root,
