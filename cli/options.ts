@@ -64,14 +64,26 @@ export function parseSince(value: string, flag = '--since'): Date {
  * that a command's `--help` loads none of it.
  */
 export function validBody<T>(schema: Joi.ObjectSchema<T>, input: object, flagOf: (field: string) => string): T {
-  /* eslint-disable @typescript-eslint/no-require-imports -- required when the command runs (see above) */
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- required when the command runs (see above)
   const { validateInput } = require('../server/validation') as typeof import('../server/validation');
+  return refusedAsUsage(() => validateInput(schema, input), input, flagOf);
+}
+
+/**
+ * What `work` returns (or resolves to), with the fields a service refuses (ValidationFailed: a value
+ * it judged, such as an address in a private network) as a usage error naming each by its flag.
+ */
+export function refusedAsUsage<R>(work: () => R, input: object, flagOf: (field: string) => string): R {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- required when the command runs (see validBody)
   const { ValidationFailed } = require('../server/errors') as typeof import('../server/errors');
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  try {
-    return validateInput(schema, input);
-  } catch (err) {
+  const asUsage = (err: unknown): never => {
     if (!(err instanceof ValidationFailed)) throw err;
     throw new UsageError(invalidOptions(err.details ?? {}, flagOf, (field) => (input as Record<string, unknown>)[field]));
+  };
+  try {
+    const result = work();
+    return (result instanceof Promise ? result.catch(asUsage) : result) as R;
+  } catch (err) {
+    return asUsage(err);
   }
 }

@@ -78,7 +78,7 @@ const schema = Joi.object<Env, true>({
     .max(5000)
     .default(5000)
     .description('How long a looked-up API key is cached; a revocation takes effect within this time'),
-  WEBHOOK_ALLOW_PRIVATE: Joi.boolean().default(false).description('Allow webhook URLs on private, loopback or link-local addresses'),
+  WEBHOOK_ALLOW_PRIVATE: Joi.boolean().default(false).description('Allow webhook URLs, and connected WooCommerce stores, on private, loopback or link-local addresses'),
   WEBHOOK_SWEEP_SECONDS: Joi.number()
     .integer()
     .min(1)

@@ -24,7 +24,7 @@ import type { ConnectedStore } from '../../server/woocommerce/schema';
 import { BUSINESS_QUESTION, cliConfig, withContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { cliIo } from '../io';
-import { parseMode, parseSince, positiveId, validBody } from '../options';
+import { parseMode, parseSince, positiveId, refusedAsUsage, validBody } from '../options';
 import { examples, output, shortTime, table } from '../output';
 import { ensureOptions } from '../prompt';
 import { groupCommand } from './groups';
@@ -94,7 +94,8 @@ async function importConfig(file: string, json: boolean | undefined): Promise<vo
   const store = await withContext(({ services }) => step(`importing ${config.store_url}`, () => services.woocommerce.importConfig(config)));
   output(json, store, () => [
     `Imported ${store.store_url} into business ${store.business_id} (${store.livemode ? 'live' : 'test'} mode) as store ${store.id}`,
-    `Its webhook ${store.webhook_id} now delivers to the server at ${cliConfig().baseUrl}: stop \`invoicing woo serve\` for it`,
+    `Its webhook ${store.webhook_id} now delivers to the server at ${cliConfig().baseUrl}; the bridge there acts with a key of its own.`,
+    'Keep `invoicing woo serve` for this file stopped: two bridges on one store would invoice an order twice.',
   ]);
 }
 
@@ -176,12 +177,14 @@ interface ConnectLinkOptions {
 /** `woo connect-link`: a link the shop owner opens to connect a store through WooCommerce's own approval. */
 async function connectLink(raw: ConnectLinkOptions): Promise<void> {
   const opts = await ensureOptions(raw, [BUSINESS_QUESTION]);
+  const flagOf = (field: string) => ({ businessId: '--business', mode: '--mode', storeUrl: '--store-url' })[field] ?? `--${field}`;
   const input = validBody(
     wooSchema().connectLinkSchema,
     { businessId: positiveId(String(opts.business), '--business'), mode: parseMode(opts.mode), ...(opts.storeUrl === undefined ? {} : { storeUrl: opts.storeUrl }) },
-    (field) => ({ businessId: '--business', mode: '--mode', storeUrl: '--store-url' })[field] ?? `--${field}`,
+    flagOf,
   );
-  const link = await withContext(({ services }) => services.woocommerce.createLink(input));
+  // The service refuses a store in a private network: a refused value, named by its flag.
+  const link = await refusedAsUsage(() => withContext(({ services }) => services.woocommerce.createLink(input)), input, flagOf);
   if (!link.callback_url.startsWith('https://')) {
     cliIo().stderr.write(`note: WooCommerce sends the keys only to a public https:// callback, and BASE_URL gives ${link.callback_url}: set BASE_URL to the server's public https address\n`);
   }

@@ -1,6 +1,7 @@
 /** The shop, through WooCommerce's own REST client (OAuth 1.0a over http, Basic over https). */
 import http from 'node:http';
 import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import WooCommerceRestApi from '@woocommerce/woocommerce-rest-api';
 import { WooOrder } from './order';
 
@@ -11,6 +12,10 @@ export interface StoreOptions {
   timeoutMs?: number;
   /** Extra certificate authority (PEM) to trust for an https store, e.g. a self-signed one. */
   ca?: string;
+  /** The agents' DNS lookup (the server's refuses private addresses, as for webhook URLs). */
+  lookup?: LookupFunction;
+  /** Redirects followed; default axios's 5 (a store at http:// answering with its https:// address). */
+  maxRedirects?: number;
 }
 
 export interface WooWebhook {
@@ -46,7 +51,11 @@ export class WooStore {
       version: 'wc/v3',
       timeout: options.timeoutMs ?? 15_000,
       // No keep-alive: a connection idle across a store restart would fail the next request for nothing.
-      axiosConfig: { httpAgent: new http.Agent({ keepAlive: false }), httpsAgent: new https.Agent({ keepAlive: false, ca: options.ca }) },
+      axiosConfig: {
+        httpAgent: new http.Agent({ keepAlive: false, lookup: options.lookup }),
+        httpsAgent: new https.Agent({ keepAlive: false, ca: options.ca, lookup: options.lookup }),
+        ...(options.maxRedirects === undefined ? {} : { maxRedirects: options.maxRedirects }),
+      },
     });
   }
 

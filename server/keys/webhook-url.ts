@@ -1,4 +1,5 @@
 /** Webhook URLs must be http(s) and, unless WEBHOOK_ALLOW_PRIVATE is set, not point into a private network. */
+import { lookup as dnsLookup, LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -92,4 +93,26 @@ export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | 
     return 'webhook_url points to a private, loopback or link-local address (set WEBHOOK_ALLOW_PRIVATE=true for local development)';
   }
   return null;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * dns.lookup that refuses a name if any of its addresses is private (unless allowed): given to the
+ * agents that connect (webhook deliveries, connected stores), so DNS rebinding cannot reach a private network.
+ */
+export function guardedLookup(allowPrivate: boolean) {
+  return (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback): void => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const blocked = !allowPrivate && addresses.find((a) => isPrivateAddress(a.address));
+      if (blocked) {
+        const refusal: NodeJS.ErrnoException = new Error(`${hostname} resolves to the private address ${blocked.address}`);
+        refusal.code = 'EPRIVATEADDRESS';
+        return callback(refusal, []);
+      }
+      if ((options as LookupAllOptions).all) return callback(null, addresses);
+      callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
 }

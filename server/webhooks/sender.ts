@@ -2,9 +2,8 @@
  * One HTTP attempt with got: the exact signed bytes, 10 seconds in all, no redirects followed, and
  * the address checked where it is connected to (so DNS rebinding cannot reach a private network).
  */
-import { lookup, LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
 import { startStopwatch } from '../clock';
-import { isPrivateAddress, privateHostProblem } from '../keys/webhook-url';
+import { guardedLookup, privateHostProblem } from '../keys/webhook-url';
 
 /** The contract's delivery timeout: any 2xx within 10 seconds. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -23,25 +22,6 @@ export interface AttemptResult {
 /** Any 2xx answered in full within the timeout; a 2xx whose body then stalls is retried (receivers deduplicate). */
 export function isSuccess(result: AttemptResult): boolean {
   return result.error === null && result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-}
-
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-/** dns.lookup that refuses a name if any of its addresses is private (unless allowed). */
-function guardedLookup(allowPrivate: boolean) {
-  return (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback): void => {
-    lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, []);
-      const blocked = !allowPrivate && addresses.find((a) => isPrivateAddress(a.address));
-      if (blocked) {
-        const refusal: NodeJS.ErrnoException = new Error(`${hostname} resolves to the private address ${blocked.address}`);
-        refusal.code = 'EPRIVATEADDRESS';
-        return callback(refusal, []);
-      }
-      if ((options as LookupAllOptions).all) return callback(null, addresses);
-      callback(null, addresses[0].address, addresses[0].family);
-    });
-  };
 }
 
 /**

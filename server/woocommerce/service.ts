@@ -26,12 +26,12 @@ import { BusinessService } from '../businesses/service';
 import { Clock, systemClock } from '../clock';
 import { Database } from '../db/database';
 import { isUniqueViolation } from '../db/errors';
-import { InvalidState, NotFound } from '../errors';
+import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { JobQueue, Outcome } from '../jobs/engine';
 import { nextAttemptAfter } from '../jobs/retry-schedule';
 import { SealedPlace, SecretBox } from '../keys/secret-box';
 import { KeyService } from '../keys/service';
-import { privateHostProblem, resolvedAddressProblem } from '../keys/webhook-url';
+import { guardedLookup, privateHostProblem, resolvedAddressProblem } from '../keys/webhook-url';
 import { POLL_DUE, WooConnectLink, WooOrderSync, WooStoreRow } from './model';
 import { CALLBACK_PATH, CallbackBody, ConnectLinkInput, ConnectedStore, CreatedConnectLink, deliveryPath, linkPath, LinkState, returnPath } from './schema';
 import { toConnectedStore } from './view';
@@ -42,8 +42,6 @@ const APP_NAME = 'Invoicing';
 const LINK_LIFETIME_MS = 24 * 60 * 60_000;
 /** A failed poll is tried again after one interval, two, … up to this many. */
 const MAX_POLL_BACKOFF = 6;
-/** How many times in a row one lease works an order that deliveries said changed while it was being worked. */
-const MAX_RUNS_PER_LEASE = 3;
 
 const LINK_LOOKUP = acrossTenants('woocommerce connect link');
 const DELIVERY = acrossTenants('woocommerce delivery');
@@ -138,7 +136,7 @@ export class WooCommerceService {
     const business = await this.businesses.get(input.businessId);
     if (input.storeUrl) {
       const problem = await this.storeAddressProblem(input.storeUrl);
-      if (problem) throw new InvalidState(problem);
+      if (problem) throw new ValidationFailed({ storeUrl: [problem] });
     }
     const token = randomBytes(24).toString('base64url');
     const actor = systemActor('woocommerce connection', { businessId: business.id, livemode: input.mode === 'live' });
@@ -254,7 +252,7 @@ export class WooCommerceService {
 
   /**
    * Queues the order's sync, due now, and sweeps the queue after the commit. An order being worked
-   * on is marked to be worked again by the same lease, which may have read it before this change.
+   * on is marked instead: its run may have read it before this change, so it is due again after it.
    * Read committed (MySQL): two deliveries of a new order meet at its unique key, not in a deadlock
    * over the gap locks of their lookups.
    */
@@ -288,30 +286,28 @@ export class WooCommerceService {
   }
 
   /**
-   * One order brought up to date by the bridge, again while deliveries said it changed during the
-   * run; a refusal is noted on the order by the bridge, and is done here.
+   * One order brought up to date by the bridge; a refusal is noted on the order by the bridge, and
+   * is done here. The run ends its own lease: done, unless a delivery marked the order meanwhile,
+   * when it is due again at once. Each is one conditional write under the lease, so a mark lands
+   * either before it (and is seen) or after it (on a row no longer leased, which it queues).
    */
   private async syncOrder(sync: WooOrderSync): Promise<Done> {
     const store = await WooStoreRow.acrossTenants(ORDER_SYNCS, this.db.current).findById(sync.woo_store_id);
     if (!store) return { done: { outcome: 'the store was disconnected' } };
+    let outcome: string;
     try {
-      const bridge = this.bridgeOf(store);
-      let outcome: OrderOutcome;
-      let runs = 0;
-      do {
-        outcome = await bridge.orders.handle(sync.order_id);
-        runs += 1;
-      } while (runs < MAX_RUNS_PER_LEASE && (await this.changedMeanwhile(sync)));
-      return { done: { outcome: describeOutcome(outcome) } };
+      outcome = describeOutcome(await this.bridgeOf(store).orders.handle(sync.order_id));
     } catch (err) {
       return { failed: { outcome: (err as Error).message.slice(0, 1000) } };
     }
-  }
-
-  /** Whether a delivery marked the order as changed since this lease's run began (and takes the mark). */
-  private async changedMeanwhile(sync: WooOrderSync): Promise<boolean> {
-    const taken = await WooOrderSync.acrossTenants(ORDER_SYNCS, this.db.current).where({ id: sync.id, lease_id: sync.lease_id, again: true }).patch({ again: false });
-    return taken === 1;
+    const leased = WooOrderSync.acrossTenants(ORDER_SYNCS, this.db.current).where({ id: sync.id, lease_id: sync.lease_id, status: 'pending' });
+    const done = await leased.clone().where({ again: false }).patch({ status: 'done', outcome, lease_id: null });
+    if (!done) {
+      await leased.clone().where({ again: true }).patch({ again: false, outcome, lease_id: null, next_attempt_at: this.clock.now().toISOString() });
+      this.orders.nudge();
+    }
+    // The engine's record finds the row released already, and writes nothing.
+    return { done: { outcome } };
   }
 
   /**
@@ -351,7 +347,7 @@ export class WooCommerceService {
   /** The bridge of a stored store, acting through this process's partner API with the store's own key. */
   private bridgeOf(store: WooStoreRow, saveCursor?: (cursor: string) => void): Bridge {
     if (!this.apiUrl) throw new Error('The WooCommerce bridge runs only in a serving process');
-    return new Bridge(this.bridgeConfig(store, this.apiUrl), this.logger.child({ woo_store: store.id }), { saveCursor });
+    return new Bridge(this.bridgeConfig(store, this.apiUrl), this.logger.child({ woo_store: store.id }), { store: this.storeGuard(), saveCursor });
   }
 
   private bridgeConfig(store: WooStoreRow, apiUrl: string): BridgeConfig {
@@ -416,31 +412,35 @@ export class WooCommerceService {
     const storeUrl = normalHttpUrl(config.store_url);
     if (!storeUrl) throw new InvalidState(`The file's store_url is not a store's http(s) address: ${config.store_url}`);
     const actor = systemActor('woocommerce connection', { businessId: credential.businessId, livemode: credential.livemode });
-    const connected = await WooStoreRow.acrossTenants(LINK_LOOKUP, this.db.current).findOne({ store_key: config.store_id });
+    const connected = await WooStoreRow.acrossTenants(OWNER_CLI, this.db.current).whereIn('store_key', [config.store_id, storeIdOf(storeUrl)]).first();
     if (connected) throw new InvalidState(`${storeUrl} is already connected to business ${connected.business_id} (store ${connected.id})`);
     const publicId = randomBytes(16).toString('hex');
-    const row = await this.db.transaction((trx) =>
-      this.insertStore(
-        trx,
-        actor,
-        { store_url: storeUrl, public_id: publicId, consumer_key: config.consumer_key, consumer_secret: config.consumer_secret, key_permissions: 'read_write', wc_key_id: null },
-        { id: config.webhook_id, secret: config.webhook_secret },
-        {
-          store_key: config.store_id,
-          connected_at: config.connected_at,
-          poll_cursor: config.poll_cursor ?? null,
-          legacy_orders_before: config.legacy_orders_before ?? null,
-          vat_meta_key: config.vat_meta_key ?? null,
-        },
-      ),
-    );
-    try {
-      await this.storeClient(storeUrl, config.consumer_key, config.consumer_secret).updateWebhook(config.webhook_id, { delivery_url: `${this.options.baseUrl}${deliveryPath(publicId)}`, status: 'active' });
-    } catch (err) {
-      await this.db.transaction(async (trx) => {
-        await WooStoreRow.of(actor, trx).findById(row.id).delete();
-        await this.keys.revoke(row.api_key_id);
+    const kept = {
+      store_key: config.store_id,
+      connected_at: config.connected_at,
+      poll_cursor: config.poll_cursor ?? null,
+      legacy_orders_before: config.legacy_orders_before ?? null,
+      vat_meta_key: config.vat_meta_key ?? null,
+    };
+    const keys = { store_url: storeUrl, public_id: publicId, consumer_key: config.consumer_key, consumer_secret: config.consumer_secret, key_permissions: 'read_write' as const, wc_key_id: null };
+    const row = await this.db
+      .transaction((trx) => this.insertStore(trx, actor, keys, { id: config.webhook_id, secret: config.webhook_secret }, kept))
+      .catch((err: unknown) => {
+        if (isUniqueViolation(err)) throw new InvalidState(`${storeUrl} was connected just now, by another import or link`);
+        throw err;
       });
+    const store = this.storeClient(storeUrl, config.consumer_key, config.consumer_secret);
+    try {
+      await store.updateWebhook(config.webhook_id, { delivery_url: `${this.options.baseUrl}${deliveryPath(publicId)}`, status: 'active' });
+    } catch (err) {
+      // The store may have moved the webhook before the answer was lost: it goes back to the bridge apart.
+      await store.updateWebhook(config.webhook_id, { delivery_url: `${config.bridge_url}/woocommerce/webhook` }).catch(() => undefined);
+      await this.db
+        .transaction(async (trx) => {
+          await WooStoreRow.of(actor, trx).findById(row.id).delete();
+          await this.keys.revoke(row.api_key_id);
+        })
+        .catch((undoErr: unknown) => this.logger.error({ err: undoErr, woo_store: row.id }, 'an import that failed left its store row: disconnect it'));
       throw err;
     }
     return toConnectedStore(row);
@@ -474,7 +474,15 @@ export class WooCommerceService {
   }
 
   private storeClient(storeUrl: string, consumerKey: string, consumerSecret: string): WooStore {
-    return new WooStore({ storeUrl, consumerKey, consumerSecret });
+    return new WooStore({ storeUrl, consumerKey, consumerSecret, ...this.storeGuard() });
+  }
+
+  /**
+   * Every call to a store is checked where it connects and follows no redirect, as webhook
+   * deliveries are: a store address judged public once cannot lead the server into a private network.
+   */
+  private storeGuard(): { lookup?: ReturnType<typeof guardedLookup>; maxRedirects: number } {
+    return { maxRedirects: 0, ...(this.options.allowPrivate ? {} : { lookup: guardedLookup(false) }) };
   }
 
   private registerWebhook(store: WooStore, storeUrl: string, publicId: string, secret: string) {

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { signatureOf } from '../../plugin/woocommerce/receiver';
 import { startApp, Tenant, TestApp } from '../support/app';
 import { requireBuild, runCli } from '../support/cli';
 import { eventually } from '../support/eventually';
@@ -250,6 +251,58 @@ test('when a store is connected to one business, then another business\'s link f
 test('when a store\'s address is in a private network and private addresses are not allowed, then no link is made for it', async () => {
   const run = await runCli(app.databaseUrl, ['woo', 'connect-link', '--business', String(owner.businessId), '--store-url', 'http://10.1.2.3', '--json'], { BASE_URL: app.url });
 
-  expect(run.code).toBe(1);
-  expect(run.stderr).toContain('http://10.1.2.3 is in a private network');
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain('--store-url "http://10.1.2.3": http://10.1.2.3 is in a private network');
+});
+
+/** A delivery of the order as it is now, signed as the store signs it. */
+function deliver(orderId: number, webhookId: number): Promise<Response> {
+  const webhook = store.webhooks.find((w) => w.id === webhookId)!;
+  const body = JSON.stringify(store.orders.find((o) => o.id === orderId));
+  return fetch(webhook.delivery_url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-wc-webhook-topic': 'order.updated', 'x-wc-webhook-signature': signatureOf(Buffer.from(body), webhook.secret) },
+    body,
+  });
+}
+
+test('when a delivery comes while its order is being worked on, then the run ends with the order due again rather than done', async () => {
+  const connected = await connectedStore();
+  const order = completed(registeredEurOrder());
+  await invoicesOf(order.id);
+  await eventually(async () => (await app.db.knex('woo_order_syncs').where({ order_id: order.id }).first())?.status === 'done');
+  // A process has claimed the order's sync, as a sweep does.
+  await app.db.knex('woo_order_syncs').where({ order_id: order.id }).update({ status: 'pending', lease_id: 'held-by-a-run', next_attempt_at: app.db.knex.raw('updated_at') });
+  const claimed = (await app.db.knex('woo_order_syncs').where({ order_id: order.id }).first()) as { id: number };
+
+  const answer = await deliver(order.id, connected.webhook_id);
+  const marked = await app.db.knex('woo_order_syncs').where({ order_id: order.id }).first();
+  const reads = () => store.requests.filter((r) => r.method === 'GET' && r.path === `/wp-json/wc/v3/orders/${order.id}`).length;
+  const readsBefore = reads();
+  // That run ends.
+  const woocommerce = app.server.services.woocommerce as unknown as { syncOrder(sync: object): Promise<unknown> };
+  await woocommerce.syncOrder({ ...claimed, order_id: order.id, woo_store_id: connected.id, lease_id: 'held-by-a-run' });
+
+  expect(answer.status).toBe(202);
+  expect(marked).toMatchObject({ lease_id: 'held-by-a-run', status: 'pending' });
+  expect(Boolean(Number(marked.again))).toBe(true);
+  // The run read the order, and so did the run after it, which the mark made due: then it is done.
+  await eventually(async () => (await app.db.knex('woo_order_syncs').where({ order_id: order.id }).first()).status === 'done');
+  expect(reads() - readsBefore).toBeGreaterThanOrEqual(2);
+  expect(Boolean(Number((await app.db.knex('woo_order_syncs').where({ order_id: order.id }).first()).again))).toBe(false);
+});
+
+test('when an order\'s sync ran out of retries, then the store\'s next poll tries it again', async () => {
+  await connectedStore();
+  const order = completed(registeredEurOrder());
+  await invoicesOf(order.id);
+  await eventually(async () => (await app.db.knex('woo_order_syncs').where({ order_id: order.id }).first())?.status === 'done');
+  await app.db.knex('woo_order_syncs').where({ order_id: order.id }).update({ status: 'failed', attempts: 6, outcome: 'store unreachable' });
+
+  await app.db.knex('woo_stores').update({ next_attempt_at: app.db.knex.raw('created_at') });
+  await app.server.services.woocommerce.polls.drain();
+  await app.server.services.woocommerce.orders.drain();
+
+  await eventually(async () => (await app.db.knex('woo_order_syncs').where({ order_id: order.id }).first()).status === 'done');
+  expect(await app.db.knex('woo_order_syncs').where({ order_id: order.id }).first()).toMatchObject({ status: 'done', attempts: 1 });
 });
