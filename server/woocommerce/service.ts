@@ -88,6 +88,11 @@ export class WooCommerceService {
   readonly orders: JobQueue<WooOrderSync>;
   /** This process's own partner API, which the bridge calls; set once the server listens. */
   private apiUrl?: string;
+  /**
+   * Each store's bridge for its orders, kept while its keys are the same: it remembers our tax rate
+   * for each shop rate, which a bridge made per order would look up again for every order.
+   */
+  private readonly orderBridges = new Map<number, { keys: string; bridge: Bridge }>();
 
   constructor(
     private readonly db: Database,
@@ -296,7 +301,7 @@ export class WooCommerceService {
     if (!store) return { done: { outcome: 'the store was disconnected' } };
     let outcome: string;
     try {
-      outcome = describeOutcome(await this.bridgeOf(store).orders.handle(sync.order_id));
+      outcome = describeOutcome(await this.orderBridgeOf(store).orders.handle(sync.order_id));
     } catch (err) {
       return { failed: { outcome: (err as Error).message.slice(0, 1000) } };
     }
@@ -342,6 +347,15 @@ export class WooCommerceService {
       this.logger.warn({ err, woo_store: store.id }, 'WooCommerce store poll failed; it is polled again later');
       return { failed: { last_polled_at: now.toISOString(), last_error: (err as Error).message.slice(0, 1000) } };
     }
+  }
+
+  private orderBridgeOf(store: WooStoreRow): Bridge {
+    const keys = `${store.consumer_key} ${store.webhook_id} ${store.api_key_id}`;
+    const kept = this.orderBridges.get(store.id);
+    if (kept?.keys === keys) return kept.bridge;
+    const bridge = this.bridgeOf(store);
+    this.orderBridges.set(store.id, { keys, bridge });
+    return bridge;
   }
 
   /** The bridge of a stored store, acting through this process's partner API with the store's own key. */

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { signatureOf } from '../../plugin/woocommerce/receiver';
+import { toDbTime } from '../../server/db/time';
 import { startApp, Tenant, TestApp } from '../support/app';
 import { requireBuild, runCli } from '../support/cli';
 import { eventually } from '../support/eventually';
@@ -195,9 +196,9 @@ test('when deliveries were missed, then the store\'s poll finds the order and it
   await app.server.services.woocommerce.polls.drain();
   await app.server.services.woocommerce.orders.drain();
 
-  const list = await invoicesOf(order.id);
-  expect(list).toHaveLength(1);
-  expect(list[0].status).toBe('paid');
+  // Paid at checkout: the invoice is issued, then its payment recorded.
+  await eventually(async () => (await invoicesOf(order.id))[0].status === 'paid');
+  expect(await invoicesOf(order.id)).toHaveLength(1);
   const row = await app.db.knex('woo_stores').first();
   expect(row.last_polled_at).not.toBeNull();
 });
@@ -255,6 +256,16 @@ test('when a store\'s address is in a private network and private addresses are 
   expect(run.stderr).toContain('--store-url "http://10.1.2.3": http://10.1.2.3 is in a private network');
 });
 
+/** Once the order is invoiced and the deliveries of the bridge's own writes to it are worked too. */
+async function settled(orderId: number): Promise<void> {
+  await invoicesOf(orderId);
+  await eventually(async () => {
+    await store.settled();
+    return (await app.db.knex('woo_order_syncs').where({ order_id: orderId }).first())?.status === 'done';
+  });
+  await store.settled();
+}
+
 /** A delivery of the order as it is now, signed as the store signs it. */
 function deliver(orderId: number, webhookId: number): Promise<Response> {
   const webhook = store.webhooks.find((w) => w.id === webhookId)!;
@@ -269,10 +280,9 @@ function deliver(orderId: number, webhookId: number): Promise<Response> {
 test('when a delivery comes while its order is being worked on, then the run ends with the order due again rather than done', async () => {
   const connected = await connectedStore();
   const order = completed(registeredEurOrder());
-  await invoicesOf(order.id);
-  await eventually(async () => (await app.db.knex('woo_order_syncs').where({ order_id: order.id }).first())?.status === 'done');
-  // A process has claimed the order's sync, as a sweep does.
-  await app.db.knex('woo_order_syncs').where({ order_id: order.id }).update({ status: 'pending', lease_id: 'held-by-a-run', next_attempt_at: app.db.knex.raw('updated_at') });
+  await settled(order.id);
+  // A process has claimed the order's sync, as a sweep does: leased, due again only once its lease ends.
+  await app.db.knex('woo_order_syncs').where({ order_id: order.id }).update({ status: 'pending', lease_id: 'held-by-a-run', next_attempt_at: toDbTime(new Date(Date.now() + 300_000)) });
   const claimed = (await app.db.knex('woo_order_syncs').where({ order_id: order.id }).first()) as { id: number };
 
   const answer = await deliver(order.id, connected.webhook_id);
@@ -295,8 +305,7 @@ test('when a delivery comes while its order is being worked on, then the run end
 test('when an order\'s sync ran out of retries, then the store\'s next poll tries it again', async () => {
   await connectedStore();
   const order = completed(registeredEurOrder());
-  await invoicesOf(order.id);
-  await eventually(async () => (await app.db.knex('woo_order_syncs').where({ order_id: order.id }).first())?.status === 'done');
+  await settled(order.id);
   await app.db.knex('woo_order_syncs').where({ order_id: order.id }).update({ status: 'failed', attempts: 6, outcome: 'store unreachable' });
 
   await app.db.knex('woo_stores').update({ next_attempt_at: app.db.knex.raw('created_at') });
