@@ -6,6 +6,8 @@
  * approval is in connect-browser.test.ts.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { signatureOf } from '../../plugin/woocommerce/receiver';
@@ -314,4 +316,22 @@ test('when an order\'s sync ran out of retries, then the store\'s next poll trie
 
   await eventually(async () => (await app.db.knex('woo_order_syncs').where({ order_id: order.id }).first()).status === 'done');
   expect(await app.db.knex('woo_order_syncs').where({ order_id: order.id }).first()).toMatchObject({ status: 'done', attempts: 1 });
+});
+
+test('when a connected store answers with a redirect, then the server does not follow it: the poll fails and says why', async () => {
+  await connectedStore();
+  const elsewhere: string[] = [];
+  const target = http.createServer((req, res) => {
+    elsewhere.push(req.url ?? '');
+    res.end('{}');
+  });
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  store.redirectNextRequests(5, `http://127.0.0.1:${(target.address() as AddressInfo).port}/latest/meta-data`);
+
+  await app.db.knex('woo_stores').update({ next_attempt_at: app.db.knex.raw('created_at') });
+  await app.server.services.woocommerce.polls.drain();
+  await new Promise<void>((resolve) => target.close(() => resolve()));
+
+  expect(elsewhere).toEqual([]);
+  expect((await app.db.knex('woo_stores').first()).last_error).toContain('store answered 302');
 });

@@ -148,7 +148,7 @@ export class WooStore {
   private readonly sequences = { post: 100, item: 0, meta: 1000, comment: 0, webhook: 0 };
   private readonly ids: IdSource = { post: () => ++this.sequences.post, item: () => ++this.sequences.item, meta: () => ++this.sequences.meta };
   private paused = false;
-  private failures = { remaining: 0, status: 503 };
+  private failures: { remaining: number; status: number; location?: string } = { remaining: 0, status: 503 };
   private listening = true;
 
   constructor(
@@ -273,6 +273,11 @@ export class WooStore {
   /** The next `n` requests get `status` (default 503) with an HTML error page, before any authentication. */
   failNextRequests(n: number, status = 503): void {
     this.failures = { remaining: n, status };
+  }
+
+  /** The next `n` requests are redirected (302) to `location`, as a compromised or misconfigured site might. */
+  redirectNextRequests(n: number, location: string): void {
+    this.failures = { remaining: n, status: 302, location };
   }
 
   /** Stops listening: connections are refused until `up()`. */
@@ -409,7 +414,8 @@ export class WooStore {
 
     if (this.failures.remaining > 0) {
       this.failures.remaining -= 1;
-      return send({ status: this.failures.status, body: `<!DOCTYPE html><html><body><h1>${this.failures.status}</h1><p>The site is unavailable.</p></body></html>` });
+      const { status, location } = this.failures;
+      return send({ status, body: `<!DOCTYPE html><html><body><h1>${status}</h1><p>The site is unavailable.</p></body></html>`, headers: location ? { Location: location } : {} });
     }
     const contentType = String(req.headers['content-type'] ?? '').toLowerCase();
     const isForm = contentType.startsWith('application/x-www-form-urlencoded');
