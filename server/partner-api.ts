@@ -3,6 +3,7 @@ import { businessRoutes } from './businesses/routes';
 import { clientRoutes } from './clients/routes';
 import { contractRoutes } from './contracts/routes';
 import { creditNoteRoutes } from './credit-notes/routes';
+import { einvoiceRoutes } from './einvoice/routes';
 import { eventRoutes } from './events/routes';
 import { expenseRoutes } from './expenses/routes';
 import { Route } from './http/routes';
@@ -24,6 +25,7 @@ export const partnerRoutes: Route<Services>[] = [
   ...paymentRoutes,
   ...refundRoutes,
   ...creditNoteRoutes,
+  ...einvoiceRoutes,
   ...webhookRoutes,
   ...eventRoutes,
   ...expenseRoutes,

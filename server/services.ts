@@ -10,6 +10,7 @@ import type { ClientService } from './clients/service';
 import type { Config } from './config';
 import type { ContractService } from './contracts/service';
 import type { CreditNoteService } from './credit-notes/service';
+import type { EinvoiceService } from './einvoice/service';
 import type { BusinessClocks } from './db/clocks';
 import type { Database } from './db/database';
 import { Clock, systemClock } from './clock';
@@ -60,6 +61,8 @@ export interface Services {
   creditNotes: CreditNoteService;
   /** Invoice and receipt PDFs. */
   documents: InvoiceDocuments;
+  /** Invoices as EN 16931 e-invoices (UBL, CII). */
+  einvoices: EinvoiceService;
   quickCharge: QuickChargeService;
   outbox: Outbox;
   /** The event log partners read back (`GET /events`). */
@@ -104,6 +107,7 @@ const modules = {
   clients: () => require('./clients/service') as typeof import('./clients/service'),
   contracts: () => require('./contracts/service') as typeof import('./contracts/service'),
   creditNotes: () => require('./credit-notes/service') as typeof import('./credit-notes/service'),
+  einvoices: () => require('./einvoice/service') as typeof import('./einvoice/service'),
   clocks: () => require('./db/clocks') as typeof import('./db/clocks'),
   mailer: () => require('./email/mailer') as typeof import('./email/mailer'),
   emails: () => require('./email/queue') as typeof import('./email/queue'),
@@ -211,6 +215,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
         services.documents,
         log(),
       ),
+    einvoices: () => new (modules.einvoices().EinvoiceService)(services.invoices),
     quickCharge: () => new (modules.quickCharge().QuickChargeService)(db, services.businesses, services.clients, services.invoices),
     events: () => new (modules.events().EventService)(db, services.outbox, clock),
     webhooks: () => new (modules.webhooks().WebhookService)(db, services.outbox, clock),

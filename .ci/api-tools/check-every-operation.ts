@@ -12,6 +12,8 @@
 import { deepStrictEqual } from 'node:assert/strict';
 import fs from 'node:fs';
 import createClient from 'openapi-fetch';
+import { businessChangesSchema } from '../../server/businesses/schema';
+import { validateInput } from '../../server/validation';
 import { startApp } from '../../test/support/app';
 import { openApiValidator } from '../../test/support/http';
 import { startReceiver } from '../../test/support/receiver';
@@ -53,6 +55,11 @@ async function main(documentFile: string): Promise<string[]> {
   const app = await startApp();
   try {
     const tenant = await app.tenant({ webhookUrl: receiver.url });
+    // A legal identity, so that an invoice of the business can be an e-invoice.
+    await app.server.services.businesses.update(
+      tenant.businessId,
+      validateInput(businessChangesSchema, { legal_name: 'Check GmbH', city: 'Berlin', country: 'DE', tax_id: 'DE123456789', peppol_id: '9930:DE123456789' }),
+    );
     const baseUrl = `${app.url}/api/v1/partner`;
     const served: unknown = await (await fetch(`${baseUrl}/openapi.json`)).json();
     try {

@@ -79,6 +79,16 @@ export async function callEveryOperation(api: ApiClient): Promise<void> {
   succeeded(await api.GET('/refunds', { params: { query: { payment_id: String(simulated.payment.id) } } }));
   succeeded(await api.GET('/refunds/{id}', { params: { path: { id: refund.id } } }));
 
+  // The business has a legal identity (check-every-operation.ts): an issued invoice to a buyer with one is an e-invoice.
+  const { client: buyer } = succeeded(
+    await api.POST('/clients', { body: { name: 'Camille Martin', email: 'camille@example.com', city: 'Paris', country: 'FR', tax_id: 'FR40303265045', peppol_id: '9957:FR40303265045' } }),
+  );
+  const { invoice: einvoiced } = succeeded(
+    await api.POST('/invoices', { body: { ...anInvoice(buyer.id), currency: 'eur', buyer_reference: 'PO-1', default_tax_rate_ids: [tax_rate.id] } }),
+  );
+  succeeded(await api.POST('/invoices/{id}/initiate-payment', { params: { path: { id: einvoiced.id } } }));
+  succeeded(await api.GET('/invoices/{id}/einvoice', { params: { path: { id: einvoiced.id }, query: { format: 'ubl' } }, parseAs: 'text' }));
+
   // The PATCH above replaced the draft's lines: the credit note names them as they are now.
   const { invoice: issued } = succeeded(await api.GET('/invoices/{id}', { params: invoiceId }));
   const { credit_note } = succeeded(

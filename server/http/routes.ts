@@ -53,7 +53,7 @@ export interface JsonResponse<S extends TSchema = TSchema> {
 export interface FileResponse {
   status: 200;
   description: string;
-  file: 'application/pdf';
+  file: 'application/pdf' | 'application/xml';
 }
 
 type AnyResponse = JsonResponse | FileResponse;

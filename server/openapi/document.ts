@@ -12,6 +12,7 @@ import { BadRequest, DatabaseBusy, Forbidden, GatewayError, InvalidState, NotFou
 import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../http/idempotency';
 import { bodySchemaOf, Route } from '../http/routes';
 import { TestModeOnly } from '../invoices/payment-path';
+import { EinvoiceNotReady } from '../einvoice/schema';
 import { errorBody, Id } from '../shapes/common';
 import { componentNameOf, componentsOf } from '../shapes/component';
 import { partnerRoutes } from '../partner-api';
@@ -110,7 +111,7 @@ const ERROR_CODES = [
   ...new Set(
     [
       BadRequest, Unauthorized, Forbidden, TestModeOnly, NotFound, IdempotencyKeyInUse, PayloadTooLarge, ValidationFailed,
-      InvalidState, IdempotencyKeyReused, RateLimited, ServerError, GatewayError, ServiceUnavailable, PdfBusy, DatabaseBusy,
+      InvalidState, IdempotencyKeyReused, RateLimited, ServerError, GatewayError, ServiceUnavailable, PdfBusy, DatabaseBusy, EinvoiceNotReady,
     ].map((error) => error.code),
   ),
 ];
@@ -230,6 +231,11 @@ const responses: Record<string, Response> = {
   Unprocessable: errorResponse(
     'Field errors (`validation_failed`, with `errors`), a business rule refusing the request in the record\'s state (`invalid_state`), or an Idempotency-Key reused with another request (`idempotency_key_reused`)',
     [ValidationFailed, InvalidState, IdempotencyKeyReused],
+    'authenticated',
+  ),
+  EinvoiceNotReady: errorResponse(
+    'The invoice lacks what the e-invoice format requires (`einvoice_not_ready`, with `errors` naming each field by its path and the EN 16931 or Peppol rule it breaks), or a draft that lacks nothing (`invalid_state`: issue it first)',
+    [EinvoiceNotReady, InvalidState],
     'authenticated',
   ),
   RateLimited: errorResponse(

@@ -1,0 +1,71 @@
+/**
+ * What an invoice lacks for an e-invoice: each missing or unusable field by its path, with the rule
+ * it breaks. For a draft the paths say where to fix it (`business.tax_id`, `client.country`,
+ * `items[0].tax_rate_ids`); for an issued invoice they name its snapshot (`seller.tax_id`,
+ * `buyer.country`), which only a credit note and a new invoice can correct. Nothing is generated
+ * that fails these rules.
+ */
+import type { InvoiceDetail } from '../invoices/schema';
+import { currencyExponent } from '../money/currencies';
+import { toMinor } from '../money/amount';
+import type { EinvoiceFormat } from './schema';
+
+type Problems = Record<string, string[]>;
+
+/** Where a field is fixed: the snapshot's path for an issued invoice, the record's for a draft. */
+function pathsFor(draft: boolean) {
+  return {
+    seller: (field: string) => (draft ? `business.${field}` : `seller.${field}`),
+    buyer: (field: string) => (draft ? `client.${field}` : `buyer.${field}`),
+  };
+}
+
+/** VAT categories whose invoices name the seller's VAT identifier (BR-S-02, BR-Z-02, BR-E-02, BR-AE-02, BR-IC-02, BR-G-02). */
+const SELLER_VAT_ID: Record<string, string> = { S: 'BR-S-02', Z: 'BR-Z-02', E: 'BR-E-02', AE: 'BR-AE-02', K: 'BR-IC-02', G: 'BR-G-02' };
+
+export function einvoiceProblems(invoice: InvoiceDetail, format: EinvoiceFormat): Problems {
+  const problems: Problems = {};
+  const add = (path: string, message: string) => (problems[path] ??= []).push(message);
+  const { seller, buyer } = invoice;
+  const paths = pathsFor(invoice.status === 'draft');
+
+  if (!seller.legal_name) add(paths.seller('legal_name'), 'BR-06: an invoice names the seller');
+  if (!seller.country) add(paths.seller('country'), 'BR-09: the seller\'s address has a country code');
+  if (!buyer.company && !buyer.name) add(paths.buyer('name'), 'BR-07: an invoice names the buyer');
+  if (!buyer.country) add(paths.buyer('country'), 'BR-11: the buyer\'s address has a country code');
+  if (!seller.tax_id && !seller.registration_number) add(paths.seller('tax_id'), 'BR-CO-26: the seller is identified by a VAT identifier or a legal registration number');
+  for (const [who, party] of [['seller', seller], ['buyer', buyer]] as const) {
+    if (party.tax_id && !/^[A-Z]{2}/.test(party.tax_id)) add(paths[who]('tax_id'), 'BR-CO-09: a VAT identifier starts with its country code (ISO 3166-1, EL for Greece)');
+  }
+
+  const categories = new Set(invoice.tax_breakdown.map((rate) => rate.category));
+  const sellerRule = [...categories].map((category) => SELLER_VAT_ID[category]).find(Boolean);
+  if (sellerRule && !seller.tax_id) add(paths.seller('tax_id'), `${sellerRule}: an invoice with VAT category ${[...categories].join(', ')} names the seller's VAT identifier`);
+  if (categories.has('AE') && !buyer.tax_id) add(paths.buyer('tax_id'), 'BR-AE-03: a reverse-charge invoice names the buyer\'s VAT identifier');
+  if (categories.has('K') && !buyer.tax_id) add(paths.buyer('tax_id'), 'BR-IC-03: an intra-community supply names the buyer\'s VAT identifier');
+  if (categories.has('O') && categories.size > 1) add('items', 'BR-O-11: an invoice with a line not subject to VAT (O) has no other VAT category');
+  if (categories.has('O') && seller.tax_id) add(paths.seller('tax_id'), 'BR-O-02: an invoice not subject to VAT names no seller VAT identifier');
+
+  invoice.items.forEach((item, index) => {
+    if (item.tax_rate_ids.length !== 1) {
+      add(`items[${index}].tax_rate_ids`, `BR-CO-04: each line has exactly one VAT category (this one has ${item.tax_rate_ids.length} rates)`);
+    }
+  });
+
+  // EN 16931 amounts have at most two decimals: a three-decimal currency's amounts must end in 0.
+  const exponent = currencyExponent(invoice.currency) ?? 2;
+  if (exponent > 2) {
+    const amounts = [invoice.total, invoice.total_tax, invoice.amount_paid, invoice.rounding_amount, ...invoice.items.flatMap((item) => [item.amount_excluding_tax])];
+    if (amounts.some((amount) => toMinor(amount, invoice.currency) % 10 ** (exponent - 2) !== 0)) {
+      add('currency', `BR-DEC-*: EN 16931 amounts have at most two decimals; these ${invoice.currency} amounts have ${exponent}`);
+    }
+  }
+
+  if (format === 'ubl') {
+    if (!invoice.buyer_reference && !invoice.purchase_order) add('buyer_reference', 'PEPPOL-EN16931-R003: a Peppol invoice has a buyer reference or a purchase order reference');
+    // Peppol's electronic addresses are participant IDs of its EAS list (PEPPOL-EN16931-CL008): an e-mail address is not one.
+    if (!seller.peppol_id) add(paths.seller('peppol_id'), 'PEPPOL-EN16931-R020: a Peppol invoice has the seller\'s electronic address, its Peppol ID');
+    if (!buyer.peppol_id) add(paths.buyer('peppol_id'), 'PEPPOL-EN16931-R010: a Peppol invoice has the buyer\'s electronic address, its Peppol ID');
+  }
+  return problems;
+}

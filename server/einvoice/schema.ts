@@ -1,0 +1,30 @@
+/** The e-invoice request: which format; and the refusal of an invoice that lacks what it needs. */
+import Joi from 'joi';
+import { AppError, FieldErrors } from '../errors';
+
+/**
+ * The formats served: `ubl` (UBL 2.1 per Peppol BIS Billing 3.0) and `cii` (UN/CEFACT CII D16B,
+ * EN 16931). Factur-X and XRechnung (facturx, xrechnung-ubl, xrechnung-cii) are not served yet.
+ */
+export const EINVOICE_FORMATS = ['ubl', 'cii'] as const;
+export type EinvoiceFormat = (typeof EINVOICE_FORMATS)[number];
+
+export interface EinvoiceQuery {
+  format: EinvoiceFormat;
+}
+
+export const einvoiceQuery = Joi.object<EinvoiceQuery>({
+  format: Joi.string()
+    .valid(...EINVOICE_FORMATS)
+    .required()
+    .description('ubl: UBL 2.1 Invoice per Peppol BIS Billing 3.0; cii: UN/CEFACT CII D16B CrossIndustryInvoice (EN 16931). An unknown format is a 400'),
+});
+
+/** 422: the invoice lacks what the format requires; `errors` names each field by its path and the rule it breaks. */
+export class EinvoiceNotReady extends AppError {
+  static readonly code = 'einvoice_not_ready';
+
+  constructor(format: string, details: FieldErrors) {
+    super(422, EinvoiceNotReady.code, `The invoice lacks what a ${format} e-invoice requires: see errors`, details);
+  }
+}

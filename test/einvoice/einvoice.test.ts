@@ -1,0 +1,170 @@
+/**
+ * Invoices as EN 16931 e-invoices over HTTP (contract, "E-invoices"): a varied set of issued
+ * invoices (several rates, reverse charge, exempt, zero-rated, inclusive prices, a rounding amount, a
+ * discount line, JPY, 60 lines, partly paid) fetched as UBL and CII, written to test/output/einvoice/
+ * and checked together by the official rules (../shared/einvoice/validate: CEN EN 16931 for both,
+ * Peppol BIS Billing 3.0 for UBL); each document's totals are the API's. The readiness errors of an
+ * empty business profile and of a draft are tested too.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { businessChangesSchema } from '../../server/businesses/schema';
+import { validateInput } from '../../server/validation';
+import { aClient, Tenant, useApp } from '../support/app';
+
+const ctx = useApp({ rateLimitPerMinute: 100_000 });
+const VALIDATOR = path.resolve(__dirname, '../../../shared/einvoice/validate');
+const OUTPUT = path.join(__dirname, '..', 'output', 'einvoice', process.env.TEST_DB ?? 'sqlite');
+
+const SELLER = {
+  legal_name: 'Muster Design GmbH',
+  address_line1: 'Hauptstraße 1',
+  city: 'Berlin',
+  postal_code: '10115',
+  country: 'DE',
+  tax_id: 'DE123456789',
+  registration_number: 'HRB 12345 B',
+  email: 'billing@muster.example',
+  phone: '+49 30 1234567',
+  iban: 'DE89370400440532013000',
+  bic: 'COBADEFFXXX',
+  peppol_id: '9930:DE123456789',
+};
+
+const BUYER = { name: 'Camille Martin', company: 'Atelier Martin SARL', address: '12 rue de la Paix\nBâtiment B', city: 'Paris', postal_code: '75002', country: 'FR', tax_id: 'FR40303265045', peppol_id: '9957:FR40303265045' };
+
+async function aSeller(currency = 'EUR'): Promise<Tenant> {
+  const t = await ctx.app.tenant({ currency });
+  await ctx.app.server.services.businesses.update(t.businessId, validateInput(businessChangesSchema, SELLER));
+  return t;
+}
+
+async function created(t: Tenant, path: string, body: Record<string, unknown>, key: string): Promise<any> {
+  const res = await t.api.post(path, body);
+  if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${res.text}`);
+  return res.body[key];
+}
+
+const line = (description: string, unit_price: number, extra: Record<string, unknown> = {}) => ({ description, quantity: 1, unit_price, ...extra });
+
+/** An issued invoice of `t` for a new client, with the tenant that reads it. */
+async function issued(t: Tenant, invoice: Record<string, unknown>, client: Record<string, unknown> = {}): Promise<{ t: Tenant; invoice: any }> {
+  const buyer = await created(t, '/clients', aClient({ ...BUYER, ...client }), 'client');
+  const draft = await created(t, '/invoices', { client_id: buyer.id, due_date: '2027-01-31', buyer_reference: 'PO-2026-118', ...invoice }, 'invoice');
+  const sent = await t.api.post(`/invoices/${draft.id}/initiate-payment`);
+  if (sent.status !== 200) throw new Error(`issue: ${sent.status} ${sent.text}`);
+  return { t, invoice: (await t.api.get(`/invoices/${draft.id}`)).body.invoice };
+}
+
+/** The set of invoices every format is checked on, by name. */
+async function theSet(): Promise<Record<string, { t: Tenant; invoice: any }>> {
+  const t = await aSeller();
+  const rate = (body: Record<string, unknown>) => created(t, '/tax-rates', { display_name: 'VAT', ...body }, 'tax_rate').then((r) => r.id as number);
+  const [standard, reduced, zero, exempt, inclusive] = await Promise.all([
+    rate({ percentage: 19 }),
+    rate({ display_name: 'VAT reduced', percentage: 7 }),
+    rate({ display_name: 'Zero rated', percentage: 0, category: 'Z' }),
+    rate({ display_name: 'Exempt', percentage: 0, category: 'E', exemption_reason: 'Exempt under §4 Nr. 21 UStG' }),
+    rate({ display_name: 'VAT incl.', percentage: 19, inclusive: true }),
+  ]);
+  const jpy = await aSeller('JPY');
+  const jpyRate = await created(jpy, '/tax-rates', { display_name: 'Consumption tax', percentage: 10 }, 'tax_rate');
+  const set: Record<string, { t: Tenant; invoice: any }> = {
+    'several-rates': await issued(t, { items: [line('Book', 20, { tax_rate_ids: [reduced] }), line('Design work', 1234.56, { quantity: 3 }), line('Export', 50, { tax_rate_ids: [zero] })], default_tax_rate_ids: [standard] }),
+    'reverse-charge': await issued(t, { items: [line('Consulting', 800)], default_tax_rate_ids: [standard] }, { tax_exempt: 'reverse' }),
+    exempt: await issued(t, { items: [line('Course', 300)], default_tax_rate_ids: [exempt] }),
+    inclusive: await issued(t, { items: [line('Lamp', 19.99), line('Cable', 4.99, { quantity: 3 })], default_tax_rate_ids: [inclusive] }),
+    // A shop's total a cent off its lines: BT-114.
+    rounding: await issued(t, { items: [line('Service', 10)], default_tax_rate_ids: [standard], rounding_amount: 0.01 }),
+    'discount-line': await issued(t, { items: [line('Chair', 129.9, { quantity: 2 }), line('Loyalty discount', -10)], default_tax_rate_ids: [standard] }),
+    jpy: await issued(jpy, { currency: 'JPY', items: [line('Tea set', 4800), line('Shipping', 800)], default_tax_rate_ids: [jpyRate.id] }),
+    '60-lines': await issued(t, { items: Array.from({ length: 60 }, (_, i) => line(`Item ${i + 1}`, 1.05 + i, { quantity: (i % 4) + 1 })), default_tax_rate_ids: [standard] }),
+  };
+  const partly = await issued(t, { items: [line('Retainer', 1000)], default_tax_rate_ids: [standard] });
+  const paid = await t.api.post(`/invoices/${partly.invoice.id}/payments`, { amount: 400, method: 'bank_transfer', reference: 'SEPA-1' });
+  if (paid.status !== 201) throw new Error(`payment: ${paid.status} ${paid.text}`);
+  set['partly-paid'] = { t, invoice: paid.body.invoice };
+  return set;
+}
+
+/** The validator's verdict on each file (`valid`, or the fatal rule ids), or null when ../shared is not here. */
+async function officialVerdicts(rules: string, files: string[]): Promise<Map<string, string> | null> {
+  if (!fs.existsSync(VALIDATOR)) return null;
+  const tsv = path.join(OUTPUT, `${rules}.tsv`);
+  await promisify(execFile)('bash', [VALIDATOR, '--rules', rules, '--tsv', tsv, ...files], { timeout: 180_000 }).catch((err: { code?: number }) => {
+    if (err.code !== 1) throw err; // 1: some file is invalid, reported in the TSV
+  });
+  return new Map(
+    fs.readFileSync(tsv, 'utf8').trim().split('\n').map((row) => {
+      const [file, verdict, fatal] = row.split('\t');
+      return [path.basename(file), verdict === 'valid' ? 'valid' : `invalid: ${fatal}`];
+    }),
+  );
+}
+
+/** A total of the document: the text of its first element named `name`. */
+const totalIn = (xml: string, name: string) => new RegExp(`<${name}[^>]*>([^<]+)</${name}>`).exec(xml)?.[1];
+
+test('when a varied set of issued invoices is fetched as UBL and CII, then every document passes the official rules and carries the API\'s totals', async () => {
+  const set = await theSet();
+  fs.mkdirSync(OUTPUT, { recursive: true });
+  const written: Record<'ubl' | 'cii', string[]> = { ubl: [], cii: [] };
+
+  for (const [name, { t, invoice }] of Object.entries(set)) {
+    for (const format of ['ubl', 'cii'] as const) {
+      const res = await t.api.get(`/invoices/${invoice.id}/einvoice?format=${format}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/xml/);
+      const xml = res.text;
+      const file = path.join(OUTPUT, `${name}.${format}.xml`);
+      fs.writeFileSync(file, xml);
+      written[format].push(file);
+      const decimals = invoice.currency === 'JPY' ? 0 : 2;
+      const payable = (invoice.total - invoice.amount_paid).toFixed(decimals);
+      expect(totalIn(xml, format === 'ubl' ? 'cbc:PayableAmount' : 'ram:DuePayableAmount')).toBe(payable);
+      expect(totalIn(xml, format === 'ubl' ? 'cbc:TaxExclusiveAmount' : 'ram:TaxBasisTotalAmount')).toBe(invoice.total_excluding_tax.toFixed(decimals));
+    }
+  }
+
+  const verdicts = [await officialVerdicts('en16931', [...written.ubl, ...written.cii]), await officialVerdicts('peppol', written.ubl)];
+  if (verdicts.includes(null)) {
+    process.stderr.write('../shared/einvoice/validate is not here: the documents were not checked by the official rules\n');
+    return;
+  }
+  for (const verdict of verdicts) expect(Object.fromEntries(verdict!)).toEqual(Object.fromEntries([...verdict!.keys()].map((file) => [file, 'valid'])));
+}, 240_000);
+
+test('when a business has no legal identity, then its invoice is not ready, and the errors name every field with its rule', async () => {
+  const t = await ctx.app.tenant();
+  const buyer = await created(t, '/clients', aClient(), 'client');
+  const draft = await created(t, '/invoices', { client_id: buyer.id, due_date: '2027-01-31', items: [line('Work', 100)] }, 'invoice');
+
+  const asDraft = await t.api.get(`/invoices/${draft.id}/einvoice?format=ubl`);
+  await t.api.post(`/invoices/${draft.id}/initiate-payment`);
+  const asIssued = await t.api.get(`/invoices/${draft.id}/einvoice?format=cii`);
+  const unknown = await t.api.get(`/invoices/${draft.id}/einvoice?format=pdf`);
+
+  expect(asDraft.status).toBe(422);
+  expect(asDraft.body.error).toBe('einvoice_not_ready');
+  // The business was made with a name and a country only; the client without an address.
+  expect(Object.keys(asDraft.body.errors).sort()).toEqual(['business.peppol_id', 'business.tax_id', 'buyer_reference', 'client.country', 'client.peppol_id', 'items[0].tax_rate_ids']);
+  expect(asDraft.body.errors['items[0].tax_rate_ids'][0]).toMatch(/^BR-CO-04: /);
+  expect(asIssued.status).toBe(422);
+  expect(Object.keys(asIssued.body.errors).sort()).toEqual(['buyer.country', 'items[0].tax_rate_ids', 'seller.tax_id']);
+  expect(asIssued.body.errors['seller.tax_id'][0]).toMatch(/^BR-CO-26: /);
+  expect(unknown.status).toBe(400);
+});
+
+test('when a ready invoice is still a draft, then it is refused until it is issued', async () => {
+  const t = await aSeller();
+  const rate = await created(t, '/tax-rates', { display_name: 'VAT', percentage: 19 }, 'tax_rate');
+  const buyer = await created(t, '/clients', aClient(BUYER), 'client');
+  const draft = await created(t, '/invoices', { client_id: buyer.id, due_date: '2027-01-31', buyer_reference: 'R-1', items: [line('Work', 100)], default_tax_rate_ids: [rate.id] }, 'invoice');
+
+  const res = await t.api.get(`/invoices/${draft.id}/einvoice?format=ubl`);
+
+  expect(res.status).toBe(422);
+  expect(res.body.error).toBe('invalid_state');
+});
