@@ -60,7 +60,7 @@ export function toCii(doc: EnInvoice, guideline = EN16931_GUIDELINE): string {
         'ram:SpecifiedLineTradeAgreement': { 'ram:NetPriceProductTradePrice': { 'ram:ChargeAmount': line.netPrice } },
         'ram:SpecifiedLineTradeDelivery': { 'ram:BilledQuantity': { '@unitCode': 'C62', '#': line.quantity } },
         'ram:SpecifiedLineTradeSettlement': {
-          'ram:ApplicableTradeTax': { 'ram:TypeCode': 'VAT', 'ram:CategoryCode': line.category, 'ram:RateApplicablePercent': line.percent },
+          'ram:ApplicableTradeTax': { 'ram:TypeCode': 'VAT', 'ram:CategoryCode': line.category, ...(line.percent === null ? {} : { 'ram:RateApplicablePercent': line.percent }) },
           'ram:SpecifiedTradeSettlementLineMonetarySummation': { 'ram:LineTotalAmount': line.netAmount },
         },
       })),
@@ -77,7 +77,7 @@ export function toCii(doc: EnInvoice, guideline = EN16931_GUIDELINE): string {
         ...(doc.iban
           ? {
               'ram:SpecifiedTradeSettlementPaymentMeans': {
-                'ram:TypeCode': '58',
+                'ram:TypeCode': doc.paymentMeansCode,
                 'ram:PayeePartyCreditorFinancialAccount': { 'ram:IBANID': doc.iban },
                 ...(doc.bic ? { 'ram:PayeeSpecifiedCreditorFinancialInstitution': { 'ram:BICID': doc.bic } } : {}),
               },
@@ -104,5 +104,6 @@ export function toCii(doc: EnInvoice, guideline = EN16931_GUIDELINE): string {
       },
     },
   };
-  return create({ version: '1.0', encoding: 'UTF-8' }, { 'rsm:CrossIndustryInvoice': invoice }).end({ prettyPrint: true });
+  // Characters XML 1.0 cannot carry (control characters a note may hold) are left out, not written.
+  return create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '' }, { 'rsm:CrossIndustryInvoice': invoice }).end({ prettyPrint: true });
 }

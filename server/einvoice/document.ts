@@ -35,7 +35,8 @@ export interface Line {
   /** BT-146: the net price of one unit, with as many decimals as it needs. */
   netPrice: string;
   category: string;
-  percent: string;
+  /** Null for category O: a line not subject to VAT carries no rate (BR-O-05). */
+  percent: string | null;
 }
 
 export interface VatBreakdown {
@@ -58,20 +59,33 @@ export interface EnInvoice {
   buyer: Party;
   iban: string | null;
   bic: string | null;
+  /** UNCL 4461: 58 SEPA credit transfer (euros), else 30 credit transfer. */
+  paymentMeansCode: '58' | '30';
   lines: Line[];
   vat: VatBreakdown[];
   /** BT-106, BT-109, BT-110, BT-112, BT-113, BT-114, BT-115. */
   totals: { lines: string; excludingTax: string; tax: string; includingTax: string; paid: string; rounding: string; payable: string };
 }
 
-/** Minor units written with the currency's decimals (a three-decimal currency's amounts, ending in 0, with two). */
+/**
+ * Minor units written with the currency's decimals, at most two as EN 16931 allows (a three- or
+ * four-decimal currency's amounts must end in zeros: readiness.ts checks it). Never rounded: an
+ * amount that does not fit is an error, not a different amount.
+ */
 export function amountText(minor: number, currency: string): string {
-  const exponent = Math.min(currencyExponent(currency) ?? 2, 2);
-  const units = currencyExponent(currency) === 3 ? minor / 10 : minor;
-  return new Big(units).div(10 ** exponent).toFixed(exponent);
+  const exponent = currencyExponent(currency) ?? 2;
+  const major = new Big(minor).div(10 ** exponent);
+  const text = major.toFixed(Math.min(exponent, 2));
+  if (!new Big(text).eq(major)) throw new Error(`${minor} minor units of ${currency} do not fit two decimals`);
+  return text;
 }
 
-const minorOf = (amount: number, currency: string) => toMinor(amount, currency);
+/** A number with up to `decimals` decimals, without trailing zeros and never in exponent notation. */
+function decimalText(value: Big, decimals: number): string {
+  return value.toFixed(decimals).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+}
+
+export const minorOf = (amount: number, currency: string) => toMinor(amount, currency);
 const percentText = (percentage: number) => new Big(percentage).toString();
 
 function party(
@@ -98,19 +112,12 @@ export function toEnInvoice(invoice: InvoiceDetail): EnInvoice {
       name: item.description,
       quantity: quantity.toString(),
       netAmount: money(item.amount_excluding_tax),
-      netPrice: net.div(quantity).div(10 ** (currencyExponent(currency) ?? 2)).round(6).toString(),
+      // Ten decimals: quantity × price stays within a ten-thousandth of the line (PEPPOL-EN16931-R120) up to a million units.
+      netPrice: decimalText(net.div(quantity).div(10 ** (currencyExponent(currency) ?? 2)), 10),
       category: rate.category,
-      percent: percentText(rate.percentage),
+      percent: rate.category === 'O' ? null : percentText(rate.percentage),
     };
   });
-  const merged = new Map<string, { category: string; percent: string; taxable: number; tax: number; exemptionReason: string | null }>();
-  for (const rate of invoice.tax_breakdown) {
-    const key = `${rate.category} ${rate.percentage}`;
-    const entry = merged.get(key) ?? { category: rate.category, percent: percentText(rate.percentage), taxable: 0, tax: 0, exemptionReason: rate.exemption_reason };
-    entry.taxable += minorOf(rate.taxable_amount, currency);
-    entry.tax += minorOf(rate.tax_amount, currency);
-    merged.set(key, entry);
-  }
   const linesMinor = invoice.items.reduce((sum, item) => sum + minorOf(item.amount_excluding_tax, currency), 0);
   const includingTax = minorOf(invoice.total_excluding_tax, currency) + minorOf(invoice.total_tax, currency);
   return {
@@ -131,8 +138,15 @@ export function toEnInvoice(invoice: InvoiceDetail): EnInvoice {
     ),
     iban: seller.iban,
     bic: seller.bic,
+    paymentMeansCode: currency === 'EUR' ? '58' : '30',
     lines,
-    vat: [...merged.values()].map((entry) => ({ ...entry, taxable: amountText(entry.taxable, currency), tax: amountText(entry.tax, currency) })),
+    vat: vatBreakdownOf(invoice).map(({ category, percentage, taxable, tax, exemptionReason }) => ({
+      category,
+      percent: percentText(percentage),
+      taxable: amountText(taxable, currency),
+      tax: amountText(tax, currency),
+      exemptionReason,
+    })),
     totals: {
       lines: amountText(linesMinor, currency),
       excludingTax: money(invoice.total_excluding_tax),
@@ -143,6 +157,24 @@ export function toEnInvoice(invoice: InvoiceDetail): EnInvoice {
       payable: amountText(minorOf(invoice.total, currency) - minorOf(invoice.amount_paid, currency), currency),
     },
   };
+}
+
+/** BG-23: the invoice's tax breakdown merged by VAT category and rate (minor units), as EN 16931 groups it. */
+export function vatBreakdownOf(invoice: InvoiceDetail): { category: string; percentage: number; taxable: number; tax: number; exemptionReason: string | null }[] {
+  const { currency } = invoice;
+  const merged = new Map<string, { category: string; percentage: number; taxable: number; tax: number; exemptionReason: string | null }>();
+  for (const rate of invoice.tax_breakdown) {
+    const key = `${rate.category} ${rate.percentage}`;
+    const entry = merged.get(key) ?? { category: rate.category, percentage: rate.percentage, taxable: 0, tax: 0, exemptionReason: null };
+    entry.taxable += minorOf(rate.taxable_amount, currency);
+    entry.tax += minorOf(rate.tax_amount, currency);
+    // Two rates merged into one entry keep both their reasons.
+    if (rate.exemption_reason && !entry.exemptionReason?.split('; ').includes(rate.exemption_reason)) {
+      entry.exemptionReason = entry.exemptionReason ? `${entry.exemptionReason}; ${rate.exemption_reason}` : rate.exemption_reason;
+    }
+    merged.set(key, entry);
+  }
+  return [...merged.values()];
 }
 
 function firstLine(address: string | null): string | null {

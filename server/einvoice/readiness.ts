@@ -5,12 +5,18 @@
  * `buyer.country`), which only a credit note and a new invoice can correct. Nothing is generated
  * that fails these rules.
  */
+import Big from 'big.js';
+import { isCountry } from '../businesses/countries';
 import type { InvoiceDetail } from '../invoices/schema';
 import { currencyExponent } from '../money/currencies';
 import { toMinor } from '../money/amount';
+import { vatBreakdownOf } from './document';
 import type { EinvoiceFormat } from './schema';
 
 type Problems = Record<string, string[]>;
+
+/** Sellers' countries with Peppol national rules (PEPPOL-EN16931 NL, DK, NO, SE, GR) that a document of ours would break. */
+const PEPPOL_NATIONAL_RULES = ['NL', 'DK', 'NO', 'SE', 'GR'];
 
 /** Where a field is fixed: the snapshot's path for an issued invoice, the record's for a draft. */
 function pathsFor(draft: boolean) {
@@ -35,7 +41,8 @@ export function einvoiceProblems(invoice: InvoiceDetail, format: EinvoiceFormat)
   if (!buyer.country) add(paths.buyer('country'), 'BR-11: the buyer\'s address has a country code');
   if (!seller.tax_id && !seller.registration_number) add(paths.seller('tax_id'), 'BR-CO-26: the seller is identified by a VAT identifier or a legal registration number');
   for (const [who, party] of [['seller', seller], ['buyer', buyer]] as const) {
-    if (party.tax_id && !/^[A-Z]{2}/.test(party.tax_id)) add(paths[who]('tax_id'), 'BR-CO-09: a VAT identifier starts with its country code (ISO 3166-1, EL for Greece)');
+    const prefix = party.tax_id?.slice(0, 2) ?? '';
+    if (party.tax_id && !(isCountry(prefix) || prefix === 'EL')) add(paths[who]('tax_id'), 'BR-CO-09: a VAT identifier starts with its country code (ISO 3166-1, EL for Greece)');
   }
 
   const categories = new Set(invoice.tax_breakdown.map((rate) => rate.category));
@@ -45,6 +52,17 @@ export function einvoiceProblems(invoice: InvoiceDetail, format: EinvoiceFormat)
   if (categories.has('K') && !buyer.tax_id) add(paths.buyer('tax_id'), 'BR-IC-03: an intra-community supply names the buyer\'s VAT identifier');
   if (categories.has('O') && categories.size > 1) add('items', 'BR-O-11: an invoice with a line not subject to VAT (O) has no other VAT category');
   if (categories.has('O') && seller.tax_id) add(paths.seller('tax_id'), 'BR-O-02: an invoice not subject to VAT names no seller VAT identifier');
+  if (categories.has('O') && buyer.tax_id) add(paths.buyer('tax_id'), 'BR-O-02: an invoice not subject to VAT names no buyer VAT identifier');
+  // EN 16931 wants the delivery date and place of an intra-community supply, which invoices do not carry yet.
+  if (categories.has('K')) add('items', 'BR-IC-11: an intra-community supply (category K) names its actual delivery date or invoicing period, which the API\'s invoices do not carry yet');
+  for (const entry of vatBreakdownOf(invoice)) {
+    // BR-CO-17: each category's VAT is its taxable amount × rate, within one currency unit (a shop's own line taxes may stray further).
+    const exponent = currencyExponent(invoice.currency) ?? 2;
+    const expected = new Big(entry.taxable).times(entry.percentage).div(100);
+    if (new Big(entry.tax).minus(expected).abs().gte(10 ** exponent)) {
+      add('tax_breakdown', `BR-CO-17: the VAT of category ${entry.category} at ${entry.percentage} % is not its taxable amount × the rate within one ${invoice.currency} unit`);
+    }
+  }
 
   invoice.items.forEach((item, index) => {
     if (item.tax_rate_ids.length !== 1) {
@@ -52,16 +70,24 @@ export function einvoiceProblems(invoice: InvoiceDetail, format: EinvoiceFormat)
     }
   });
 
-  // EN 16931 amounts have at most two decimals: a three-decimal currency's amounts must end in 0.
+  // EN 16931 amounts have at most two decimals: a three- or four-decimal currency's amounts must end in zeros.
   const exponent = currencyExponent(invoice.currency) ?? 2;
   if (exponent > 2) {
-    const amounts = [invoice.total, invoice.total_tax, invoice.amount_paid, invoice.rounding_amount, ...invoice.items.flatMap((item) => [item.amount_excluding_tax])];
+    const amounts = [
+      invoice.total, invoice.total_excluding_tax, invoice.total_tax, invoice.amount_paid, invoice.rounding_amount,
+      ...invoice.items.map((item) => item.amount_excluding_tax),
+      ...invoice.tax_breakdown.flatMap((rate) => [rate.taxable_amount, rate.tax_amount]),
+    ];
     if (amounts.some((amount) => toMinor(amount, invoice.currency) % 10 ** (exponent - 2) !== 0)) {
       add('currency', `BR-DEC-*: EN 16931 amounts have at most two decimals; these ${invoice.currency} amounts have ${exponent}`);
     }
   }
 
   if (format === 'ubl') {
+    // Peppol's national rules for these sellers' countries ask for identifiers the API does not keep yet (NL-R-003, DK-R-002, NO-R-001, SE-R-003, GR-R-*).
+    if (seller.country && PEPPOL_NATIONAL_RULES.includes(seller.country)) {
+      add(paths.seller('country'), `Peppol's national rules for sellers in ${seller.country} need identifiers the API does not keep yet: use cii`);
+    }
     if (!invoice.buyer_reference && !invoice.purchase_order) add('buyer_reference', 'PEPPOL-EN16931-R003: a Peppol invoice has a buyer reference or a purchase order reference');
     // Peppol's electronic addresses are participant IDs of its EAS list (PEPPOL-EN16931-CL008): an e-mail address is not one.
     if (!seller.peppol_id) add(paths.seller('peppol_id'), 'PEPPOL-EN16931-R020: a Peppol invoice has the seller\'s electronic address, its Peppol ID');

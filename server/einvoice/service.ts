@@ -22,7 +22,10 @@ export class EinvoiceService {
     const invoice = await this.invoices.get(actor, id);
     const problems = einvoiceProblems(invoice, format);
     if (Object.keys(problems).length) throw new EinvoiceNotReady(format, problems);
-    if (invoice.status === 'draft') throw new InvalidState('A draft is not an invoice yet: issue it (POST /invoices/{id}/send or initiate-payment), then fetch its e-invoice');
+    // A draft voided before it was ever issued has a number but was never an invoice either.
+    if (invoice.status === 'draft' || invoice.sent_at === null) {
+      throw new InvalidState('A draft is not an invoice yet: issue it (POST /invoices/{id}/send or initiate-payment), then fetch its e-invoice');
+    }
     return { filename: `${invoice.number}-${format}.xml`, content: Buffer.from(WRITERS[format](toEnInvoice(invoice)), 'utf8') };
   }
 }

@@ -58,7 +58,7 @@ export function toUbl(doc: EnInvoice, customization = PEPPOL_CUSTOMIZATION): str
     ...(doc.iban
       ? {
           'cac:PaymentMeans': {
-            'cbc:PaymentMeansCode': '58',
+            'cbc:PaymentMeansCode': doc.paymentMeansCode,
             'cbc:PaymentID': doc.number,
             'cac:PayeeFinancialAccount': { 'cbc:ID': doc.iban, ...(doc.bic ? { 'cac:FinancialInstitutionBranch': { 'cbc:ID': doc.bic } } : {}) },
           },
@@ -89,9 +89,13 @@ export function toUbl(doc: EnInvoice, customization = PEPPOL_CUSTOMIZATION): str
       'cbc:ID': line.id,
       'cbc:InvoicedQuantity': { '@unitCode': 'C62', '#': line.quantity },
       'cbc:LineExtensionAmount': amount(currency, line.netAmount),
-      'cac:Item': { 'cbc:Name': line.name, 'cac:ClassifiedTaxCategory': { 'cbc:ID': line.category, 'cbc:Percent': line.percent, 'cac:TaxScheme': vat } },
+      'cac:Item': {
+        'cbc:Name': line.name,
+        'cac:ClassifiedTaxCategory': { 'cbc:ID': line.category, ...(line.percent === null ? {} : { 'cbc:Percent': line.percent }), 'cac:TaxScheme': vat },
+      },
       'cac:Price': { 'cbc:PriceAmount': amount(currency, line.netPrice) },
     })),
   };
-  return create({ version: '1.0', encoding: 'UTF-8' }, { Invoice: invoice }).end({ prettyPrint: true });
+  // Characters XML 1.0 cannot carry (control characters a note may hold) are left out, not written.
+  return create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '' }, { Invoice: invoice }).end({ prettyPrint: true });
 }

@@ -1,7 +1,7 @@
 /**
  * Invoices as EN 16931 e-invoices over HTTP (contract, "E-invoices"): a varied set of issued
  * invoices (several rates, reverse charge, exempt, zero-rated, inclusive prices, a rounding amount, a
- * discount line, JPY, 60 lines, partly paid) fetched as UBL and CII, written to test/output/einvoice/
+ * discount line, JPY, KWD, control characters, a large quantity, 60 lines, partly paid) fetched as UBL and CII, written to test/output/einvoice/
  * and checked together by the official rules (../shared/einvoice/validate: CEN EN 16931 for both,
  * Peppol BIS Billing 3.0 for UBL); each document's totals are the API's. The readiness errors of an
  * empty business profile and of a draft are tested too.
@@ -71,6 +71,8 @@ async function theSet(): Promise<Record<string, { t: Tenant; invoice: any }>> {
   ]);
   const jpy = await aSeller('JPY');
   const jpyRate = await created(jpy, '/tax-rates', { display_name: 'Consumption tax', percentage: 10 }, 'tax_rate');
+  const kwd = await aSeller('KWD');
+  const kwdRate = await created(kwd, '/tax-rates', { display_name: 'VAT', percentage: 5 }, 'tax_rate');
   const set: Record<string, { t: Tenant; invoice: any }> = {
     'several-rates': await issued(t, { items: [line('Book', 20, { tax_rate_ids: [reduced] }), line('Design work', 1234.56, { quantity: 3 }), line('Export', 50, { tax_rate_ids: [zero] })], default_tax_rate_ids: [standard] }),
     'reverse-charge': await issued(t, { items: [line('Consulting', 800)], default_tax_rate_ids: [standard] }, { tax_exempt: 'reverse' }),
@@ -80,6 +82,12 @@ async function theSet(): Promise<Record<string, { t: Tenant; invoice: any }>> {
     rounding: await issued(t, { items: [line('Service', 10)], default_tax_rate_ids: [standard], rounding_amount: 0.01 }),
     'discount-line': await issued(t, { items: [line('Chair', 129.9, { quantity: 2 }), line('Loyalty discount', -10)], default_tax_rate_ids: [standard] }),
     jpy: await issued(jpy, { currency: 'JPY', items: [line('Tea set', 4800), line('Shipping', 800)], default_tax_rate_ids: [jpyRate.id] }),
+    // Three decimals whose amounts end in 0: written with two.
+    kwd: await issued(kwd, { currency: 'KWD', items: [line('Service', 12.5), line('Travel', 3.25, { quantity: 2 })], default_tax_rate_ids: [kwdRate.id] }),
+    // XML 1.0 cannot carry a control character: it is left out.
+    'control-characters': await issued(t, { notes: 'Thanks\u0007 for your order', items: [line('Tea\u000c set', 30)], default_tax_rate_ids: [standard] }),
+    // A net price of 0.0084033613…: quantity × price still makes the line (PEPPOL-EN16931-R120).
+    'large-quantity': await issued(t, { items: [line('Screws', 0.01, { quantity: 100000 })], default_tax_rate_ids: [inclusive] }),
     '60-lines': await issued(t, { items: Array.from({ length: 60 }, (_, i) => line(`Item ${i + 1}`, 1.05 + i, { quantity: (i % 4) + 1 })), default_tax_rate_ids: [standard] }),
   };
   const partly = await issued(t, { items: [line('Retainer', 1000)], default_tax_rate_ids: [standard] });
@@ -122,6 +130,8 @@ test('when a varied set of issued invoices is fetched as UBL and CII, then every
       fs.writeFileSync(file, xml);
       written[format].push(file);
       const decimals = invoice.currency === 'JPY' ? 0 : 2;
+      // The VAT total and each category's amounts are the API's too.
+      expect(totalIn(xml, format === 'ubl' ? 'cbc:TaxAmount' : 'ram:TaxTotalAmount')).toBe(invoice.total_tax.toFixed(decimals));
       const payable = (invoice.total - invoice.amount_paid).toFixed(decimals);
       expect(totalIn(xml, format === 'ubl' ? 'cbc:PayableAmount' : 'ram:DuePayableAmount')).toBe(payable);
       expect(totalIn(xml, format === 'ubl' ? 'cbc:TaxExclusiveAmount' : 'ram:TaxBasisTotalAmount')).toBe(invoice.total_excluding_tax.toFixed(decimals));
@@ -157,14 +167,19 @@ test('when a business has no legal identity, then its invoice is not ready, and 
   expect(unknown.status).toBe(400);
 });
 
-test('when a ready invoice is still a draft, then it is refused until it is issued', async () => {
+test('when a ready invoice is still a draft, or was voided as a draft, then it is refused as never issued', async () => {
   const t = await aSeller();
   const rate = await created(t, '/tax-rates', { display_name: 'VAT', percentage: 19 }, 'tax_rate');
   const buyer = await created(t, '/clients', aClient(BUYER), 'client');
   const draft = await created(t, '/invoices', { client_id: buyer.id, due_date: '2027-01-31', buyer_reference: 'R-1', items: [line('Work', 100)], default_tax_rate_ids: [rate.id] }, 'invoice');
 
   const res = await t.api.get(`/invoices/${draft.id}/einvoice?format=ubl`);
+  await t.api.post(`/invoices/${draft.id}/void`);
+  const voided = await t.api.get(`/invoices/${draft.id}/einvoice?format=ubl`);
 
   expect(res.status).toBe(422);
   expect(res.body.error).toBe('invalid_state');
+  // A draft voided before it was issued was never an invoice either.
+  expect(voided.status).toBe(422);
+  expect(voided.body.error).toBe('invalid_state');
 });
