@@ -13,25 +13,14 @@ import { promisify } from 'node:util';
 import { businessChangesSchema } from '../../server/businesses/schema';
 import { validateInput } from '../../server/validation';
 import { aClient, Tenant, useApp } from '../support/app';
+import { GERMAN_SELLER } from '../support/legal-identity';
 
 const ctx = useApp({ rateLimitPerMinute: 100_000 });
 const VALIDATOR = path.resolve(__dirname, '../../../shared/einvoice/validate');
 const OUTPUT = path.join(__dirname, '..', 'output', 'einvoice', process.env.TEST_DB ?? 'sqlite');
 
-const SELLER = {
-  legal_name: 'Muster Design GmbH',
-  address_line1: 'Hauptstraße 1',
-  city: 'Berlin',
-  postal_code: '10115',
-  country: 'DE',
-  tax_id: 'DE123456789',
-  registration_number: 'HRB 12345 B',
-  email: 'billing@muster.example',
-  phone: '+49 30 1234567',
-  iban: 'DE89370400440532013000',
-  bic: 'COBADEFFXXX',
-  peppol_id: '9930:DE123456789',
-};
+/** The German seller of the legal-identity tests, with what an e-invoice also shows: registration, bank account, Peppol ID. */
+const SELLER = { ...GERMAN_SELLER, registration_number: 'HRB 12345 B', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', peppol_id: '9930:DE123456789' };
 
 const BUYER = { name: 'Camille Martin', company: 'Atelier Martin SARL', address: '12 rue de la Paix\nBâtiment B', city: 'Paris', postal_code: '75002', country: 'FR', tax_id: 'FR40303265045', peppol_id: '9957:FR40303265045' };
 
