@@ -1,6 +1,7 @@
 /**
- * Stores connected to the server against the bridge run apart, in the same run: three `invoicing
- * serve` processes on one database behind a round-robin balancer at BASE_URL; store A connected
+ * Stores connected to the server against the bridge run apart, in the same run: `invoicing serve`
+ * processes on one database behind a round-robin balancer at BASE_URL (three on MariaDB, one on the
+ * embedded database, which is for one process); store A connected
  * through WooCommerce's callback (the server's bridge), store B through `woo connect` and a `woo
  * serve` process (the baseline); both strict WooCommerce doubles in this process. Each store's
  * orders are completed in a burst, then one at a time; the time from the completion to the
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   const stores: WooStore[] = [];
   try {
-    const ports = [await freePort(), await freePort(), await freePort()];
+    const ports = await Promise.all(Array.from({ length: databaseUrl.startsWith('mysql') ? 3 : 1 }, () => freePort()));
     for (const p of ports) children.push(await startProcess([BIN, 'serve', '--port', String(p)], env, p));
     const balancer = await startBalancer(ports.map((p) => `http://127.0.0.1:${p}`), port);
     const services = createServices(db, loadConfig(env));
@@ -121,7 +122,7 @@ async function main(): Promise<void> {
 
     process.stdout.write(
       `${ORDERS} orders per run, completed in a burst, then 100 ms apart; completion → invoice mark on the order\n` +
-        `connected to the server (3 processes): burst ${describe(burstA)}; steady ${describe(steadyA)}\n` +
+        `connected to the server (${ports.length} process${ports.length > 1 ? 'es' : ''}): burst ${describe(burstA)}; steady ${describe(steadyA)}\n` +
         `bridge apart (woo serve):             burst ${describe(burstB)}; steady ${describe(steadyB)}\n` +
         `ratio (apart / connected, >1 is faster connected): burst p50 ${(percentile(burstB, 50) / percentile(burstA, 50)).toFixed(2)}×, steady p50 ${(percentile(steadyB, 50) / percentile(steadyA, 50)).toFixed(2)}×\n` +
         `requests per server process (balancer): ${[...balancer.served.values()].join(', ')}\n`,
