@@ -85,7 +85,6 @@ function decimalText(value: Big, decimals: number): string {
   return value.toFixed(decimals).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
 }
 
-export const minorOf = (amount: number, currency: string) => toMinor(amount, currency);
 const percentText = (percentage: number) => new Big(percentage).toString();
 
 function party(
@@ -100,13 +99,13 @@ function party(
 /** The invoice in EN 16931's terms; `invoice` is issued and ready for the format (readiness.ts). */
 export function toEnInvoice(invoice: InvoiceDetail): EnInvoice {
   const { currency, seller, buyer } = invoice;
-  const money = (amount: number) => amountText(minorOf(amount, currency), currency);
+  const money = (amount: number) => amountText(toMinor(amount, currency), currency);
   const rates = new Map(invoice.tax_breakdown.map((rate) => [rate.tax_rate_id, rate]));
   const lines = invoice.items.map((item, index): Line => {
     const rate = rates.get(item.tax_rate_ids[0])!;
     const negative = item.amount_excluding_tax < 0 || (item.amount_excluding_tax === 0 && item.unit_price < 0);
     const quantity = new Big(item.quantity).times(negative ? -1 : 1);
-    const net = new Big(minorOf(item.amount_excluding_tax, currency));
+    const net = new Big(toMinor(item.amount_excluding_tax, currency));
     return {
       id: String(index + 1),
       name: item.description,
@@ -118,8 +117,8 @@ export function toEnInvoice(invoice: InvoiceDetail): EnInvoice {
       percent: rate.category === 'O' ? null : percentText(rate.percentage),
     };
   });
-  const linesMinor = invoice.items.reduce((sum, item) => sum + minorOf(item.amount_excluding_tax, currency), 0);
-  const includingTax = minorOf(invoice.total_excluding_tax, currency) + minorOf(invoice.total_tax, currency);
+  const linesMinor = invoice.items.reduce((sum, item) => sum + toMinor(item.amount_excluding_tax, currency), 0);
+  const includingTax = toMinor(invoice.total_excluding_tax, currency) + toMinor(invoice.total_tax, currency);
   return {
     number: invoice.number!,
     issueDate: invoice.issue_date,
@@ -154,7 +153,7 @@ export function toEnInvoice(invoice: InvoiceDetail): EnInvoice {
       includingTax: amountText(includingTax, currency),
       paid: money(invoice.amount_paid),
       rounding: money(invoice.rounding_amount),
-      payable: amountText(minorOf(invoice.total, currency) - minorOf(invoice.amount_paid, currency), currency),
+      payable: amountText(toMinor(invoice.total, currency) - toMinor(invoice.amount_paid, currency), currency),
     },
   };
 }
@@ -166,8 +165,8 @@ export function vatBreakdownOf(invoice: InvoiceDetail): { category: string; perc
   for (const rate of invoice.tax_breakdown) {
     const key = `${rate.category} ${rate.percentage}`;
     const entry = merged.get(key) ?? { category: rate.category, percentage: rate.percentage, taxable: 0, tax: 0, exemptionReason: null };
-    entry.taxable += minorOf(rate.taxable_amount, currency);
-    entry.tax += minorOf(rate.tax_amount, currency);
+    entry.taxable += toMinor(rate.taxable_amount, currency);
+    entry.tax += toMinor(rate.tax_amount, currency);
     // Two rates merged into one entry keep both their reasons.
     if (rate.exemption_reason && !entry.exemptionReason?.split('; ').includes(rate.exemption_reason)) {
       entry.exemptionReason = entry.exemptionReason ? `${entry.exemptionReason}; ${rate.exemption_reason}` : rate.exemption_reason;

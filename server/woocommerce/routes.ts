@@ -8,7 +8,6 @@
  *   webhook secret over the raw body.
  */
 import express, { Router } from 'express';
-import { normalHttpUrl } from '../../plugin/woocommerce/connection';
 import { UNFRAMED } from '../pages/hygiene';
 import { pageRoute, PageRoute } from '../pages/route';
 import { CALLBACK_PATH, callbackBodySchema, returnQuery, storeFormFields } from './schema';
@@ -28,18 +27,12 @@ export function connectPageRoutes(stores: WooCommerceService): PageRoute[] {
       handle: async ({ params, forms, form }) => {
         const { token } = params;
         if (!forms.accepts(STORE_FORM, token)) return connectAnswer(await stores.openLink(token), 'refused');
-        const again = (problem: string) => ({ formToken: forms.issue(STORE_FORM, token), problem, typed: form.store_url });
-        // An owner types `shop.example.com` as often as the whole address: https is what a store runs on.
-        const storeUrl = normalHttpUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(form.store_url) ? form.store_url : `https://${form.store_url}`);
-        if (!storeUrl) {
-          const problem = form.store_url ? 'This is not a web address: enter it as shop.example.com or https://shop.example.com' : 'Enter your store\'s address, such as https://shop.example.com';
-          return connectAnswer(await stores.openLink(token), again(problem));
-        }
-        const chosen = await stores.chooseStore(token, storeUrl);
-        if ('problem' in chosen) return connectAnswer(await stores.openLink(token), again(chosen.problem));
+        const { state, problem } = await stores.chooseStore(token, form.store_url);
+        const formToken = forms.issue(STORE_FORM, token);
+        if (problem) return connectAnswer(state, { formToken, problem, typed: form.store_url });
         // Back to the page, which now offers the store's approval: a form may not end up at another site.
-        if (chosen.kind === 'open') return { redirect: `/woocommerce/connect/${encodeURIComponent(token)}`, status: 303 };
-        return connectAnswer(chosen, { formToken: forms.issue(STORE_FORM, token) });
+        if (state.kind === 'open') return { redirect: `/woocommerce/connect/${encodeURIComponent(token)}`, status: 303 };
+        return connectAnswer(state, { formToken });
       },
     }),
     pageRoute({

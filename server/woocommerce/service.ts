@@ -11,7 +11,7 @@
  * run outside the transactions that record what they did, and what they made is undone when the
  * record fails.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Knex } from 'knex';
 import pLimit from 'p-limit';
 import { Logger } from 'pino';
@@ -31,6 +31,7 @@ import { JobQueue, Outcome } from '../jobs/engine';
 import { nextAttemptAfter } from '../jobs/retry-schedule';
 import { SealedPlace, SecretBox } from '../keys/secret-box';
 import { KeyService } from '../keys/service';
+import { hashKey } from '../keys/token';
 import { guardedLookup, privateHostProblem, resolvedAddressProblem } from '../keys/webhook-url';
 import { POLL_DUE, WooConnectLink, WooOrderSync, WooStoreRow } from './model';
 import { CALLBACK_PATH, CallbackBody, ConnectLinkInput, ConnectedStore, CreatedConnectLink, deliveryPath, linkPath, LinkState, returnPath } from './schema';
@@ -48,8 +49,6 @@ const DELIVERY = acrossTenants('woocommerce delivery');
 const POLLS = acrossTenants('woocommerce store poll');
 const ORDER_SYNCS = acrossTenants('woocommerce order sync');
 const OWNER_CLI = acrossTenants('cli woocommerce stores');
-
-const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** Where a store's secret is sealed: its column of its row, and nowhere else. */
 function placeOf(row: Pick<WooStoreRow, 'id' | 'business_id'>, column: 'consumer_secret' | 'webhook_secret' | 'api_key'): SealedPlace {
@@ -147,7 +146,7 @@ export class WooCommerceService {
     const actor = systemActor('woocommerce connection', { businessId: business.id, livemode: input.mode === 'live' });
     const expiresAt = new Date(this.clock.now().getTime() + LINK_LIFETIME_MS).toISOString();
     await this.db.transaction((trx) =>
-      WooConnectLink.create(actor, trx, { token_hash: hashToken(token), store_url: input.storeUrl ?? null, store_url_fixed: input.storeUrl !== undefined, expires_at: expiresAt }),
+      WooConnectLink.create(actor, trx, { token_hash: hashKey(token), store_url: input.storeUrl ?? null, store_url_fixed: input.storeUrl !== undefined, expires_at: expiresAt }),
     );
     return {
       url: `${this.options.baseUrl}${linkPath(token)}`,
@@ -172,14 +171,22 @@ export class WooCommerceService {
     return { kind: 'open', link, businessName, authorizeUrl: link.store_url ? this.authorizeUrl(token, link.store_url, businessName) : null };
   }
 
-  /** The store the owner typed on the connect page (normalised); a problem with it, or the page's new state. */
-  async chooseStore(token: string, storeUrl: string): Promise<LinkState | { problem: string }> {
+  /**
+   * The store's address as the owner typed it on the connect page: the link's new state, or the
+   * state it still has with why the address was refused.
+   */
+  async chooseStore(token: string, typed: string): Promise<{ state: LinkState; problem?: string }> {
     const state = await this.openLink(token);
-    if (state.kind !== 'open' || state.link.store_url_fixed) return state;
+    if (state.kind !== 'open' || state.link.store_url_fixed) return { state };
+    // An owner types `shop.example.com` as often as the whole address: https is what a store runs on.
+    const storeUrl = normalHttpUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(typed) ? typed : `https://${typed}`);
+    if (!storeUrl) {
+      return { state, problem: typed ? 'This is not a web address: enter it as shop.example.com or https://shop.example.com' : 'Enter your store\'s address, such as https://shop.example.com' };
+    }
     const problem = await this.storeAddressProblem(storeUrl);
-    if (problem) return { problem };
+    if (problem) return { state, problem };
     await WooConnectLink.of(actorOf(state.link), this.db.current).findById(state.link.id).patch({ store_url: storeUrl });
-    return this.openLink(token);
+    return { state: await this.openLink(token) };
   }
 
   /**
@@ -464,7 +471,7 @@ export class WooCommerceService {
 
   private async findLink(token: string): Promise<WooConnectLink | undefined> {
     if (!/^[A-Za-z0-9_-]{16,64}$/.test(token)) return undefined;
-    return WooConnectLink.acrossTenants(LINK_LOOKUP, this.db.current).findOne({ token_hash: hashToken(token) });
+    return WooConnectLink.acrossTenants(LINK_LOOKUP, this.db.current).findOne({ token_hash: hashKey(token) });
   }
 
   /** Why the server will not call this store: an address in a private network, as for webhook URLs. */
