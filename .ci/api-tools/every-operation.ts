@@ -88,6 +88,10 @@ export async function callEveryOperation(api: ApiClient): Promise<void> {
   );
   succeeded(await api.POST('/invoices/{id}/initiate-payment', { params: { path: { id: einvoiced.id } } }));
   succeeded(await api.GET('/invoices/{id}/einvoice', { params: { path: { id: einvoiced.id }, query: { format: 'ubl' } }, parseAs: 'text' }));
+  const { credit_note: einvoicedCredit } = succeeded(
+    await api.POST('/invoices/{id}/credit-notes', { params: { path: { id: einvoiced.id } }, body: { items: [{ invoice_item_id: einvoiced.items[0].id, quantity: 1 }] } }),
+  );
+  succeeded(await api.GET('/credit-notes/{id}/einvoice', { params: { path: { id: einvoicedCredit.id }, query: { format: 'cii' } }, parseAs: 'text' }));
 
   // The PATCH above replaced the draft's lines: the credit note names them as they are now.
   const { invoice: issued } = succeeded(await api.GET('/invoices/{id}', { params: invoiceId }));

@@ -26,6 +26,7 @@ import { bookMoney } from '../invoices/settlement';
 import { initialMetadata } from '../metadata/store';
 import { AmountProblem, fromQuantityUnits, toMajor, toQuantityUnits } from '../money/amount';
 import { TaxRateTerms } from '../money/tax';
+import type { PdfAttachment } from '../pdf/facturx';
 import { PdfFile } from '../pdf/pool';
 import { Refund } from '../refunds/model';
 import { RefundService } from '../refunds/service';
@@ -136,11 +137,12 @@ export class CreditNoteService {
   }
 
   /** The PDF of the actor's credit note `id`. */
-  async pdf(actor: Actor, id: number): Promise<PdfFile> {
+  /** The credit note's PDF; with an `attachment`, as PDF/A-3 carrying it (Factur-X's embedded e-invoice). */
+  async pdf(actor: Actor, id: number, attachment?: PdfAttachment): Promise<PdfFile> {
     const note = await this.find(actor, id);
     const [items, invoice] = await Promise.all([CreditNoteItem.ofCreditNotes([note], this.db.current).orderBy('position'), Invoice.findOwn(actor, this.db.current, note.invoice_id)]);
     if (!invoice) throw new NotFound('Invoice', note.invoice_id);
-    return this.documents.creditNotePdf({ creditNote: note, items, seller: note.seller, invoiceNumber: invoice.number ?? '', references: invoice });
+    return this.documents.creditNotePdf({ creditNote: note, items, seller: note.seller, invoiceNumber: invoice.number ?? '', references: invoice }, attachment);
   }
 
   /**

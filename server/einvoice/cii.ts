@@ -1,4 +1,8 @@
-/** UN/CEFACT CII D16B `CrossIndustryInvoice`, EN 16931 profile, from the invoice in EN 16931's terms. */
+/**
+ * UN/CEFACT CII D16B `CrossIndustryInvoice`, EN 16931 profile, from the document in EN 16931's
+ * terms: an invoice (380) or a credit note (381, naming the invoice it corrects). Factur-X embeds
+ * this document; XRechnung's CII is the same under its own guideline.
+ */
 import { create } from 'xmlbuilder2';
 import type { EnInvoice, Party } from './document';
 
@@ -10,6 +14,8 @@ const NAMESPACES = {
 };
 
 export const EN16931_GUIDELINE = 'urn:cen.eu:en16931:2017';
+const PEPPOL_BILLING_PROCESS = 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
+export const XRECHNUNG_GUIDELINE = 'urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0';
 
 type Node = Record<string, unknown>;
 
@@ -23,6 +29,7 @@ function party(p: Party): Node {
     ...(p.email || p.phone
       ? {
           'ram:DefinedTradeContact': {
+            ...(p.contactName ? { 'ram:PersonName': p.contactName } : {}),
             ...(p.phone ? { 'ram:TelephoneUniversalCommunication': { 'ram:CompleteNumber': p.phone } } : {}),
             ...(p.email ? { 'ram:EmailURIUniversalCommunication': { 'ram:URIID': p.email } } : {}),
           },
@@ -46,10 +53,14 @@ export function toCii(doc: EnInvoice, guideline = EN16931_GUIDELINE): string {
   const nonZero = (text: string) => /[1-9]/.test(text);
   const invoice: Node = {
     ...NAMESPACES,
-    'rsm:ExchangedDocumentContext': { 'ram:GuidelineSpecifiedDocumentContextParameter': { 'ram:ID': guideline } },
+    'rsm:ExchangedDocumentContext': {
+      // BT-23, which XRechnung asks for (PEPPOL-EN16931-R001): the Peppol billing process.
+      ...(guideline === XRECHNUNG_GUIDELINE ? { 'ram:BusinessProcessSpecifiedDocumentContextParameter': { 'ram:ID': PEPPOL_BILLING_PROCESS } } : {}),
+      'ram:GuidelineSpecifiedDocumentContextParameter': { 'ram:ID': guideline },
+    },
     'rsm:ExchangedDocument': {
       'ram:ID': doc.number,
-      'ram:TypeCode': '380',
+      'ram:TypeCode': doc.typeCode,
       'ram:IssueDateTime': date(doc.issueDate),
       ...(doc.note ? { 'ram:IncludedNote': { 'ram:Content': doc.note } } : {}),
     },
@@ -91,7 +102,10 @@ export function toCii(doc: EnInvoice, guideline = EN16931_GUIDELINE): string {
           'ram:CategoryCode': entry.category,
           'ram:RateApplicablePercent': entry.percent,
         })),
-        'ram:SpecifiedTradePaymentTerms': { 'ram:DueDateDateTime': date(doc.dueDate) },
+        'ram:SpecifiedTradePaymentTerms': {
+          ...(doc.paymentTerms ? { 'ram:Description': doc.paymentTerms } : {}),
+          ...(doc.dueDate ? { 'ram:DueDateDateTime': date(doc.dueDate) } : {}),
+        },
         'ram:SpecifiedTradeSettlementHeaderMonetarySummation': {
           'ram:LineTotalAmount': totals.lines,
           'ram:TaxBasisTotalAmount': totals.excludingTax,
@@ -101,6 +115,9 @@ export function toCii(doc: EnInvoice, guideline = EN16931_GUIDELINE): string {
           ...(nonZero(totals.paid) ? { 'ram:TotalPrepaidAmount': totals.paid } : {}),
           'ram:DuePayableAmount': totals.payable,
         },
+        ...(doc.corrects
+          ? { 'ram:InvoiceReferencedDocument': { 'ram:IssuerAssignedID': doc.corrects.number, 'ram:FormattedIssueDateTime': { 'qdt:DateTimeString': { '@format': '102', '#': doc.corrects.issueDate.replaceAll('-', '') } } } }
+          : {}),
       },
     },
   };

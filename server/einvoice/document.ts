@@ -1,16 +1,91 @@
 /**
- * An issued invoice in EN 16931's terms (its business terms, BT-…), as both syntaxes write it: the
- * amounts are the API's own, to the minor unit, written with the currency's decimals; nothing is
- * computed here but the sums EN 16931 asks for of amounts the invoice already has (BT-106, the VAT
- * breakdown merged by category and rate) and an inclusive line's net price.
+ * An issued invoice or a credit note in EN 16931's terms (its business terms, BT-…), as both
+ * syntaxes write it: the amounts are the API's own, to the minor unit, written with the currency's
+ * decimals; nothing is computed here but the sums EN 16931 asks for of amounts the document already
+ * has (BT-106, the VAT breakdown merged by category and rate) and an inclusive line's net price.
  */
 import Big from 'big.js';
+import type { SellerSnapshot } from '../businesses/view';
+import type { BuyerSnapshot } from '../clients/view';
+import type { CreditNoteView } from '../credit-notes/schema';
 import type { InvoiceDetail } from '../invoices/schema';
 import { currencyExponent } from '../money/currencies';
 import { toMinor } from '../money/amount';
 
+/**
+ * What an e-invoice is written from: an invoice's or a credit note's figures and parties as the API
+ * shows them, in one shape so that readiness and both syntaxes treat them alike.
+ */
+export interface EinvoiceSource {
+  kind: 'invoice' | 'credit_note';
+  /** A draft's readiness paths name where to fix it (the business, the client); a document's name its snapshot. */
+  draft: boolean;
+  number: string | null;
+  issueDate: string;
+  /** BT-9; a credit note has none and says how it was settled instead (BT-20). */
+  dueDate: string | null;
+  paymentTerms: string | null;
+  /** BG-3: the invoice a credit note corrects. */
+  corrects: { number: string; issueDate: string } | null;
+  currency: string;
+  buyer_reference: string | null;
+  purchase_order: string | null;
+  note: string | null;
+  seller: SellerSnapshot;
+  buyer: BuyerSnapshot;
+  items: readonly Pick<InvoiceDetail['items'][number], 'description' | 'quantity' | 'unit_price' | 'amount_excluding_tax' | 'tax_rate_ids'>[];
+  tax_breakdown: InvoiceDetail['tax_breakdown'];
+  total_excluding_tax: number;
+  total_tax: number;
+  rounding_amount: number;
+  total: number;
+  amount_paid: number;
+}
+
+export function invoiceSource(invoice: InvoiceDetail): EinvoiceSource {
+  return {
+    ...invoice,
+    kind: 'invoice',
+    // A draft voided before it was ever issued has a number but was never an invoice either.
+    draft: invoice.status === 'draft' || invoice.sent_at === null,
+    issueDate: invoice.issue_date,
+    dueDate: invoice.due_date,
+    paymentTerms: null,
+    corrects: null,
+    note: invoice.notes,
+  };
+}
+
+/**
+ * A credit note, with the invoice it corrects (its number, issue date and the buyer's references).
+ * Its own total is what it credits (BT-115): nothing of it was paid.
+ */
+export function creditNoteSource(creditNote: CreditNoteView, invoice: InvoiceDetail): EinvoiceSource {
+  const { currency } = creditNote;
+  const settled = [
+    ['taken off the amount due', creditNote.amount_applied],
+    ['refunded', creditNote.amount_refunded],
+    ['settled outside the service', creditNote.out_of_band_amount],
+  ].filter(([, amount]) => amount !== 0).map(([how, amount]) => `${amountText(toMinor(amount as number, currency), currency)} ${currency} ${how}`);
+  return {
+    ...creditNote,
+    kind: 'credit_note',
+    draft: false,
+    issueDate: creditNote.created_at.slice(0, 10),
+    dueDate: null,
+    paymentTerms: `Credit for invoice ${invoice.number}: ${settled.join(', ')}`,
+    corrects: { number: invoice.number!, issueDate: invoice.issue_date },
+    buyer_reference: invoice.buyer_reference,
+    purchase_order: invoice.purchase_order,
+    note: creditNote.memo,
+    amount_paid: 0,
+  };
+}
+
 export interface Party {
   name: string;
+  /** BT-41: the seller's contact point, its name (XRechnung asks for one; the API keeps no person's name). */
+  contactName: string | null;
   /** BT-30 / BT-47: the registration number. */
   registration: string | null;
   vatId: string | null;
@@ -48,9 +123,13 @@ export interface VatBreakdown {
 }
 
 export interface EnInvoice {
+  /** UNCL 1001: 380 a commercial invoice, 381 a credit note. */
+  typeCode: '380' | '381';
   number: string;
   issueDate: string;
-  dueDate: string;
+  dueDate: string | null;
+  paymentTerms: string | null;
+  corrects: { number: string; issueDate: string } | null;
   currency: string;
   buyerReference: string | null;
   orderReference: string | null;
@@ -88,16 +167,16 @@ function decimalText(value: Big, decimals: number): string {
 const percentText = (percentage: number) => new Big(percentage).toString();
 
 function party(
-  fields: { name: string; registration: string | null; vatId: string | null; peppolId: string | null; email: string | null; phone: string | null },
+  fields: { name: string; contactName: string | null; registration: string | null; vatId: string | null; peppolId: string | null; email: string | null; phone: string | null },
   address: { street: string | null; additionalStreet: string | null; city: string | null; postalCode: string | null; region: string | null; country: string },
 ): Party {
   const [scheme, ...id] = fields.peppolId?.split(':') ?? [];
   const endpoint = fields.peppolId ? { scheme, id: id.join(':') } : fields.email ? { scheme: 'EM', id: fields.email } : null;
-  return { name: fields.name, registration: fields.registration, vatId: fields.vatId, endpoint, email: fields.email, phone: fields.phone, ...address };
+  return { name: fields.name, contactName: fields.contactName, registration: fields.registration, vatId: fields.vatId, endpoint, email: fields.email, phone: fields.phone, ...address };
 }
 
-/** The invoice in EN 16931's terms; `invoice` is issued and ready for the format (readiness.ts). */
-export function toEnInvoice(invoice: InvoiceDetail): EnInvoice {
+/** The document in EN 16931's terms; `invoice` is issued and ready for the format (readiness.ts). */
+export function toEnInvoice(invoice: EinvoiceSource): EnInvoice {
   const { currency, seller, buyer } = invoice;
   const money = (amount: number) => amountText(toMinor(amount, currency), currency);
   const rates = new Map(invoice.tax_breakdown.map((rate) => [rate.tax_rate_id, rate]));
@@ -120,19 +199,22 @@ export function toEnInvoice(invoice: InvoiceDetail): EnInvoice {
   const linesMinor = invoice.items.reduce((sum, item) => sum + toMinor(item.amount_excluding_tax, currency), 0);
   const includingTax = toMinor(invoice.total_excluding_tax, currency) + toMinor(invoice.total_tax, currency);
   return {
+    typeCode: invoice.kind === 'credit_note' ? '381' : '380',
     number: invoice.number!,
-    issueDate: invoice.issue_date,
-    dueDate: invoice.due_date,
+    issueDate: invoice.issueDate,
+    dueDate: invoice.dueDate,
+    paymentTerms: invoice.paymentTerms,
+    corrects: invoice.corrects,
     currency,
     buyerReference: invoice.buyer_reference,
     orderReference: invoice.purchase_order,
-    note: invoice.notes,
+    note: invoice.note,
     seller: party(
-      { name: seller.legal_name!, registration: seller.registration_number, vatId: seller.tax_id, peppolId: seller.peppol_id, email: seller.email, phone: seller.phone },
+      { name: seller.legal_name!, contactName: seller.legal_name, registration: seller.registration_number, vatId: seller.tax_id, peppolId: seller.peppol_id, email: seller.email, phone: seller.phone },
       { street: seller.address_line1, additionalStreet: seller.address_line2, city: seller.city, postalCode: seller.postal_code, region: seller.state, country: seller.country! },
     ),
     buyer: party(
-      { name: buyer.company ?? buyer.name!, registration: null, vatId: buyer.tax_id, peppolId: buyer.peppol_id, email: buyer.email, phone: null },
+      { name: buyer.company ?? buyer.name!, contactName: null, registration: null, vatId: buyer.tax_id, peppolId: buyer.peppol_id, email: buyer.email, phone: null },
       { street: firstLine(buyer.address), additionalStreet: otherLines(buyer.address), city: buyer.city, postalCode: buyer.postal_code, region: buyer.state, country: buyer.country! },
     ),
     iban: seller.iban,
@@ -159,7 +241,7 @@ export function toEnInvoice(invoice: InvoiceDetail): EnInvoice {
 }
 
 /** BG-23: the invoice's tax breakdown merged by VAT category and rate (minor units), as EN 16931 groups it. */
-export function vatBreakdownOf(invoice: InvoiceDetail): { category: string; percentage: number; taxable: number; tax: number; exemptionReason: string | null }[] {
+export function vatBreakdownOf(invoice: Pick<EinvoiceSource, 'currency' | 'tax_breakdown'>): { category: string; percentage: number; taxable: number; tax: number; exemptionReason: string | null }[] {
   const { currency } = invoice;
   const merged = new Map<string, { category: string; percentage: number; taxable: number; tax: number; exemptionReason: string | null }>();
   for (const rate of invoice.tax_breakdown) {

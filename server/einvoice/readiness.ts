@@ -7,10 +7,9 @@
  */
 import Big from 'big.js';
 import { isCountry } from '../businesses/countries';
-import type { InvoiceDetail } from '../invoices/schema';
 import { currencyExponent } from '../money/currencies';
 import { toMinor } from '../money/amount';
-import { vatBreakdownOf } from './document';
+import { EinvoiceSource, vatBreakdownOf } from './document';
 import type { EinvoiceFormat } from './schema';
 
 type Problems = Record<string, string[]>;
@@ -29,11 +28,11 @@ function pathsFor(draft: boolean) {
 /** VAT categories whose invoices name the seller's VAT identifier (BR-S-02, BR-Z-02, BR-E-02, BR-AE-02, BR-IC-02, BR-G-02). */
 const SELLER_VAT_ID: Record<string, string> = { S: 'BR-S-02', Z: 'BR-Z-02', E: 'BR-E-02', AE: 'BR-AE-02', K: 'BR-IC-02', G: 'BR-G-02' };
 
-export function einvoiceProblems(invoice: InvoiceDetail, format: EinvoiceFormat): Problems {
+export function einvoiceProblems(invoice: EinvoiceSource, format: EinvoiceFormat): Problems {
   const problems: Problems = {};
   const add = (path: string, message: string) => (problems[path] ??= []).push(message);
   const { seller, buyer } = invoice;
-  const paths = pathsFor(invoice.status === 'draft');
+  const paths = pathsFor(invoice.draft);
 
   if (!seller.legal_name) add(paths.seller('legal_name'), 'BR-06: an invoice names the seller');
   if (!seller.country) add(paths.seller('country'), 'BR-09: the seller\'s address has a country code');
@@ -92,6 +91,19 @@ export function einvoiceProblems(invoice: InvoiceDetail, format: EinvoiceFormat)
     // Peppol's electronic addresses are participant IDs of its EAS list (PEPPOL-EN16931-CL008): an e-mail address is not one.
     if (!seller.peppol_id) add(paths.seller('peppol_id'), 'PEPPOL-EN16931-R020: a Peppol invoice has the seller\'s electronic address, its Peppol ID');
     if (!buyer.peppol_id) add(paths.buyer('peppol_id'), 'PEPPOL-EN16931-R010: a Peppol invoice has the buyer\'s electronic address, its Peppol ID');
+  }
+  if (format === 'xrechnung-ubl' || format === 'xrechnung-cii') {
+    // KoSIT's XRechnung rules (BR-DE-*): how to reach the seller, where both parties are, how to pay, and the buyer's routing reference.
+    if (!invoice.buyer_reference) add('buyer_reference', 'BR-DE-15: an XRechnung names the buyer reference (BT-10), e.g. the Leitweg-ID');
+    if (!seller.city) add(paths.seller('city'), 'BR-DE-3: an XRechnung names the seller\'s city');
+    if (!seller.postal_code) add(paths.seller('postal_code'), 'BR-DE-4: an XRechnung names the seller\'s post code');
+    if (!seller.phone) add(paths.seller('phone'), 'BR-DE-6: an XRechnung names the seller contact\'s telephone number');
+    if (!seller.email) add(paths.seller('email'), 'BR-DE-7: an XRechnung names the seller contact\'s e-mail address');
+    if (!buyer.city) add(paths.buyer('city'), 'BR-DE-8: an XRechnung names the buyer\'s city');
+    if (!buyer.postal_code) add(paths.buyer('postal_code'), 'BR-DE-9: an XRechnung names the buyer\'s post code');
+    if (!seller.iban) add(paths.seller('iban'), 'BR-DE-1: an XRechnung gives payment instructions: the seller\'s IBAN for a credit transfer');
+    // XRechnung 3.0 asks for both electronic addresses; an e-mail address (scheme EM) is one.
+    if (!buyer.peppol_id && !buyer.email) add(paths.buyer('email'), 'PEPPOL-EN16931-R010: an XRechnung has the buyer\'s electronic address: a Peppol ID or an e-mail address');
   }
   return problems;
 }

@@ -3,10 +3,11 @@ import Joi from 'joi';
 import { AppError, FieldErrors } from '../errors';
 
 /**
- * The formats served: `ubl` (UBL 2.1 per Peppol BIS Billing 3.0) and `cii` (UN/CEFACT CII D16B,
- * EN 16931). Factur-X and XRechnung (facturx, xrechnung-ubl, xrechnung-cii) are not served yet.
+ * The formats served: `ubl` (UBL 2.1 per Peppol BIS Billing 3.0), `cii` (UN/CEFACT CII D16B,
+ * EN 16931), `facturx` (the PDF as PDF/A-3 with the CII embedded), and XRechnung 3.0 in either
+ * syntax.
  */
-export const EINVOICE_FORMATS = ['ubl', 'cii'] as const;
+export const EINVOICE_FORMATS = ['ubl', 'cii', 'facturx', 'xrechnung-ubl', 'xrechnung-cii'] as const;
 export type EinvoiceFormat = (typeof EINVOICE_FORMATS)[number];
 
 export interface EinvoiceQuery {
@@ -17,14 +18,14 @@ export const einvoiceQuery = Joi.object<EinvoiceQuery>({
   format: Joi.string()
     .valid(...EINVOICE_FORMATS)
     .required()
-    .description('ubl: UBL 2.1 Invoice per Peppol BIS Billing 3.0; cii: UN/CEFACT CII D16B CrossIndustryInvoice (EN 16931). An unknown format is a 400'),
+    .description('ubl: UBL 2.1 Invoice or CreditNote per Peppol BIS Billing 3.0; cii: UN/CEFACT CII D16B CrossIndustryInvoice (EN 16931); facturx: the PDF as PDF/A-3 with the CII document embedded as factur-x.xml (Factur-X 1.0 / ZUGFeRD 2, profile EN 16931); xrechnung-ubl, xrechnung-cii: XRechnung 3.0. An unknown format is a 400'),
 });
 
 /** 422: the invoice lacks what the format requires; `errors` names each field by its path and the rule it breaks. */
 export class EinvoiceNotReady extends AppError {
   static readonly code = 'einvoice_not_ready';
 
-  constructor(format: string, details: FieldErrors) {
-    super(422, EinvoiceNotReady.code, `The invoice lacks what a ${format} e-invoice requires: see errors`, details);
+  constructor(format: string, details: FieldErrors, document: 'invoice' | 'credit note' = 'invoice') {
+    super(422, EinvoiceNotReady.code, `The ${document} lacks what a ${format} e-invoice requires: see errors`, details);
   }
 }

@@ -1,31 +1,65 @@
-/** An issued invoice as an EN 16931 e-invoice: checked for what the format requires, then written. */
+/**
+ * Issued invoices and credit notes as EN 16931 e-invoices: checked for what the format requires,
+ * then written. XML formats are written here, on the request's thread (a 60-line invoice takes a
+ * few milliseconds); Factur-X's PDF is made on the PDF threads with the CII document embedded.
+ */
 import type { Actor } from '../auth/actor';
+import type { CreditNoteService } from '../credit-notes/service';
 import { InvalidState } from '../errors';
 import type { FileBody } from '../http/routes';
+import type { InvoiceDocuments } from '../invoices/documents';
 import type { InvoiceService } from '../invoices/service';
-import { toCii } from './cii';
-import { toEnInvoice } from './document';
+import { EN16931_GUIDELINE, toCii, XRECHNUNG_GUIDELINE } from './cii';
+import { creditNoteSource, EinvoiceSource, EnInvoice, invoiceSource, toEnInvoice } from './document';
 import { einvoiceProblems } from './readiness';
 import { EinvoiceFormat, EinvoiceNotReady } from './schema';
-import { toUbl } from './ubl';
+import { PEPPOL_CUSTOMIZATION, toUbl, XRECHNUNG_CUSTOMIZATION } from './ubl';
 
-const WRITERS: Record<EinvoiceFormat, (invoice: ReturnType<typeof toEnInvoice>) => string> = { ubl: (doc) => toUbl(doc), cii: (doc) => toCii(doc) };
+/** The XML formats' writers; Factur-X embeds the `cii` document in the PDF. */
+const XML_WRITERS: Record<Exclude<EinvoiceFormat, 'facturx'>, (doc: EnInvoice) => string> = {
+  ubl: (doc) => toUbl(doc, PEPPOL_CUSTOMIZATION),
+  cii: (doc) => toCii(doc, EN16931_GUIDELINE),
+  'xrechnung-ubl': (doc) => toUbl(doc, XRECHNUNG_CUSTOMIZATION),
+  'xrechnung-cii': (doc) => toCii(doc, XRECHNUNG_GUIDELINE),
+};
+
+/** The name Factur-X and ZUGFeRD 2 give the embedded document. */
+export const FACTURX_FILENAME = 'factur-x.xml';
 
 export class EinvoiceService {
-  constructor(private readonly invoices: InvoiceService) {}
+  constructor(
+    private readonly invoices: InvoiceService,
+    private readonly creditNotes: CreditNoteService,
+    private readonly documents: InvoiceDocuments,
+  ) {}
 
   /**
    * The invoice's e-invoice in `format`. An invoice that lacks what the format requires is refused
    * with every missing field at once; a draft that lacks nothing is refused too: issue it first.
    */
   async invoice(actor: Actor, id: number, format: EinvoiceFormat): Promise<FileBody> {
-    const invoice = await this.invoices.get(actor, id);
-    const problems = einvoiceProblems(invoice, format);
-    if (Object.keys(problems).length) throw new EinvoiceNotReady(format, problems);
-    // A draft voided before it was ever issued has a number but was never an invoice either.
-    if (invoice.status === 'draft' || invoice.sent_at === null) {
-      throw new InvalidState('A draft is not an invoice yet: issue it (POST /invoices/{id}/send or initiate-payment), then fetch its e-invoice');
-    }
-    return { filename: `${invoice.number}-${format}.xml`, content: Buffer.from(WRITERS[format](toEnInvoice(invoice)), 'utf8') };
+    const source = invoiceSource(await this.invoices.get(actor, id));
+    const xml = this.xmlOf(source, format);
+    if (format !== 'facturx') return { filename: `${source.number}-${format}.xml`, content: Buffer.from(xml, 'utf8'), type: 'application/xml' };
+    const pdf = await this.documents.pdf(actor, id, { wait: false, attachment: { filename: FACTURX_FILENAME, xml } });
+    return { ...pdf, type: 'application/pdf' };
+  }
+
+  /** The credit note's e-invoice in `format`: UBL's CreditNote, CII's type 381, each naming the invoice it corrects. */
+  async creditNote(actor: Actor, id: number, format: EinvoiceFormat): Promise<FileBody> {
+    const creditNote = await this.creditNotes.get(actor, id);
+    const source = creditNoteSource(creditNote, await this.invoices.get(actor, creditNote.invoice_id));
+    const xml = this.xmlOf(source, format);
+    if (format !== 'facturx') return { filename: `${source.number}-${format}.xml`, content: Buffer.from(xml, 'utf8'), type: 'application/xml' };
+    const pdf = await this.creditNotes.pdf(actor, id, { filename: FACTURX_FILENAME, xml });
+    return { ...pdf, type: 'application/pdf' };
+  }
+
+  /** The document's XML in `format` (Factur-X's embedded CII), once readiness finds nothing missing. */
+  private xmlOf(source: EinvoiceSource, format: EinvoiceFormat): string {
+    const problems = einvoiceProblems(source, format);
+    if (Object.keys(problems).length) throw new EinvoiceNotReady(format, problems, source.kind === 'credit_note' ? 'credit note' : 'invoice');
+    if (source.draft) throw new InvalidState('A draft is not an invoice yet: issue it (POST /invoices/{id}/send or initiate-payment), then fetch its e-invoice');
+    return XML_WRITERS[format === 'facturx' ? 'cii' : format](toEnInvoice(source));
   }
 }

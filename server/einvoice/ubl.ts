@@ -1,14 +1,17 @@
-/** UBL 2.1 `Invoice` per Peppol BIS Billing 3.0 (EN 16931), from the invoice in EN 16931's terms. */
+/**
+ * UBL 2.1 `Invoice` or `CreditNote` per Peppol BIS Billing 3.0 (EN 16931), from the document in
+ * EN 16931's terms; XRechnung's UBL is the same document under its own customization.
+ */
 import { create } from 'xmlbuilder2';
 import type { EnInvoice, Party } from './document';
 
 const NAMESPACES = {
-  '@xmlns': 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2',
   '@xmlns:cac': 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2',
   '@xmlns:cbc': 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2',
 };
 
 export const PEPPOL_CUSTOMIZATION = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0';
+export const XRECHNUNG_CUSTOMIZATION = 'urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0';
 const PEPPOL_PROFILE = 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
 
 type Node = Record<string, unknown>;
@@ -35,24 +38,29 @@ function party(p: Party): Node {
     },
     ...(p.vatId ? { 'cac:PartyTaxScheme': { 'cbc:CompanyID': p.vatId, 'cac:TaxScheme': vat } } : {}),
     'cac:PartyLegalEntity': { 'cbc:RegistrationName': p.name, ...(p.registration ? { 'cbc:CompanyID': p.registration } : {}) },
-    ...(p.email || p.phone ? { 'cac:Contact': { ...(p.phone ? { 'cbc:Telephone': p.phone } : {}), ...(p.email ? { 'cbc:ElectronicMail': p.email } : {}) } } : {}),
+    ...(p.email || p.phone ? { 'cac:Contact': { ...(p.contactName ? { 'cbc:Name': p.contactName } : {}), ...(p.phone ? { 'cbc:Telephone': p.phone } : {}), ...(p.email ? { 'cbc:ElectronicMail': p.email } : {}) } } : {}),
   };
 }
 
 export function toUbl(doc: EnInvoice, customization = PEPPOL_CUSTOMIZATION): string {
   const { currency } = doc;
+  // A credit note is its own document type: no due date of its own (BT-9 would sit in its payment means), credited quantities.
+  const creditNote = doc.typeCode === '381';
+  const root = creditNote ? 'CreditNote' : 'Invoice';
   const invoice: Node = {
+    '@xmlns': `urn:oasis:names:specification:ubl:schema:xsd:${root}-2`,
     ...NAMESPACES,
     'cbc:CustomizationID': customization,
     'cbc:ProfileID': PEPPOL_PROFILE,
     'cbc:ID': doc.number,
     'cbc:IssueDate': doc.issueDate,
-    'cbc:DueDate': doc.dueDate,
-    'cbc:InvoiceTypeCode': '380',
+    ...(doc.dueDate && !creditNote ? { 'cbc:DueDate': doc.dueDate } : {}),
+    [`cbc:${root}TypeCode`]: doc.typeCode,
     ...(doc.note ? { 'cbc:Note': doc.note } : {}),
     'cbc:DocumentCurrencyCode': currency,
     ...(doc.buyerReference ? { 'cbc:BuyerReference': doc.buyerReference } : {}),
     ...(doc.orderReference ? { 'cac:OrderReference': { 'cbc:ID': doc.orderReference } } : {}),
+    ...(doc.corrects ? { 'cac:BillingReference': { 'cac:InvoiceDocumentReference': { 'cbc:ID': doc.corrects.number, 'cbc:IssueDate': doc.corrects.issueDate } } } : {}),
     'cac:AccountingSupplierParty': { 'cac:Party': party(doc.seller) },
     'cac:AccountingCustomerParty': { 'cac:Party': party(doc.buyer) },
     ...(doc.iban
@@ -64,6 +72,7 @@ export function toUbl(doc: EnInvoice, customization = PEPPOL_CUSTOMIZATION): str
           },
         }
       : {}),
+    ...(doc.paymentTerms ? { 'cac:PaymentTerms': { 'cbc:Note': doc.paymentTerms } } : {}),
     'cac:TaxTotal': {
       'cbc:TaxAmount': amount(currency, doc.totals.tax),
       'cac:TaxSubtotal': doc.vat.map((entry) => ({
@@ -85,9 +94,9 @@ export function toUbl(doc: EnInvoice, customization = PEPPOL_CUSTOMIZATION): str
       ...(nonZero(doc.totals.rounding) ? { 'cbc:PayableRoundingAmount': amount(currency, doc.totals.rounding) } : {}),
       'cbc:PayableAmount': amount(currency, doc.totals.payable),
     },
-    'cac:InvoiceLine': doc.lines.map((line) => ({
+    [`cac:${root}Line`]: doc.lines.map((line) => ({
       'cbc:ID': line.id,
-      'cbc:InvoicedQuantity': { '@unitCode': 'C62', '#': line.quantity },
+      [creditNote ? 'cbc:CreditedQuantity' : 'cbc:InvoicedQuantity']: { '@unitCode': 'C62', '#': line.quantity },
       'cbc:LineExtensionAmount': amount(currency, line.netAmount),
       'cac:Item': {
         'cbc:Name': line.name,
@@ -97,5 +106,5 @@ export function toUbl(doc: EnInvoice, customization = PEPPOL_CUSTOMIZATION): str
     })),
   };
   // Characters XML 1.0 cannot carry (control characters a note may hold) are left out, not written.
-  return create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '' }, { Invoice: invoice }).end({ prettyPrint: true });
+  return create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '' }, { [root]: invoice }).end({ prettyPrint: true });
 }

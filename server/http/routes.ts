@@ -49,11 +49,13 @@ export interface JsonResponse<S extends TSchema = TSchema> {
   schema: S;
 }
 
-/** A GET's file download: the handler returns a FileBody of this media type. */
+export type FileMediaType = 'application/pdf' | 'application/xml';
+
+/** A GET's file download: the handler returns a FileBody of this media type, or of one of these (naming its `type`). */
 export interface FileResponse {
   status: 200;
   description: string;
-  file: 'application/pdf' | 'application/xml';
+  file: FileMediaType | readonly FileMediaType[];
 }
 
 type AnyResponse = JsonResponse | FileResponse;
@@ -111,6 +113,8 @@ export type Route<S = never> = RouteSpec<unknown, unknown, AnyResponse, S>;
 export interface FileBody {
   filename: string;
   content: Buffer;
+  /** Its media type, when the route answers with more than one. */
+  type?: FileMediaType;
 }
 
 /**
@@ -208,8 +212,8 @@ export function mountRoutes<S extends { clocks: BusinessClocks }>(
       if (key !== undefined) input.requestKey = `${input.cred.subject}:${key}`;
       const handle = () => spec.handle(input, deps.services);
       if (file) {
-        const { filename, content } = (await handle()) as FileBody;
-        return void res.status(200).attachment(filename).type(file).send(content);
+        const { filename, content, type } = (await handle()) as FileBody;
+        return void res.status(200).attachment(filename).type(type ?? [file].flat()[0]).send(content);
       }
       if (key === undefined) return void res.status(spec.response.status).type('json').send(serialize(await handle()));
 

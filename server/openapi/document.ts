@@ -302,7 +302,7 @@ function operation(spec: Route): Operation {
         ? {
             description: spec.response.description,
             headers: { ...responseHeaders('authenticated'), 'Content-Disposition': attachmentHeader },
-            content: { [spec.response.file]: { schema: { type: 'string', format: 'binary' } } },
+            content: Object.fromEntries([spec.response.file].flat().map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
           }
         : { description: spec.response.description, headers: responseHeaders('authenticated', isPost), content: json(schemaRef(componentNameOf(spec.response.schema))) },
     '400': responseRef('BadRequest'),

@@ -1,10 +1,12 @@
 /**
- * Invoices as EN 16931 e-invoices over HTTP (contract, "E-invoices"): a varied set of issued
- * invoices (several rates, reverse charge, exempt, zero-rated, inclusive prices, a rounding amount, a
- * discount line, JPY, KWD, control characters, a large quantity, 60 lines, partly paid) fetched as UBL and CII, written to test/output/einvoice/
- * and checked together by the official rules (../shared/einvoice/validate: CEN EN 16931 for both,
- * Peppol BIS Billing 3.0 for UBL); each document's totals are the API's. The readiness errors of an
- * empty business profile and of a draft are tested too.
+ * Invoices and credit notes as EN 16931 e-invoices over HTTP (contract, "E-invoices"): a varied set
+ * of issued invoices (several rates, reverse charge, exempt, zero-rated, inclusive prices, a rounding
+ * amount, a discount line, JPY, KWD, control characters, a large quantity, 60 lines, partly paid)
+ * and credit notes (part of an invoice, a cancellation, a goodwill line, JPY) fetched as UBL, CII,
+ * XRechnung UBL and XRechnung CII, written to test/output/einvoice/ and checked together by the
+ * official rules (../shared/einvoice/validate: CEN EN 16931 for every one, Peppol BIS Billing 3.0 for
+ * UBL, KoSIT's XRechnung for XRechnung); each document's totals are the API's. The readiness errors
+ * of an empty business profile and of a draft are tested too.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -47,8 +49,11 @@ async function issued(t: Tenant, invoice: Record<string, unknown>, client: Recor
   return { t, invoice: (await t.api.get(`/invoices/${draft.id}`)).body.invoice };
 }
 
-/** The set of invoices every format is checked on, by name. */
-async function theSet(): Promise<Record<string, { t: Tenant; invoice: any }>> {
+/** A document of the set: an invoice, or a credit note (`invoice` is then the credit note). */
+type SetEntry = { t: Tenant; invoice: any; creditNote?: true };
+
+/** The set of invoices and credit notes every format is checked on, by name. */
+async function theSet(): Promise<Record<string, SetEntry>> {
   const t = await aSeller();
   const rate = (body: Record<string, unknown>) => created(t, '/tax-rates', { display_name: 'VAT', ...body }, 'tax_rate').then((r) => r.id as number);
   const [standard, reduced, zero, exempt, inclusive] = await Promise.all([
@@ -62,7 +67,7 @@ async function theSet(): Promise<Record<string, { t: Tenant; invoice: any }>> {
   const jpyRate = await created(jpy, '/tax-rates', { display_name: 'Consumption tax', percentage: 10 }, 'tax_rate');
   const kwd = await aSeller('KWD');
   const kwdRate = await created(kwd, '/tax-rates', { display_name: 'VAT', percentage: 5 }, 'tax_rate');
-  const set: Record<string, { t: Tenant; invoice: any }> = {
+  const set: Record<string, SetEntry> = {
     'several-rates': await issued(t, { items: [line('Book', 20, { tax_rate_ids: [reduced] }), line('Design work', 1234.56, { quantity: 3 }), line('Export', 50, { tax_rate_ids: [zero] })], default_tax_rate_ids: [standard] }),
     'reverse-charge': await issued(t, { items: [line('Consulting', 800)], default_tax_rate_ids: [standard] }, { tax_exempt: 'reverse' }),
     exempt: await issued(t, { items: [line('Course', 300)], default_tax_rate_ids: [exempt] }),
@@ -83,8 +88,20 @@ async function theSet(): Promise<Record<string, { t: Tenant; invoice: any }>> {
   const paid = await t.api.post(`/invoices/${partly.invoice.id}/payments`, { amount: 400, method: 'bank_transfer', reference: 'SEPA-1' });
   if (paid.status !== 201) throw new Error(`payment: ${paid.status} ${paid.text}`);
   set['partly-paid'] = { t, invoice: paid.body.invoice };
+
+  const credited = async (t: Tenant, invoice: any, body: Record<string, unknown>): Promise<SetEntry> => ({ t, creditNote: true, invoice: (await created(t, `/invoices/${invoice.id}/credit-notes`, body, 'credit_note')) });
+  const severalRates = set['several-rates'].invoice;
+  set['credit-note-part'] = await credited(t, severalRates, { items: [{ invoice_item_id: severalRates.items[1].id, quantity: 1 }], reason: 'product_unsatisfactory', memo: 'One design revision not delivered' });
+  set['credit-note-goodwill'] = await credited(t, paid.body.invoice, { items: [line('Goodwill', 50, { tax_rate_ids: [standard] })], refund: false });
+  set['credit-note-jpy'] = await credited(jpy, set.jpy.invoice, { items: [{ invoice_item_id: set.jpy.invoice.items[1].id }] });
+  const cancelled = await issued(t, { items: [line('Lamp', 19.99, { quantity: 2 })], default_tax_rate_ids: [inclusive] });
+  const voided = await t.api.post(`/invoices/${cancelled.invoice.id}/void`);
+  if (voided.status !== 200) throw new Error(`void: ${voided.status} ${voided.text}`);
+  set['credit-note-cancellation'] = { t, creditNote: true, invoice: voided.body.credit_note };
   return set;
 }
+
+const FORMATS = ['ubl', 'cii', 'xrechnung-ubl', 'xrechnung-cii'] as const;
 
 /** The validator's verdict on each file (`valid`, or the fatal rule ids), or null when ../shared is not here. */
 async function officialVerdicts(rules: string, files: string[]): Promise<Map<string, string> | null> {
@@ -104,14 +121,14 @@ async function officialVerdicts(rules: string, files: string[]): Promise<Map<str
 /** A total of the document: the text of its first element named `name`. */
 const totalIn = (xml: string, name: string) => new RegExp(`<${name}[^>]*>([^<]+)</${name}>`).exec(xml)?.[1];
 
-test('when a varied set of issued invoices is fetched as UBL and CII, then every document passes the official rules and carries the API\'s totals', async () => {
+test('when a varied set of issued invoices and credit notes is fetched in each XML format, then every document passes the official rules and carries the API\'s totals', async () => {
   const set = await theSet();
   fs.mkdirSync(OUTPUT, { recursive: true });
-  const written: Record<'ubl' | 'cii', string[]> = { ubl: [], cii: [] };
+  const written = Object.fromEntries(FORMATS.map((format) => [format, [] as string[]])) as Record<(typeof FORMATS)[number], string[]>;
 
-  for (const [name, { t, invoice }] of Object.entries(set)) {
-    for (const format of ['ubl', 'cii'] as const) {
-      const res = await t.api.get(`/invoices/${invoice.id}/einvoice?format=${format}`);
+  for (const [name, { t, invoice, creditNote }] of Object.entries(set)) {
+    for (const format of FORMATS) {
+      const res = await t.api.get(`/${creditNote ? 'credit-notes' : 'invoices'}/${invoice.id}/einvoice?format=${format}`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^application\/xml/);
       const xml = res.text;
@@ -119,15 +136,25 @@ test('when a varied set of issued invoices is fetched as UBL and CII, then every
       fs.writeFileSync(file, xml);
       written[format].push(file);
       const decimals = invoice.currency === 'JPY' ? 0 : 2;
-      // The VAT total and each category's amounts are the API's too.
-      expect(totalIn(xml, format === 'ubl' ? 'cbc:TaxAmount' : 'ram:TaxTotalAmount')).toBe(invoice.total_tax.toFixed(decimals));
-      const payable = (invoice.total - invoice.amount_paid).toFixed(decimals);
-      expect(totalIn(xml, format === 'ubl' ? 'cbc:PayableAmount' : 'ram:DuePayableAmount')).toBe(payable);
-      expect(totalIn(xml, format === 'ubl' ? 'cbc:TaxExclusiveAmount' : 'ram:TaxBasisTotalAmount')).toBe(invoice.total_excluding_tax.toFixed(decimals));
+      const ubl = format.endsWith('ubl');
+      // The VAT total and each category's amounts are the API's too; a credit note's amount due is its total.
+      expect(totalIn(xml, ubl ? 'cbc:TaxAmount' : 'ram:TaxTotalAmount')).toBe(invoice.total_tax.toFixed(decimals));
+      const payable = (invoice.total - (invoice.amount_paid ?? 0)).toFixed(decimals);
+      expect(totalIn(xml, ubl ? 'cbc:PayableAmount' : 'ram:DuePayableAmount')).toBe(payable);
+      expect(totalIn(xml, ubl ? 'cbc:TaxExclusiveAmount' : 'ram:TaxBasisTotalAmount')).toBe(invoice.total_excluding_tax.toFixed(decimals));
+      if (creditNote) {
+        // It is a credit note, and names the invoice it corrects.
+        expect(xml).toContain(ubl ? '<cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>' : '<ram:TypeCode>381</ram:TypeCode>');
+        expect(xml).toMatch(ubl ? /<cac:InvoiceDocumentReference>\s*<cbc:ID>INV-\d+<\/cbc:ID>/ : /<ram:InvoiceReferencedDocument>\s*<ram:IssuerAssignedID>INV-\d+</);
+      }
     }
   }
 
-  const verdicts = [await officialVerdicts('en16931', [...written.ubl, ...written.cii]), await officialVerdicts('peppol', written.ubl)];
+  const verdicts = [
+    await officialVerdicts('en16931', [...written.ubl, ...written.cii]),
+    await officialVerdicts('peppol', written.ubl),
+    await officialVerdicts('xrechnung', [...written['xrechnung-ubl'], ...written['xrechnung-cii']]),
+  ];
   if (verdicts.includes(null)) {
     process.stderr.write('../shared/einvoice/validate is not here: the documents were not checked by the official rules\n');
     return;
@@ -144,6 +171,7 @@ test('when a business has no legal identity, then its invoice is not ready, and 
   await t.api.post(`/invoices/${draft.id}/initiate-payment`);
   const asIssued = await t.api.get(`/invoices/${draft.id}/einvoice?format=cii`);
   const unknown = await t.api.get(`/invoices/${draft.id}/einvoice?format=pdf`);
+  const asXrechnung = await t.api.get(`/invoices/${draft.id}/einvoice?format=xrechnung-cii`);
 
   expect(asDraft.status).toBe(422);
   expect(asDraft.body.error).toBe('einvoice_not_ready');
@@ -154,6 +182,13 @@ test('when a business has no legal identity, then its invoice is not ready, and 
   expect(Object.keys(asIssued.body.errors).sort()).toEqual(['buyer.country', 'items[0].tax_rate_ids', 'seller.tax_id']);
   expect(asIssued.body.errors['seller.tax_id'][0]).toMatch(/^BR-CO-26: /);
   expect(unknown.status).toBe(400);
+  // XRechnung also asks how to reach and pay the seller, where the buyer is, and the buyer's reference.
+  expect(asXrechnung.status).toBe(422);
+  expect(Object.keys(asXrechnung.body.errors).sort()).toEqual([
+    'buyer.city', 'buyer.country', 'buyer.postal_code', 'buyer_reference', 'items[0].tax_rate_ids',
+    'seller.city', 'seller.email', 'seller.iban', 'seller.phone', 'seller.postal_code', 'seller.tax_id',
+  ]);
+  expect(asXrechnung.body.errors.buyer_reference[0]).toMatch(/^BR-DE-15: /);
 });
 
 test('when a ready invoice is still a draft, or was voided as a draft, then it is refused as never issued', async () => {
