@@ -8,6 +8,7 @@ import { Actor } from '../auth/actor';
 import type { SignedContractDocument } from '../contracts/pdf';
 import { Database } from '../db/database';
 import { NotFound } from '../errors';
+import type { PdfAttachment } from '../pdf/facturx';
 import { PdfFile, PdfPool } from '../pdf/pool';
 import { InvoiceLinks } from './links';
 import { partiesOf, paymentRowsOf } from './detail';
@@ -28,9 +29,10 @@ export class InvoiceDocuments {
 
   /**
    * The PDF of the actor's invoice `id`: NotFound when it has none by that id. A request is refused
-   * with ServiceUnavailable while too many PDFs wait for a thread; a job (`wait: true`) waits.
+   * with ServiceUnavailable while too many PDFs wait for a thread; a job (`wait: true`) waits. With
+   * an `attachment` (the invoice's CII e-invoice), the PDF is a Factur-X file: PDF/A-3b carrying it.
    */
-  async pdf(actor: Actor, id: number, options: { wait: boolean } = { wait: false }): Promise<PdfFile> {
+  async pdf(actor: Actor, id: number, options: { wait: boolean; attachment?: PdfAttachment } = { wait: false }): Promise<PdfFile> {
     const conn = this.db.current;
     const invoice = await Invoice.findOwn(actor, conn, id);
     if (!invoice) throw new NotFound('Invoice', id);
@@ -43,12 +45,16 @@ export class InvoiceDocuments {
       payments,
       paymentUrl: invoice.status === 'draft' ? null : this.links.paymentUrl(invoice.payment_token),
     };
-    return this.renderers.render(document, options);
+    const { attachment, wait } = options;
+    return this.renderers.render(attachment ? { document, attachment } : document, { wait });
   }
 
-  /** A credit note's PDF (credit-notes/ reads what it shows), on the same threads as invoices'. */
-  creditNotePdf(document: CreditNoteDocument): Promise<PdfFile> {
-    return this.renderers.render(document, { wait: false });
+  /**
+   * A credit note's PDF (credit-notes/ reads what it shows), on the same threads as invoices'; with an
+   * `attachment` (its CII e-invoice), a Factur-X file.
+   */
+  creditNotePdf(document: CreditNoteDocument, attachment?: PdfAttachment): Promise<PdfFile> {
+    return this.renderers.render(attachment ? { document, attachment } : document, { wait: false });
   }
 
   /** A contract's signed copy (the signing page reads what it shows), on the same threads: a request's, refused with PdfBusy when they are full. */

@@ -10,6 +10,7 @@ import { fromQuantityUnits } from '../money/amount';
 import { fromPercentageUnits, TaxBreakdownLine, TaxExempt } from '../money/tax';
 import type { SellerSnapshot } from '../businesses/view';
 import type { BuyerSnapshot } from '../clients/view';
+import type { PdfAttachment } from '../pdf/facturx';
 import { FittedLine, ISSUER_NAME, LABEL, lineHeight, MARGIN, MUTED_COLOR, PdfLayout, TextStyle } from '../pdf/layout';
 import type { PdfFile } from '../pdf/pool';
 import { Payment } from '../payments/model';
@@ -115,7 +116,8 @@ function pdfFilename(invoice: Invoice): string {
   return isReceipt(invoice) ? `receipt-${name}.pdf` : `${name}.pdf`;
 }
 
-export async function invoicePdf(document: InvoiceDocument): Promise<PdfFile> {
+/** The invoice's PDF; with `attachment` (its e-invoice), a PDF/A-3b Factur-X file that carries it. */
+export async function invoicePdf(document: InvoiceDocument, attachment?: PdfAttachment): Promise<PdfFile> {
   const { invoice, seller } = document;
   const receipt = isReceipt(invoice);
   const number = invoice.number ?? 'Draft';
@@ -124,6 +126,7 @@ export async function invoicePdf(document: InvoiceDocument): Promise<PdfFile> {
     title: `${receipt ? 'Receipt' : 'Invoice'} ${number} from ${sellerName}`,
     author: sellerName,
     createdAt: new Date(invoice.updated_at),
+    attachment,
   });
   const money = (minor: number) => formatMoney(minor, invoice.currency);
 
@@ -142,12 +145,13 @@ export async function invoicePdf(document: InvoiceDocument): Promise<PdfFile> {
 
 /**
  * A credit note: the document that corrects an invoice, with both parties as the invoice names them,
- * the invoice it corrects, its lines and their tax per rate, and how its total was settled.
+ * the invoice it corrects, its lines and their tax per rate, and how its total was settled. With
+ * `attachment`, a PDF/A-3b Factur-X file that carries its e-invoice.
  */
-export async function creditNotePdf(document: CreditNoteDocument): Promise<PdfFile> {
+export async function creditNotePdf(document: CreditNoteDocument, attachment?: PdfAttachment): Promise<PdfFile> {
   const { creditNote: note, seller } = document;
   const sellerName = oneLine(seller.legal_name ?? '');
-  const layout = new PdfLayout({ title: `Credit note ${note.number} from ${sellerName}`, author: sellerName, createdAt: new Date(note.created_at) });
+  const layout = new PdfLayout({ title: `Credit note ${note.number} from ${sellerName}`, author: sellerName, createdAt: new Date(note.created_at), attachment });
   const money = (minor: number) => formatMoney(minor, note.currency);
   const facts: [string, string][] = [
     ['Credit note number', note.number],

@@ -6,6 +6,7 @@
  */
 import PDFDocument from 'pdfkit';
 import LineBreaker from 'linebreak';
+import { embedFacturX, PDFA3_OPTIONS, PdfAttachment } from './facturx';
 import { registerFaces, Run, runsOf, Weight } from './fonts';
 
 export interface TextStyle {
@@ -50,6 +51,8 @@ export interface DocumentInfo {
   author: string;
   /** Fixed, so the same record renders the same file. */
   createdAt: Date;
+  /** An e-invoice to carry: the document is then PDF/A-3b with it embedded (Factur-X). */
+  attachment?: PdfAttachment;
 }
 
 export class PdfLayout {
@@ -68,12 +71,16 @@ export class PdfLayout {
 
   constructor(info: DocumentInfo) {
     // No margins for PDFKit: every position is explicit, so it never starts a page on its own.
+    // Every text is drawn in the TrueType faces of fonts.ts, which PDFKit embeds (PDF/A forbids the
+    // standard fonts, which are not): PDFKit's default Helvetica is never referenced.
     this.doc = new PDFDocument({
       size: 'A4',
       margin: 0,
       bufferPages: true,
       info: { Title: info.title, Author: info.author, Creator: info.author, CreationDate: info.createdAt, ModDate: info.createdAt },
+      ...(info.attachment ? PDFA3_OPTIONS : {}),
     });
+    if (info.attachment) embedFacturX(this.doc, info.attachment, info.createdAt);
   }
 
   get width(): number {
