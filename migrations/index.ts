@@ -38,6 +38,7 @@ import * as addTaxesToInvoices from './20261129100200_add_taxes_and_parties_to_i
 import * as indexRefundsById from './20261129120000_index_refunds_by_id';
 import * as createCreditNotes from './20261130100000_create_credit_notes';
 import * as createWooStores from './20261201100000_create_woocommerce_stores';
+import * as addEinvoiceFormat from './20261202100000_add_einvoice_format_to_businesses';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -82,4 +83,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261129120000_index_refunds_by_id', ...indexRefundsById },
   { name: '20261130100000_create_credit_notes', ...createCreditNotes },
   { name: '20261201100000_create_woocommerce_stores', ...createWooStores },
+  { name: '20261202100000_add_einvoice_format_to_businesses', ...addEinvoiceFormat },
 ];

@@ -187,7 +187,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     emails: () =>
       new (modules.emails().EmailQueue)(db, modules.mailer().createMailer(config), log(), {
         clock,
-        invoicePdf: (actor, invoiceId) => services.documents.pdf(actor, invoiceId, { wait: true }),
+        invoiceAttachments: (actor, invoiceId) => services.einvoices.emailAttachments(actor, invoiceId),
         leaseSeconds: config.webhookLeaseSeconds,
         firstAttemptWaitMs: config.emailFirstAttemptWaitMs,
         messageIdHost: new URL(config.baseUrl).hostname,
@@ -195,6 +195,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     invoices: () => {
       const invoices = new (modules.invoices().InvoiceService)(db, services.businesses, services.emails, services.outbox, shared.links, services.taxRates);
       invoices.whenVoided((actor, invoiceId) => services.gateways.expireStaleCheckouts(actor, invoiceId));
+      invoices.whenSending((invoice, format, wasDraft) => services.einvoices.assertReadyToSend(invoice, format, wasDraft));
       return invoices;
     },
     refunds: () => new (modules.refunds().RefundService)(db, services.outbox, shared.gatewayClients, log(), shared.links, clock),
@@ -215,7 +216,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
         services.documents,
         log(),
       ),
-    einvoices: () => new (modules.einvoices().EinvoiceService)(services.invoices, services.creditNotes, services.documents),
+    einvoices: () => new (modules.einvoices().EinvoiceService)(services.businesses, services.invoices, services.creditNotes, services.documents),
     quickCharge: () => new (modules.quickCharge().QuickChargeService)(db, services.businesses, services.clients, services.invoices),
     events: () => new (modules.events().EventService)(db, services.outbox, clock),
     webhooks: () => new (modules.webhooks().WebhookService)(db, services.outbox, clock),

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import {
   businessChangesSchema,
   BusinessChanges,
+  EINVOICE_FORMATS,
   BusinessProfile,
   BusinessView,
   LEGAL_IDENTITY_FIELDS,
@@ -53,6 +54,7 @@ type UpdateOptions = {
   plan?: string;
   /** Comma-separated origins, or `*` for any. */
   embedOrigins?: string;
+  einvoiceFormat?: string;
   json?: boolean;
 } & { [key: string]: string | boolean | undefined };
 
@@ -68,7 +70,11 @@ function recordLines(b: BusinessView): string[] {
 
 /** The record, then the legal identity: `legal name: …`, `address line1: …`, `-` for what is not set. */
 function profileLines(b: BusinessProfile): string[] {
-  return [...recordLines(b), ...LEGAL_IDENTITY_FIELDS.map((field) => `${field.replace(/_/g, ' ')}: ${b[field] ?? '-'}`)];
+  return [
+    ...recordLines(b),
+    ...LEGAL_IDENTITY_FIELDS.map((field) => `${field.replace(/_/g, ' ')}: ${b[field] ?? '-'}`),
+    `e-invoice format: ${b.einvoice_format ?? 'none'}`,
+  ];
 }
 
 function listLines(list: BusinessView[]): string[] {
@@ -89,6 +95,11 @@ function changesOf(opts: UpdateOptions): BusinessChanges {
   if (opts.embedOrigins !== undefined) {
     const origins = opts.embedOrigins.split(',').map((origin) => origin.trim()).filter(Boolean);
     changes.embed_origins = opts.embedOrigins.trim() === '*' ? null : origins;
+  }
+  if (opts.einvoiceFormat !== undefined) {
+    const format = opts.einvoiceFormat.trim().toLowerCase();
+    if (![...EINVOICE_FORMATS, 'none'].includes(format)) throw new UsageError(`--einvoice-format "${opts.einvoiceFormat}": must be one of ${EINVOICE_FORMATS.join(', ')} or none`);
+    changes.einvoice_format = format as BusinessChanges['einvoice_format'];
   }
   for (const field of LEGAL_IDENTITY_FIELDS) {
     const value = opts[LEGAL_OPTIONS[field].key];
@@ -160,7 +171,11 @@ export function businessCommand(): Command {
     .option('--country <cc>', 'new ISO 3166-1 alpha-2 country (\'\' removes it)')
     .option('--no-country', 'remove the country')
     .option('--plan <plan>', 'new plan name')
-    .option('--embed-origins <origins>', 'comma-separated origins that may frame the embeddable signing page (embed_url), or * for any (the default)');
+    .option('--embed-origins <origins>', 'comma-separated origins that may frame the embeddable signing page (embed_url), or * for any (the default)')
+    .option(
+      '--einvoice-format <format>',
+      `the e-invoice invoice e-mails carry: ${EINVOICE_FORMATS.join('|')}|none (facturx replaces the PDF; an XML format goes beside it; none, the default: the PDF only)`,
+    );
   for (const field of LEGAL_IDENTITY_FIELDS) {
     const option = LEGAL_OPTIONS[field];
     update.option(`${option.flag} ${option.value}`, `${option.help} ('' clears it)`);
@@ -175,6 +190,7 @@ export function businessCommand(): Command {
         'invoicing business update 3 --legal-name "Acme GmbH" --address-line1 "Hauptstr. 1" --postal-code 10115 --city Berlin --tax-id DE123456789',
         'invoicing business update 3 --iban "DE89 3704 0044 0532 0130 00" --bic COBADEFFXXX --peppol-id 9930:DE123456789',
         'invoicing business update 3 --invoice-footer ""',
+        'invoicing business update 3 --einvoice-format xrechnung-cii',
         'invoicing business update 3 --embed-origins https://shop.example,https://www.shop.example',
         'invoicing business update 3 --no-country --json',
       ),
@@ -183,7 +199,7 @@ export function businessCommand(): Command {
       const id = positiveId(rawId, 'business id');
       const changes = changesOf(opts);
       if (Object.keys(changes).length === 0) {
-        throw new UsageError('nothing to change: give --name, --currency, --country, --no-country, --plan, --embed-origins or a legal identity option (see --help)');
+        throw new UsageError('nothing to change: give --name, --currency, --country, --no-country, --plan, --embed-origins, --einvoice-format or a legal identity option (see --help)');
       }
       checkLegalIdentityOptions(changes);
       const updated = await withContext(({ services }) => services.businesses.update(id, validateInput(businessChangesSchema, changes)));

@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { BaseModel } from '../db/base-model';
 import { selectRows } from '../db/statement';
+import type { EinvoiceFormat } from './schema';
 
 export class Business extends BaseModel {
   static override tableName = 'businesses';
@@ -17,6 +18,8 @@ export class Business extends BaseModel {
   plan!: string;
   /** Space-separated origins that may frame the embeddable signing page; null: any. */
   embed_origins!: string | null;
+  /** The e-invoice its invoice e-mails carry; null: none. */
+  einvoice_format!: EinvoiceFormat | null;
   /** The legal identity invoices name the seller by; null where not set (`legal_name`: the name is used). */
   legal_name!: string | null;
   address_line1!: string | null;

@@ -10,6 +10,13 @@ import { closed, Currency, envelope, Id, Scope, text } from '../shapes/common';
 import { component, nullable } from '../shapes/component';
 import { bicField, countryField, ibanField, PEPPOL_ID_PATTERN, peppolIdField, taxIdField } from './legal-identity';
 
+/**
+ * The EN 16931 e-invoice formats (server/einvoice/ writes them), which a business may also choose
+ * for its invoice e-mails.
+ */
+export const EINVOICE_FORMATS = ['ubl', 'cii', 'facturx', 'xrechnung-ubl', 'xrechnung-cii'] as const;
+export type EinvoiceFormat = (typeof EINVOICE_FORMATS)[number];
+
 export interface NewBusiness {
   name: string;
   currency: string;
@@ -47,6 +54,8 @@ export type BusinessChanges = {
   country?: string | null;
   plan?: string;
   embed_origins?: string[] | null;
+  /** `none` or null: invoice e-mails carry the plain PDF only. */
+  einvoice_format?: EinvoiceFormat | 'none' | null;
 } & { [F in LegalIdentityField]?: string | null };
 
 /** `https://shop.example` or `http://localhost:8080`: a scheme, a host and maybe a port, nothing else. */
@@ -105,10 +114,14 @@ export const businessChangesSchema = Joi.object<BusinessChanges>({
   ...fields,
   country: fields.country.allow(null, ''),
   embed_origins: Joi.array().items(webOrigin).min(1).max(20).unique().allow(null),
+  einvoice_format: Joi.string()
+    .valid(...EINVOICE_FORMATS, 'none')
+    .allow(null)
+    .description('The e-invoice invoice e-mails carry (facturx replaces the plain PDF; an XML format goes beside it); none: the plain PDF only'),
   ...clearableIdentity,
 })
-  .or('name', 'currency', 'country', 'plan', 'embed_origins', ...LEGAL_IDENTITY_FIELDS)
-  .messages({ 'object.missing': 'nothing to change: give a name, currency, country, plan, embed origins or a legal identity field' });
+  .or('name', 'currency', 'country', 'plan', 'embed_origins', 'einvoice_format', ...LEGAL_IDENTITY_FIELDS)
+  .messages({ 'object.missing': 'nothing to change: give a name, currency, country, plan, embed origins, e-invoice format or a legal identity field' });
 
 const COUNTRY = Type.String({ pattern: '^[A-Z]{2}$' });
 const IBAN = Type.String({ pattern: '^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$', description: 'IBAN without spaces, upper case (ISO 13616 checksum checked)' });
@@ -157,6 +170,11 @@ export const BusinessShape = component(
     bic: sellerFields.bic,
     invoice_footer: sellerFields.invoice_footer,
     peppol_id: sellerFields.peppol_id,
+    einvoice_format: Type.Unsafe<EinvoiceFormat | null>({
+      type: ['string', 'null'],
+      enum: [...EINVOICE_FORMATS, null],
+      description: 'The e-invoice its invoice e-mails carry (facturx replaces the plain PDF; an XML format goes beside it); null: the plain PDF only. `/send` refuses an invoice not ready for it (422 einvoice_not_ready)',
+    }),
   }),
 );
 /** The business profile: what `GET /business`, `business show` and `business update` show. */

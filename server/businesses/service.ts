@@ -38,8 +38,12 @@ export class BusinessService {
   async update(id: number, changes: BusinessChanges): Promise<BusinessProfile> {
     return this.db.transaction(async (trx) => {
       if (!(await Business.query(trx).findById(id).forUpdate())) throw new NotFound('Business', id);
-      const { embed_origins: origins, ...rest } = changes;
-      const patch: Partial<Business> = { ...rest, ...(origins === undefined ? {} : { embed_origins: origins === null ? null : origins.join(' ') }) };
+      const { embed_origins: origins, einvoice_format: format, ...rest } = changes;
+      const patch: Partial<Business> = {
+        ...rest,
+        ...(origins === undefined ? {} : { embed_origins: origins === null ? null : origins.join(' ') }),
+        ...(format === undefined ? {} : { einvoice_format: format === 'none' ? null : format }),
+      };
       // A country or a legal identity field given empty is cleared.
       for (const field of ['country', ...LEGAL_IDENTITY_FIELDS] as const) {
         if (patch[field] === '') patch[field] = null;

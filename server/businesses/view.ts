@@ -31,6 +31,7 @@ export function toBusinessProfile(row: Business): BusinessProfile {
     bic: row.bic ?? null,
     invoice_footer: row.invoice_footer ?? null,
     peppol_id: row.peppol_id ?? null,
+    einvoice_format: row.einvoice_format ?? null,
   };
 }
 

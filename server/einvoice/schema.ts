@@ -1,14 +1,14 @@
 /** The e-invoice request: which format; and the refusal of an invoice that lacks what it needs. */
 import Joi from 'joi';
+import { EINVOICE_FORMATS, EinvoiceFormat } from '../businesses/schema';
 import { AppError, FieldErrors } from '../errors';
 
 /**
- * The formats served: `ubl` (UBL 2.1 per Peppol BIS Billing 3.0), `cii` (UN/CEFACT CII D16B,
- * EN 16931), `facturx` (the PDF as PDF/A-3 with the CII embedded), and XRechnung 3.0 in either
- * syntax.
+ * The formats served (businesses/schema.ts lists them, for a business may choose one for its
+ * e-mails): `ubl` (UBL 2.1 per Peppol BIS Billing 3.0), `cii` (UN/CEFACT CII D16B, EN 16931),
+ * `facturx` (the PDF as PDF/A-3 with the CII embedded), and XRechnung 3.0 in either syntax.
  */
-export const EINVOICE_FORMATS = ['ubl', 'cii', 'facturx', 'xrechnung-ubl', 'xrechnung-cii'] as const;
-export type EinvoiceFormat = (typeof EINVOICE_FORMATS)[number];
+export { EINVOICE_FORMATS, type EinvoiceFormat };
 
 export interface EinvoiceQuery {
   format: EinvoiceFormat;

@@ -4,10 +4,13 @@
  * few milliseconds); Factur-X's PDF is made on the PDF threads with the CII document embedded.
  */
 import type { Actor } from '../auth/actor';
+import type { BusinessService } from '../businesses/service';
 import type { CreditNoteService } from '../credit-notes/service';
+import type { MailAttachment } from '../email/queue';
 import { InvalidState } from '../errors';
 import type { FileBody } from '../http/routes';
 import type { InvoiceDocuments } from '../invoices/documents';
+import type { InvoiceDetail } from '../invoices/schema';
 import type { InvoiceService } from '../invoices/service';
 import { EN16931_GUIDELINE, toCii, XRECHNUNG_GUIDELINE } from './cii';
 import { creditNoteSource, EinvoiceSource, EnInvoice, invoiceSource, toEnInvoice } from './document';
@@ -28,6 +31,7 @@ export const FACTURX_FILENAME = 'factur-x.xml';
 
 export class EinvoiceService {
   constructor(
+    private readonly businesses: BusinessService,
     private readonly invoices: InvoiceService,
     private readonly creditNotes: CreditNoteService,
     private readonly documents: InvoiceDocuments,
@@ -37,12 +41,45 @@ export class EinvoiceService {
    * The invoice's e-invoice in `format`. An invoice that lacks what the format requires is refused
    * with every missing field at once; a draft that lacks nothing is refused too: issue it first.
    */
-  async invoice(actor: Actor, id: number, format: EinvoiceFormat): Promise<FileBody> {
+  invoice(actor: Actor, id: number, format: EinvoiceFormat): Promise<FileBody> {
+    return this.invoiceFile(actor, id, format, { wait: false });
+  }
+
+  /**
+   * `/send` checks, in its transaction, that the invoice it just issued (or sends again) is ready for
+   * the business's e-invoice format: if not, it is refused and nothing is issued or sent. The paths
+   * name where to fix it, as for a draft, when it was one.
+   */
+  assertReadyToSend(invoice: InvoiceDetail, format: EinvoiceFormat, wasDraft: boolean): void {
+    const problems = einvoiceProblems({ ...invoiceSource(invoice), draft: wasDraft }, format);
+    if (Object.keys(problems).length) throw new EinvoiceNotReady(format, problems);
+  }
+
+  /**
+   * What an invoice e-mail carries: the PDF, with the business's XML e-invoice beside it, or its
+   * Factur-X PDF instead. An invoice no longer ready for the format (the format changed after
+   * `/send`, which checked it) still goes, with the plain PDF.
+   */
+  async emailAttachments(actor: Actor, invoiceId: number): Promise<MailAttachment[]> {
+    const format = (await this.businesses.get(actor.businessId)).einvoice_format;
+    const pdf = async () => ({ ...(await this.documents.pdf(actor, invoiceId, { wait: true })), contentType: 'application/pdf' });
+    if (!format) return [await pdf()];
+    try {
+      const einvoice = await this.invoiceFile(actor, invoiceId, format, { wait: true });
+      const file = { filename: einvoice.filename, content: einvoice.content, contentType: einvoice.type! };
+      return format === 'facturx' ? [file] : [await pdf(), file];
+    } catch (err) {
+      if (!(err instanceof EinvoiceNotReady)) throw err;
+      return [await pdf()];
+    }
+  }
+
+  private async invoiceFile(actor: Actor, id: number, format: EinvoiceFormat, options: { wait: boolean }): Promise<FileBody> {
     const source = invoiceSource(await this.invoices.get(actor, id));
     const xml = this.xmlOf(source, format);
     if (format !== 'facturx') return { filename: `${source.number}-${format}.xml`, content: Buffer.from(xml, 'utf8'), type: 'application/xml' };
-    const pdf = await this.documents.pdf(actor, id, { wait: false, attachment: { filename: FACTURX_FILENAME, xml } });
-    return { ...pdf, type: 'application/pdf' };
+    const { content } = await this.documents.pdf(actor, id, { wait: options.wait, attachment: { filename: FACTURX_FILENAME, xml } });
+    return { filename: `${source.number}-facturx.pdf`, content, type: 'application/pdf' };
   }
 
   /** The credit note's e-invoice in `format`: UBL's CreditNote, CII's type 381, each naming the invoice it corrects. */
@@ -51,8 +88,8 @@ export class EinvoiceService {
     const source = creditNoteSource(creditNote, await this.invoices.get(actor, creditNote.invoice_id));
     const xml = this.xmlOf(source, format);
     if (format !== 'facturx') return { filename: `${source.number}-${format}.xml`, content: Buffer.from(xml, 'utf8'), type: 'application/xml' };
-    const pdf = await this.creditNotes.pdf(actor, id, { filename: FACTURX_FILENAME, xml });
-    return { ...pdf, type: 'application/pdf' };
+    const { content } = await this.creditNotes.pdf(actor, id, { filename: FACTURX_FILENAME, xml });
+    return { filename: `${source.number}-facturx.pdf`, content, type: 'application/pdf' };
   }
 
   /** The document's XML in `format` (Factur-X's embedded CII), once readiness finds nothing missing. */

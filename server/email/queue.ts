@@ -51,15 +51,20 @@ export interface EmailQueueOptions {
   firstAttemptWaitMs: number;
   /** The host part of generated Message-IDs. */
   messageIdHost: string;
-  /** The PDF each message carries: made at each attempt, outside any transaction, as the invoice is then. */
-  invoicePdf(actor: Actor, invoiceId: number): Promise<{ filename: string; content: Buffer }>;
+  /**
+   * The files each message carries (the PDF, or the business's e-invoice with or instead of it): made
+   * at each attempt, outside any transaction, as the invoice is then.
+   */
+  invoiceAttachments(actor: Actor, invoiceId: number): Promise<MailAttachment[]>;
 }
+
+export type MailAttachment = NonNullable<OutgoingEmail['attachments']>[number];
 
 /** What a failed attempt records when the message itself, not its delivery, failed: the details go to the log only. */
 const UNMADE = 'the message could not be made';
 
-/** A message's PDF, or why it could not be made (recorded as a failed attempt). */
-type Attachment = { pdf: { filename: string; content: Buffer } } | { error: string };
+/** A message's files, or why they could not be made (recorded as a failed attempt). */
+type Attachment = { files: MailAttachment[] } | { error: string };
 
 export class EmailQueue {
   private readonly jobs: JobQueue<EmailMessage, Attachment>;
@@ -148,7 +153,7 @@ export class EmailQueue {
 
   private async attachment(message: EmailMessage): Promise<Attachment> {
     try {
-      return { pdf: await this.options.invoicePdf(systemActor('email queue', { businessId: message.business_id, livemode: message.livemode }), message.invoice_id) };
+      return { files: await this.options.invoiceAttachments(systemActor('email queue', { businessId: message.business_id, livemode: message.livemode }), message.invoice_id) };
     } catch (err) {
       this.logger.error({ err, emailId: message.id, invoiceId: message.invoice_id }, 'invoice e-mail not made');
       return { error: UNMADE };
@@ -167,7 +172,7 @@ export class EmailQueue {
           subject: message.subject,
           text: message.text_body,
           html: message.html_body,
-          attachments: [{ ...attachment.pdf, contentType: 'application/pdf' }],
+          attachments: attachment.files,
         });
         return { done: { last_error: null, sent_at: this.options.clock.now().toISOString() } };
       } catch (err) {

@@ -100,11 +100,12 @@ export const invoiceRoutes = [
     operationId: 'sendInvoice',
     summary: 'E-mail the invoice to its client',
     description:
-      'Issues a draft (status sent, number assigned) and fires `invoice.sent`. Re-sending a sent invoice is a reminder. The e-mail goes out after the change commits: `email.status` is `sent` when the mail server accepted it within a few seconds, `queued` when it is retried later, and `suppressed` under a test key (no e-mail leaves). A paid or void invoice is a 422 `invalid_state`.',
+      'Issues a draft (status sent, number assigned) and fires `invoice.sent`. Re-sending a sent invoice is a reminder. The e-mail goes out after the change commits: `email.status` is `sent` when the mail server accepted it within a few seconds, `queued` when it is retried later, and `suppressed` under a test key (no e-mail leaves). A paid or void invoice is a 422 `invalid_state`. When the business sends an e-invoice with its e-mails (`einvoice_format`), an invoice not ready for that format is a 422 `einvoice_not_ready` naming each field to fix, and nothing is issued or sent; the e-mail then carries the PDF and the XML document, or the Factur-X PDF instead of the plain one.',
     tag: 'Invoices',
     scopes: ['invoices:write'],
     record: 'Invoice',
     response: { status: 200, description: 'The invoice and the e-mail', schema: SentInvoiceShape },
+    errors: { '422': 'UnprocessableOrEinvoiceNotReady' },
     handle: ({ cred, id }, s) => s.invoices.send(cred, id),
     afterCommitOutcome: ({ cred, id }, s) => s.invoices.sentOutcome(cred, id),
   }),

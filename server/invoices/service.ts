@@ -29,6 +29,7 @@ import { formatMoney, invoiceEmail } from './email';
 import { amountDue, Invoice, InvoiceItem } from './model';
 import { drawInvoiceNumber } from './numbering';
 import { itemsAsInput, PricedInvoice, PricedItem, priceInvoice, rateIdsOf, TaxTerms } from './pricing';
+import type { EinvoiceFormat } from '../businesses/schema';
 import { InvoiceChanges, InvoiceDetail, InvoiceInput, InvoiceListParams, InvoiceView, ItemInput, SentInvoice } from './schema';
 import { toInvoiceView } from './view';
 
@@ -50,10 +51,20 @@ export class InvoiceService {
   ) {}
 
   private readonly voidListeners: ((actor: Actor, invoiceId: number) => Promise<void>)[] = [];
+  private sendingCheck?: (invoice: InvoiceDetail, format: EinvoiceFormat, wasDraft: boolean) => void;
 
   /** Runs `listener` after each void commits (the gateway expires the invoice's open checkout); it handles its own errors. */
   whenVoided(listener: (actor: Actor, invoiceId: number) => Promise<void>): void {
     this.voidListeners.push(listener);
+  }
+
+  /**
+   * `check` runs in `/send`'s transaction for a business that sends an e-invoice with its e-mails,
+   * once the invoice is issued: it throws to refuse the invoice (server/einvoice/ knows what each
+   * format requires), and then nothing is issued or sent.
+   */
+  whenSending(check: (invoice: InvoiceDetail, format: EinvoiceFormat, wasDraft: boolean) => void): void {
+    this.sendingCheck = check;
   }
 
   async list(actor: Actor, params: InvoiceListParams): Promise<Page<InvoiceView>> {
@@ -162,8 +173,11 @@ export class InvoiceService {
     return this.db.transaction(async (trx) => {
       const row = await this.lock(trx, actor, id);
       if (row.status === 'paid' || row.status === 'void') throw new InvalidState(`A ${row.status} invoice cannot be sent`);
-      if (row.status === 'draft') await this.issue(trx, actor, row);
+      const wasDraft = row.status === 'draft';
+      if (wasDraft) await this.issue(trx, actor, row);
       const invoice = await invoiceDetail(actor, row, trx, this.links);
+      const business = await this.businesses.get(actor.businessId);
+      if (business.einvoice_format) this.sendingCheck?.(invoice, business.einvoice_format, wasDraft);
       await this.outbox.record(trx, actor, 'invoice.sent', { invoice });
 
       const client = await Client.of(actor, trx).findById(row.client_id);
@@ -171,7 +185,6 @@ export class InvoiceService {
       // The object the caller receives: the first attempt, after the commit, settles its status.
       const email: SentInvoice['email'] = { to: client.email, status: actor.livemode ? 'queued' : 'suppressed' };
       if (!actor.livemode) return { invoice, email };
-      const business = await this.businesses.get(actor.businessId);
       const message = await this.emails.enqueue(
         trx,
         actor,

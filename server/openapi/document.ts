@@ -238,6 +238,11 @@ const responses: Record<string, Response> = {
     [EinvoiceNotReady, InvalidState],
     'authenticated',
   ),
+  UnprocessableOrEinvoiceNotReady: errorResponse(
+    'Field errors (`validation_failed`), a business rule refusing the request in the record\'s state (`invalid_state`), an Idempotency-Key reused with another request (`idempotency_key_reused`), or an invoice that lacks what the business\'s e-invoice format requires (`einvoice_not_ready`, with `errors` naming each field by its path and the rule it breaks): nothing was issued or sent',
+    [ValidationFailed, InvalidState, IdempotencyKeyReused, EinvoiceNotReady],
+    'authenticated',
+  ),
   RateLimited: errorResponse(
     'Over 120 requests in the credential\'s 60-second window, or too many failed authentications from the address (`rate_limited`): wait Retry-After seconds',
     [RateLimited],

@@ -45,7 +45,7 @@ const LEGAL_IDENTITY_FIELDS = [
 
 /** The profile `business show` and `business update` print of a business that has no legal identity set. */
 function profileOf(record: BusinessRecord): Record<string, unknown> {
-  return { ...record, ...Object.fromEntries(LEGAL_IDENTITY_FIELDS.map((field) => [field, null])), legal_name: record.name };
+  return { ...record, ...Object.fromEntries(LEGAL_IDENTITY_FIELDS.map((field) => [field, null])), legal_name: record.name, einvoice_format: null };
 }
 
 async function storedIdentity(id: number): Promise<Record<string, unknown>> {
@@ -214,7 +214,7 @@ describe('invoicing business update', () => {
       invoice_footer: 'Registered in England and Wales',
       peppol_id: '0088:5060012349998',
     };
-    expect(JSON.parse(res.stdout)).toEqual({ ...created, ...identity });
+    expect(JSON.parse(res.stdout)).toEqual({ ...created, ...identity, einvoice_format: null });
     expect(await storedIdentity(created.id)).toEqual(identity);
   });
 
@@ -227,6 +227,22 @@ describe('invoicing business update', () => {
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ legal_name: 'Acme Ltd', invoice_footer: null, iban: 'GB29NWBK60161331926819' });
     expect(await storedIdentity(created.id)).toMatchObject({ legal_name: null, invoice_footer: null, iban: 'GB29NWBK60161331926819' });
+  });
+
+  test('when an e-invoice format is given, then invoice e-mails carry it until none is given', async () => {
+    const created = await createBusiness();
+
+    const set = await cli('business', 'update', String(created.id), '--einvoice-format', 'facturx', '--json');
+    const shown = await cli('business', 'show', String(created.id));
+    const cleared = await cli('business', 'update', String(created.id), '--einvoice-format', 'none', '--json');
+    const wrong = await cli('business', 'update', String(created.id), '--einvoice-format', 'pdf');
+
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.stdout).einvoice_format).toBe('facturx');
+    expect(shown.stdout).toContain('\ne-invoice format: facturx\n');
+    expect(JSON.parse(cleared.stdout).einvoice_format).toBeNull();
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/--einvoice-format "pdf": must be one of ubl, cii, facturx, xrechnung-ubl, xrechnung-cii or none/);
   });
 
   test('when printed for people, then show lists the legal identity, - for what is not set', async () => {

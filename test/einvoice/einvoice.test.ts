@@ -12,41 +12,17 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { businessChangesSchema } from '../../server/businesses/schema';
-import { validateInput } from '../../server/validation';
 import { aClient, Tenant, useApp } from '../support/app';
-import { GERMAN_SELLER } from '../support/legal-identity';
+import { aSeller as aSellerOf, BUYER, created, issued as issuedInvoice, line, VALIDATOR } from './support';
 
 const ctx = useApp({ rateLimitPerMinute: 100_000 });
-const VALIDATOR = path.resolve(__dirname, '../../../shared/einvoice/validate');
 const OUTPUT = path.join(__dirname, '..', 'output', 'einvoice', process.env.TEST_DB ?? 'sqlite');
 
-/** The German seller of the legal-identity tests, with what an e-invoice also shows: registration, bank account, Peppol ID. */
-const SELLER = { ...GERMAN_SELLER, registration_number: 'HRB 12345 B', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', peppol_id: '9930:DE123456789' };
-
-const BUYER = { name: 'Camille Martin', company: 'Atelier Martin SARL', address: '12 rue de la Paix\nBâtiment B', city: 'Paris', postal_code: '75002', country: 'FR', tax_id: 'FR40303265045', peppol_id: '9957:FR40303265045' };
-
-async function aSeller(currency = 'EUR'): Promise<Tenant> {
-  const t = await ctx.app.tenant({ currency });
-  await ctx.app.server.services.businesses.update(t.businessId, validateInput(businessChangesSchema, SELLER));
-  return t;
-}
-
-async function created(t: Tenant, path: string, body: Record<string, unknown>, key: string): Promise<any> {
-  const res = await t.api.post(path, body);
-  if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${res.text}`);
-  return res.body[key];
-}
-
-const line = (description: string, unit_price: number, extra: Record<string, unknown> = {}) => ({ description, quantity: 1, unit_price, ...extra });
+const aSeller = (currency = 'EUR') => aSellerOf(ctx.app, currency);
 
 /** An issued invoice of `t` for a new client, with the tenant that reads it. */
 async function issued(t: Tenant, invoice: Record<string, unknown>, client: Record<string, unknown> = {}): Promise<{ t: Tenant; invoice: any }> {
-  const buyer = await created(t, '/clients', aClient({ ...BUYER, ...client }), 'client');
-  const draft = await created(t, '/invoices', { client_id: buyer.id, due_date: '2027-01-31', buyer_reference: 'PO-2026-118', ...invoice }, 'invoice');
-  const sent = await t.api.post(`/invoices/${draft.id}/initiate-payment`);
-  if (sent.status !== 200) throw new Error(`issue: ${sent.status} ${sent.text}`);
-  return { t, invoice: (await t.api.get(`/invoices/${draft.id}`)).body.invoice };
+  return { t, invoice: await issuedInvoice(t, invoice, client) };
 }
 
 /** A document of the set: an invoice, or a credit note (`invoice` is then the credit note). */
@@ -121,10 +97,10 @@ async function officialVerdicts(rules: string, files: string[]): Promise<Map<str
 /** A total of the document: the text of its first element named `name`. */
 const totalIn = (xml: string, name: string) => new RegExp(`<${name}[^>]*>([^<]+)</${name}>`).exec(xml)?.[1];
 
-test('when a varied set of issued invoices and credit notes is fetched in each XML format, then every document passes the official rules and carries the API\'s totals', async () => {
+test('when a varied set of issued invoices and credit notes is fetched in each format, then every document passes the official rules and carries the API\'s totals', async () => {
   const set = await theSet();
   fs.mkdirSync(OUTPUT, { recursive: true });
-  const written = Object.fromEntries(FORMATS.map((format) => [format, [] as string[]])) as Record<(typeof FORMATS)[number], string[]>;
+  const written = Object.fromEntries([...FORMATS, 'facturx'].map((format) => [format, [] as string[]])) as Record<(typeof FORMATS)[number] | 'facturx', string[]>;
 
   for (const [name, { t, invoice, creditNote }] of Object.entries(set)) {
     for (const format of FORMATS) {
@@ -148,10 +124,16 @@ test('when a varied set of issued invoices and credit notes is fetched in each X
         expect(xml).toMatch(ubl ? /<cac:InvoiceDocumentReference>\s*<cbc:ID>INV-\d+<\/cbc:ID>/ : /<ram:InvoiceReferencedDocument>\s*<ram:IssuerAssignedID>INV-\d+</);
       }
     }
+    // Factur-X embeds the cii document (facturx.test.ts compares them): its PDF goes to the CEN rules too.
+    const pdf = await t.api.get(`/${creditNote ? 'credit-notes' : 'invoices'}/${invoice.id}/einvoice?format=facturx`);
+    expect(pdf.status).toBe(200);
+    const file = path.join(OUTPUT, `${name}.facturx.pdf`);
+    fs.writeFileSync(file, pdf.bytes);
+    written.facturx.push(file);
   }
 
   const verdicts = [
-    await officialVerdicts('en16931', [...written.ubl, ...written.cii]),
+    await officialVerdicts('en16931', [...written.ubl, ...written.cii, ...written.facturx]),
     await officialVerdicts('peppol', written.ubl),
     await officialVerdicts('xrechnung', [...written['xrechnung-ubl'], ...written['xrechnung-cii']]),
   ];

@@ -140,10 +140,10 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
       leaseSeconds: 60,
       firstAttemptWaitMs: 0,
       messageIdHost: 'example.com',
-      invoicePdf: async (actor, invoiceId) => {
+      invoiceAttachments: async (actor, invoiceId) => {
         pdfStarted();
         await gate;
-        return documents.pdf(actor, invoiceId, { wait: true });
+        return [{ ...(await documents.pdf(actor, invoiceId, { wait: true })), contentType: 'application/pdf' }];
       },
     });
     await bringForward(draft.id);

@@ -72,6 +72,7 @@ describe('ping and business', () => {
         bic: null,
         invoice_footer: null,
         peppol_id: null,
+        einvoice_format: null,
       },
     });
   });
@@ -113,6 +114,7 @@ describe('ping and business', () => {
       tax_id: 'DE123456789',
       iban: 'DE89370400440532013000',
       bic: 'COBADEFFXXX',
+      einvoice_format: null,
     });
   });
 
