@@ -10,6 +10,7 @@ import { isCountry } from '../businesses/countries';
 import { currencyExponent } from '../money/currencies';
 import { toMinor } from '../money/amount';
 import { EinvoiceSource, vatBreakdownOf } from './document';
+import { CEN_EAS_CODES, PEPPOL_EAS_CODES } from './eas';
 import type { EinvoiceFormat } from './schema';
 
 type Problems = Record<string, string[]>;
@@ -42,6 +43,10 @@ export function einvoiceProblems(invoice: EinvoiceSource, format: EinvoiceFormat
   for (const [who, party] of [['seller', seller], ['buyer', buyer]] as const) {
     const prefix = party.tax_id?.slice(0, 2) ?? '';
     if (party.tax_id && !(isCountry(prefix) || prefix === 'EL')) add(paths[who]('tax_id'), 'BR-CO-09: a VAT identifier starts with its country code (ISO 3166-1, EL for Greece)');
+    // A Peppol ID is only checked for its shape when it is stored: its scheme must also be one the rules know.
+    const scheme = party.peppol_id?.split(':')[0];
+    if (scheme && !CEN_EAS_CODES.has(scheme)) add(paths[who]('peppol_id'), `BR-CL-25: the electronic address scheme ${scheme} is not on the CEF EAS code list`);
+    else if (scheme && format === 'ubl' && !PEPPOL_EAS_CODES.has(scheme)) add(paths[who]('peppol_id'), `PEPPOL-EN16931-CL008: Peppol does not accept the electronic address scheme ${scheme} yet`);
   }
 
   const categories = new Set(invoice.tax_breakdown.map((rate) => rate.category));

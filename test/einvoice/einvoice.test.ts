@@ -189,3 +189,23 @@ test('when a ready invoice is still a draft, or was voided as a draft, then it i
   expect(voided.status).toBe(422);
   expect(voided.body.error).toBe('invalid_state');
 });
+
+test('when a party\'s Peppol ID has a scheme the rules do not know, then no format serves it, and Peppol refuses a scheme it does not accept yet', async () => {
+  const t = await aSeller();
+  const rate = await created(t, '/tax-rates', { display_name: 'VAT', percentage: 19 }, 'tax_rate');
+  // 1234 is on no list; 0244 is on the CEF list, which Peppol's rules do not take yet.
+  const unknown = await issuedInvoice(t, { items: [line('Work', 100)], default_tax_rate_ids: [rate.id] }, { peppol_id: '1234:ABC' });
+  const notPeppol = await issuedInvoice(t, { items: [line('Work', 100)], default_tax_rate_ids: [rate.id] }, { peppol_id: '0244:ABC' });
+
+  const [unknownCii, notPeppolUbl, notPeppolCii] = await Promise.all([
+    t.api.get(`/invoices/${unknown.id}/einvoice?format=cii`),
+    t.api.get(`/invoices/${notPeppol.id}/einvoice?format=ubl`),
+    t.api.get(`/invoices/${notPeppol.id}/einvoice?format=cii`),
+  ]);
+
+  expect(unknownCii.status).toBe(422);
+  expect(unknownCii.body.errors['buyer.peppol_id'][0]).toMatch(/^BR-CL-25: /);
+  expect(notPeppolUbl.status).toBe(422);
+  expect(notPeppolUbl.body.errors['buyer.peppol_id'][0]).toMatch(/^PEPPOL-EN16931-CL008: /);
+  expect(notPeppolCii.status).toBe(200);
+});
