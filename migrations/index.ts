@@ -39,6 +39,7 @@ import * as indexRefundsById from './20261129120000_index_refunds_by_id';
 import * as createCreditNotes from './20261130100000_create_credit_notes';
 import * as createWooStores from './20261201100000_create_woocommerce_stores';
 import * as addEinvoiceFormat from './20261202100000_add_einvoice_format_to_businesses';
+import * as addImportedDocumentsToExpenses from './20261202110000_add_imported_documents_to_expenses';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -84,4 +85,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261130100000_create_credit_notes', ...createCreditNotes },
   { name: '20261201100000_create_woocommerce_stores', ...createWooStores },
   { name: '20261202100000_add_einvoice_format_to_businesses', ...addEinvoiceFormat },
+  { name: '20261202110000_add_imported_documents_to_expenses', ...addImportedDocumentsToExpenses },
 ];

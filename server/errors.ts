@@ -60,12 +60,12 @@ export class NotFound extends AppError {
   }
 }
 
-/** The JSON body is larger than the parser takes (server/http/errors.ts). */
+/** The body is larger than the parser takes: a JSON body's 1 MB (server/http/errors.ts), or a document route's own limit. */
 export class PayloadTooLarge extends AppError {
   static readonly code = 'payload_too_large';
 
-  constructor() {
-    super(413, PayloadTooLarge.code, 'The request body is larger than 1 MB');
+  constructor(limit = '1 MB') {
+    super(413, PayloadTooLarge.code, `The request body is larger than ${limit}`);
   }
 }
 

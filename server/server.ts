@@ -155,8 +155,9 @@ export async function startServer(
       await services.woocommerce.orders.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      // After the requests under way have their PDFs.
+      // After the requests under way have their PDFs and their imported documents read.
       await services.documents.close();
+      await services.expenses.close();
       await redis?.quit();
       if (!options.db) await db.close();
     },

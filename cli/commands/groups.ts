@@ -54,6 +54,12 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     summary: 'Tax rates of a business (percentages and VAT categories put on invoice lines)',
     load: () => (require('./tax-rates') as typeof import('./tax-rates')).taxRatesCommand(),
   },
+  {
+    name: 'expenses',
+    term: 'expenses',
+    summary: 'Expenses: import a received e-invoice (UBL, CII or Factur-X) as one',
+    load: () => (require('./expenses') as typeof import('./expenses')).expensesCommand(),
+  },
   { name: 'webhooks', term: 'webhooks', summary: 'Inspect and replay webhook deliveries (of every business)', load: () => (require('./webhooks') as typeof import('./webhooks')).webhooksCommand() },
   {
     name: 'trigger',

@@ -1,7 +1,8 @@
+import { documentBody } from '../http/document-body';
 import { routeUsing } from '../http/routes';
 import { Deleted } from '../shapes/common';
-import { createExpenseBody, ExpenseEnvelope, ExpenseList, listExpensesQuery, updateExpenseBody } from './schema';
-import { ExpenseService } from './service';
+import { createExpenseBody, ExpenseEnvelope, ExpenseList, importExpenseQuery, listExpensesQuery, updateExpenseBody } from './schema';
+import { ExpenseService, MAX_DOCUMENT_BYTES } from './service';
 
 const route = routeUsing<{ expenses: ExpenseService }>();
 
@@ -27,6 +28,27 @@ export const expenseRoutes = [
     body: createExpenseBody,
     response: { status: 201, description: 'The new expense', schema: ExpenseEnvelope },
     handle: async ({ cred, body }, s) => ({ expense: await s.expenses.create(cred, body) }),
+  }),
+  route({
+    method: 'post',
+    path: '/expenses/import',
+    operationId: 'importExpense',
+    summary: 'Import a received e-invoice as an expense',
+    description: [
+      'The body is the e-invoice itself, at most 10 MB: a UBL 2.1 Invoice or a UN/CEFACT CII CrossIndustryInvoice as `application/xml`, or a Factur-X / ZUGFeRD PDF carrying `factur-x.xml`, `zugferd-invoice.xml` or `xrechnung.xml` as `application/pdf`.',
+      'The expense: `vendor` the seller\'s name (BT-27), `amount` the total with tax and rounding (BT-112 + BT-114), `currency` (BT-5), `date` the issue date (BT-2), `description` the invoice number (BT-1) and its first line (BT-153), `tax_amount` (BT-110), `vendor_tax_id` (BT-31), `document_number` (BT-1), and `category` from the query.',
+      'One document is one expense per business and mode: the same seller VAT identifier (or, without one, the same seller name) and invoice number again is 409 `duplicate_document` with the `expense_id` of the first. A credit note or another kind of document is 422 `unsupported_document`; XML that is not well-formed, has a DOCTYPE or is not UTF-8, a PDF that is malformed, encrypted or carries no e-invoice, or a document that takes over 10 seconds to read is 422 `invalid_document`; missing or misstated terms are 422 `validation_failed` with `errors` by BT. Nothing is written then.',
+      'With an Idempotency-Key, the request is the document\'s bytes as sent (with its media type and the query).',
+    ].join('\n\n'),
+    tag: 'Expenses',
+    scopes: ['expenses:write'],
+    query: importExpenseQuery,
+    document: documentBody(['application/xml', 'application/pdf'], MAX_DOCUMENT_BYTES, 'The e-invoice: UBL or CII XML, or a Factur-X / ZUGFeRD PDF'),
+    // Read on a worker thread for up to 10 seconds: not inside the Idempotency-Key's transaction.
+    callsOut: true,
+    response: { status: 201, description: 'The new expense', schema: ExpenseEnvelope },
+    errors: { '409': 'DuplicateDocument', '413': 'DocumentTooLarge', '422': 'DocumentRefused' },
+    handle: async ({ cred, body, query }, s) => ({ expense: await s.expenses.import(cred, body, query.category) }),
   }),
   route({
     method: 'get',

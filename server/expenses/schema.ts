@@ -4,6 +4,7 @@
  */
 import { Static, Type } from '@sinclair/typebox';
 import Joi from 'joi';
+import { AppError } from '../errors';
 import { listQuery, ListParams } from '../http/pagination';
 import { currencyField, moneyField } from '../money/amount';
 import { closed, Currency, date, dateTime, envelope, Id, listOf, money } from '../shapes/common';
@@ -31,6 +32,10 @@ export interface ExpenseListParams extends ListParams {
 const CATEGORY_SLUG = /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/;
 const CATEGORY_MAX = 64;
 
+/** The columns of an imported e-invoice's identity: longer values are refused, never cut. */
+export const VENDOR_TAX_ID_MAX = 100;
+export const DOCUMENT_NUMBER_MAX = 255;
+
 const category = Joi.string()
   .max(CATEGORY_MAX)
   .pattern(CATEGORY_SLUG)
@@ -54,6 +59,14 @@ export const createExpenseBody = Joi.object<ExpenseInput>({
 });
 
 export const updateExpenseBody = Joi.object<Partial<ExpenseInput>>(fields);
+
+export interface ImportExpenseQuery {
+  category: string;
+}
+
+export const importExpenseQuery = Joi.object<ImportExpenseQuery>({
+  category: category.default('other').description('The category of the new expense (default `other`)'),
+});
 
 export const listExpensesQuery = listQuery<ExpenseListParams>({
   category: category.description('Only this category'),
@@ -84,6 +97,9 @@ export const ExpenseShape = component(
     vendor: nullable(Type.String({ maxLength: 255 })),
     date,
     notes: nullable(Type.String({ maxLength: 5000 })),
+    tax_amount: nullable(money({ description: 'The tax of an expense imported from an e-invoice (its BT-110); null otherwise' })),
+    vendor_tax_id: nullable(Type.String({ maxLength: VENDOR_TAX_ID_MAX, description: "The seller's VAT identifier of an imported e-invoice (BT-31); null otherwise" })),
+    document_number: nullable(Type.String({ maxLength: DOCUMENT_NUMBER_MAX, description: 'The invoice number of an imported e-invoice (BT-1); null otherwise' })),
     livemode: Type.Boolean(),
     created_at: dateTime,
     updated_at: dateTime,
@@ -93,3 +109,40 @@ export type ExpenseView = Static<typeof ExpenseShape>;
 
 export const ExpenseList = listOf('ExpenseList', ExpenseShape);
 export const ExpenseEnvelope = envelope('ExpenseEnvelope', 'expense', ExpenseShape);
+
+/** 422: the body is not a readable e-invoice (malformed or hostile XML, a PDF without one); nothing was written. */
+export class InvalidDocument extends AppError {
+  static readonly code = 'invalid_document';
+
+  constructor(message: string) {
+    super(422, InvalidDocument.code, message);
+  }
+}
+
+/** 422: a readable document that is not imported as an expense (a credit note, XML of another kind); nothing was written. */
+export class UnsupportedDocument extends AppError {
+  static readonly code = 'unsupported_document';
+
+  constructor(message: string) {
+    super(422, UnsupportedDocument.code, message);
+  }
+}
+
+/** 409: this business and mode already imported the document (same seller and number): `expense_id` names its expense. */
+export class DuplicateDocument extends AppError {
+  static readonly code = 'duplicate_document';
+
+  constructor(expenseId: number, vendor: string, number: string) {
+    super(409, DuplicateDocument.code, `Invoice ${number} of ${vendor} was already imported as expense ${expenseId}`, undefined, { expense_id: expenseId });
+  }
+}
+
+/** 503: every document reader is busy and the queue is full; nothing was written. */
+export class DocumentReadersBusy extends AppError {
+  static readonly code = 'service_unavailable';
+  override readonly retryAfterSeconds = 5;
+
+  constructor() {
+    super(503, DocumentReadersBusy.code, 'Too many documents are being read right now: retry after the seconds given by Retry-After; nothing was written');
+  }
+}

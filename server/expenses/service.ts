@@ -1,23 +1,40 @@
-/** Expenses of a business: amounts in the currency's minor units, filtered by category and date. */
+/**
+ * Expenses of a business: amounts in the currency's minor units, filtered by category and date; and
+ * expenses imported from received e-invoices, one per document.
+ */
+import os from 'node:os';
 import { Knex } from 'knex';
-import { Actor } from '../auth/actor';
+import { Actor, systemActor } from '../auth/actor';
 import { BusinessService } from '../businesses/service';
 import { Database } from '../db/database';
+import { isUniqueViolation } from '../db/errors';
 import { NotFound, ValidationFailed } from '../errors';
+import type { RawDocument } from '../http/document-body';
 import { Page, paginate } from '../http/pagination';
 import { collectMinor } from '../money/amount';
 import { blankToNull } from '../validation';
+import { DocumentReader } from './document-reader';
+import { ImportedExpense, importedExpense } from './import';
 import { Expense } from './model';
-import { ExpenseInput, ExpenseListParams, ExpenseView } from './schema';
+import { DuplicateDocument, ExpenseInput, ExpenseListParams, ExpenseView, InvalidDocument } from './schema';
 import { toExpenseView } from './view';
 
-/** The stored columns of a whole expense; the amount's decimals must suit its currency (422 otherwise). */
-function columnsFor(merged: ExpenseInput & { currency: string }): Partial<Expense> {
+/** The largest document imported, and the largest XML read out of a PDF. */
+export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+
+/**
+ * The stored columns of a whole expense; the amount's decimals must suit its currency (422
+ * otherwise). An imported expense's tax keeps its major units when the currency changes, as the
+ * amount does, and is checked alike.
+ */
+function columnsFor(merged: ExpenseInput & { currency: string; tax_amount?: number | null }): Partial<Expense> {
   const errors = new Map<string, string[]>();
   const amount = collectMinor(errors, 'amount', merged.amount, merged.currency);
+  const taxAmount = merged.tax_amount === undefined || merged.tax_amount === null ? null : collectMinor(errors, 'tax_amount', merged.tax_amount, merged.currency);
   if (errors.size) throw new ValidationFailed(Object.fromEntries(errors));
   return {
     amount,
+    ...(merged.tax_amount === undefined ? {} : { tax_amount: taxAmount }),
     currency: merged.currency,
     category: merged.category,
     date: merged.date,
@@ -27,11 +44,27 @@ function columnsFor(merged: ExpenseInput & { currency: string }): Partial<Expens
   };
 }
 
+export interface ExpenseServiceOptions {
+  /** Threads reading imported documents (default: half the CPUs, at least one). */
+  readerThreads?: number;
+  /** How long one imported document may take to read. */
+  readTimeoutMs?: number;
+}
+
 export class ExpenseService {
+  private readonly reader: DocumentReader;
+
   constructor(
     private readonly db: Database,
     private readonly businesses: BusinessService,
-  ) {}
+    options: ExpenseServiceOptions = {},
+  ) {
+    this.reader = new DocumentReader({
+      threads: options.readerThreads ?? Math.max(1, Math.floor(os.availableParallelism() / 2)),
+      timeoutMs: options.readTimeoutMs ?? 10_000,
+      maxXmlBytes: MAX_DOCUMENT_BYTES,
+    });
+  }
 
   list(actor: Actor, params: ExpenseListParams): Promise<Page<ExpenseView>> {
     const query = Expense.of(actor, this.db.current);
@@ -61,10 +94,49 @@ export class ExpenseService {
     });
   }
 
+  /**
+   * `POST /expenses/import`: the expense a received UBL, CII or Factur-X invoice describes. The
+   * document is read on a worker thread before any transaction begins; the insert meets the unique
+   * document key, so the same document imported twice, even at once, is one expense (409 naming it).
+   */
+  async import(actor: Actor, document: RawDocument, category: string): Promise<ExpenseView> {
+    if (document.bytes.length === 0) throw new InvalidDocument('The body is empty: send the e-invoice itself (UBL or CII as application/xml, Factur-X as application/pdf)');
+    const { invoice } = await this.reader.read(document.mediaType, document.bytes);
+    const columns = importedExpense(invoice, category);
+    return this.db.transaction(async (trx) => {
+      await this.refuseDuplicate(actor, trx, columns);
+      try {
+        return toExpenseView(await Expense.of(actor, trx).insert({ ...columns, notes: null, ...Expense.ownedBy(actor) }));
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        // Another import of the document committed meanwhile: a locking read sees it past this transaction's snapshot.
+        await this.refuseDuplicate(actor, trx, columns, { latest: true });
+        throw err;
+      }
+    });
+  }
+
+  /** `invoicing expenses import`: an e-invoice imported for this business and mode. */
+  async importForOwner(businessId: number, mode: 'live' | 'test', document: RawDocument, category: string): Promise<ExpenseView> {
+    await this.businesses.get(businessId);
+    return this.import(systemActor('cli', { businessId, livemode: mode === 'live' }), document, category);
+  }
+
+  /** Ends the document reader's threads. */
+  close(): Promise<void> {
+    return this.reader.close();
+  }
+
   async remove(actor: Actor, id: number): Promise<{ id: number; deleted: true }> {
     const deleted = await Expense.of(actor, this.db.current).deleteById(id);
     if (deleted === 0) throw new NotFound('Expense', id);
     return { id, deleted: true };
+  }
+
+  private async refuseDuplicate(actor: Actor, conn: Knex, columns: ImportedExpense, { latest = false } = {}): Promise<void> {
+    const query = Expense.of(actor, conn).findOne({ document_key: columns.document_key });
+    const existing = await (latest ? query.forShare() : query);
+    if (existing) throw new DuplicateDocument(existing.id, columns.vendor, columns.document_number);
   }
 
   private async find(actor: Actor, id: number, conn: Knex = this.db.current): Promise<Expense> {

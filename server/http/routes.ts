@@ -5,7 +5,7 @@
  * route, its scopes and its request schema are written once.
  *
  * Every route runs the same steps, in this order:
- *   authenticate → rate limit → scope → parse JSON (the guard's steps)
+ *   authenticate → rate limit → scope → parse JSON, or read a document route's bytes (the guard's steps)
  *   → validate the `{id}`, the query and the body → claim the Idempotency-Key (POST)
  *   → handle (inside the key's transaction when there is one) → respond.
  * Handlers receive validated input and the services; they never see `req` or `res`.
@@ -19,6 +19,7 @@ import { BusinessClocks } from '../db/clocks';
 import { BadRequest } from '../errors';
 import { Serializer, serializerOf } from '../shapes/component';
 import { validateInput, validateQuery } from '../validation';
+import { DocumentBody, rawDocumentOf } from './document-body';
 import { Guard } from './guard';
 import { fingerprintOf, IdempotencyKeys, idempotencyKeyOf } from './idempotency';
 import { credentialOf, recordId } from './request';
@@ -84,6 +85,12 @@ export interface RouteSpec<B, Q, R extends AnyResponse = AnyResponse, S = never>
   /** POST and PATCH: the body. Without one, a POST takes no fields (an empty object or nothing). */
   body?: Joi.ObjectSchema<B>;
   /**
+   * POST: the body is a document of these media types, read as its bytes (`documentBody(…)`: the
+   * handler gets a RawDocument) with a limit of its own, instead of a JSON object. An
+   * Idempotency-Key's fingerprint is then over the bytes as sent.
+   */
+  document?: DocumentBody<B>;
+  /**
    * The success response: JSON of the shape `schema` (its OpenAPI component, and the serializer
    * that writes it), or (GET only) a `file` of that media type, which the handler returns as a FileBody.
    */
@@ -91,9 +98,10 @@ export interface RouteSpec<B, Q, R extends AnyResponse = AnyResponse, S = never>
   /** Error responses beyond the ones every authenticated route has: status → a response component's name. */
   errors?: Record<string, string>;
   /**
-   * The handler calls a third party (a payment gateway) between transactions of its own, so no
-   * network call happens inside one: an Idempotency-Key's work then runs outside the key's
-   * transaction, and its response is stored once the work has finished.
+   * The handler calls a third party (a payment gateway), or works a while outside the database (reads
+   * an uploaded document on a worker thread), between transactions of its own, so no network call or
+   * long wait happens inside one: an Idempotency-Key's work then runs outside the key's transaction,
+   * and its response is stored once the work has finished.
    */
   callsOut?: true;
   /**
@@ -131,6 +139,7 @@ export function routeUsing<S>() {
 export const noFields = Joi.object<Record<string, never>>({});
 
 export function bodySchemaOf(spec: Route): Joi.ObjectSchema | undefined {
+  if (spec.document) return undefined;
   if (spec.body) return spec.body;
   return spec.method === 'post' ? noFields : undefined;
 }
@@ -189,8 +198,10 @@ export function mountRoutes<S extends { clocks: BusinessClocks }>(
     const bodySchema = bodySchemaOf(spec);
     const file = 'file' in spec.response ? spec.response.file : undefined;
     if (file && spec.method !== 'get') throw new Error(`${spec.operationId}: only a GET answers with a file`);
+    const document = spec.document;
+    if (document && spec.method !== 'post') throw new Error(`${spec.operationId}: only a POST takes a document body`);
     const serialize = serializerFor(spec.response);
-    const guard = deps.guard(...spec.scopes);
+    const guard = deps.guard(spec.scopes, document);
     const afterCommitOutcome = spec.afterCommitOutcome?.bind(spec);
     const paths = prefixes.map((prefix) => `${prefix}${expressPath(spec.path)}`);
     const serve = async (req: Request, res: Response) => {
@@ -198,7 +209,7 @@ export function mountRoutes<S extends { clocks: BusinessClocks }>(
         cred: credentialOf(req),
         id: spec.record ? recordId(req, spec.record) : 0,
         query: spec.query ? validateQuery(spec.query, req.query) : {},
-        body: bodySchema ? validateInput(bodySchema, jsonObject(req)) : {},
+        body: document ? rawDocumentOf(req, document) : bodySchema ? validateInput(bodySchema, jsonObject(req)) : {},
         // Read only by the routes that record it: req.ip parses X-Forwarded-For on every access.
         get requester() {
           return { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null };
@@ -217,7 +228,11 @@ export function mountRoutes<S extends { clocks: BusinessClocks }>(
       }
       if (key === undefined) return void res.status(spec.response.status).type('json').send(serialize(await handle()));
 
-      const request = { subject: input.cred.subject, key, fingerprint: fingerprintOf(req.method, pathBelow(byLength, req.path), req.body) };
+      // A document is fingerprinted by its bytes, with its media type and the query that goes with it.
+      const fingerprint = document
+        ? fingerprintOf(req.method, pathBelow(byLength, req.path), input.body, input.query)
+        : fingerprintOf(req.method, pathBelow(byLength, req.path), req.body);
+      const request = { subject: input.cred.subject, key, fingerprint };
       const answer = await deps.idempotency.run(request, spec.response.status, handle, {
         transactional: !spec.callsOut,
         serialize,

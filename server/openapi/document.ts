@@ -13,6 +13,7 @@ import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../http/idempotency';
 import { bodySchemaOf, Route } from '../http/routes';
 import { TestModeOnly } from '../invoices/payment-path';
 import { EinvoiceNotReady } from '../einvoice/schema';
+import { DocumentReadersBusy, DuplicateDocument, InvalidDocument, UnsupportedDocument } from '../expenses/schema';
 import { errorBody, Id } from '../shapes/common';
 import { componentNameOf, componentsOf } from '../shapes/component';
 import { partnerRoutes } from '../partner-api';
@@ -112,6 +113,7 @@ const ERROR_CODES = [
     [
       BadRequest, Unauthorized, Forbidden, TestModeOnly, NotFound, IdempotencyKeyInUse, PayloadTooLarge, ValidationFailed,
       InvalidState, IdempotencyKeyReused, RateLimited, ServerError, GatewayError, ServiceUnavailable, PdfBusy, DatabaseBusy, EinvoiceNotReady,
+      InvalidDocument, UnsupportedDocument, DuplicateDocument, DocumentReadersBusy,
     ].map((error) => error.code),
   ),
 ];
@@ -243,13 +245,28 @@ const responses: Record<string, Response> = {
     [ValidationFailed, InvalidState, IdempotencyKeyReused, EinvoiceNotReady],
     'authenticated',
   ),
+  DuplicateDocument: errorResponse(
+    'The document was imported before by this business and mode (`duplicate_document`, with the `expense_id` it made), or a request with this Idempotency-Key is still running (`idempotency_key_in_use`)',
+    [DuplicateDocument, IdempotencyKeyInUse],
+    'authenticated',
+  ),
+  DocumentTooLarge: errorResponse('The document is larger than 10 MB (`payload_too_large`)', [PayloadTooLarge], 'authenticated'),
+  DocumentRefused: errorResponse(
+    'Nothing was written: a document that is not a readable e-invoice (`invalid_document`: XML that is not well-formed, has a DOCTYPE or is not UTF-8; a PDF that is malformed, encrypted or carries no e-invoice; a document that took too long to read), one that is not imported (`unsupported_document`: a credit note, XML of another kind), an e-invoice that lacks or misstates a term (`validation_failed`, with `errors` by BT), or an Idempotency-Key reused with another document (`idempotency_key_reused`)',
+    [InvalidDocument, UnsupportedDocument, ValidationFailed, IdempotencyKeyReused],
+    'authenticated',
+  ),
   RateLimited: errorResponse(
     'Over 120 requests in the credential\'s 60-second window, or too many failed authentications from the address (`rate_limited`): wait Retry-After seconds',
     [RateLimited],
     'rateLimited',
   ),
   ServerError: errorResponse('Server-side failure (`server_error`); the message names the request id, never a stack trace', [ServerError], 'maybeAuthenticated'),
-  ServiceUnavailable: errorResponse('The database cannot be reached, or (a PDF) too many PDFs are being made, then with Retry-After (`service_unavailable`): nothing was written; retry later', [ServiceUnavailable, PdfBusy, DatabaseBusy], 'maybeAuthenticated'),
+  ServiceUnavailable: errorResponse(
+    'The database cannot be reached, or (a PDF) too many PDFs are being made, or (an imported document) too many documents are being read, then with Retry-After (`service_unavailable`): nothing was written; retry later',
+    [ServiceUnavailable, PdfBusy, DatabaseBusy, DocumentReadersBusy],
+    'maybeAuthenticated',
+  ),
   GatewayError: errorResponse(
     'The payment gateway refused the request or could not be reached (`gateway_error`, with its message); nothing was changed. For a refund whose outcome at the gateway is unknown (a timeout, a lost answer), the refund stays `pending` instead and the message says so: retry with the same Idempotency-Key',
     [GatewayError],
@@ -330,6 +347,15 @@ function operation(spec: Route): Operation {
     security: spec.scopes.length ? spec.scopes.map((scope) => ({ apiKey: [scope] })) : [{ apiKey: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...(body ? { requestBody: { required: hasRequiredField(body), content: json(body) } } : {}),
+    ...(spec.document
+      ? {
+          requestBody: {
+            required: true,
+            description: `${spec.document.description}; at most ${spec.document.limitBytes / 1024 / 1024} MB`,
+            content: Object.fromEntries(spec.document.types.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
+          },
+        }
+      : {}),
     responses,
   };
 }

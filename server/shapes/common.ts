@@ -68,16 +68,18 @@ export const errorBody = (codes: readonly string[]) =>
         ),
         required_scope: Type.Optional(Scope),
         key_scopes: Type.Optional(Type.Array(Scope)),
+        expense_id: Type.Optional(Type.Integer({ minimum: 1, description: 'The expense an earlier import of the document made (`duplicate_document`)' })),
       },
       {
         additionalProperties: false,
         description:
-          'Every error body. `errors` carries field-level details (validation failures, malformed query parameters); a 403 `forbidden` carries `required_scope` and `key_scopes`. A 500 names the request id inside `message` (and in the X-Request-Id header), never a stack trace.',
+          'Every error body. `errors` carries field-level details (validation failures, malformed query parameters); a 403 `forbidden` carries `required_scope` and `key_scopes`; a 409 `duplicate_document` carries `expense_id`. A 500 names the request id inside `message` (and in the X-Request-Id header), never a stack trace.',
         // Each `then` names the properties it requires (`true`: the object's own `properties` say what they are),
         // as Redocly's no-required-schema-properties-undefined asks.
         allOf: [
           { if: { type: 'object', properties: { error: { const: 'forbidden' } } }, then: { type: 'object', properties: { required_scope: true, key_scopes: true }, required: ['required_scope', 'key_scopes'] } },
           { if: { type: 'object', properties: { error: { const: 'validation_failed' } } }, then: { type: 'object', properties: { errors: true }, required: ['errors'] } },
+          { if: { type: 'object', properties: { error: { const: 'duplicate_document' } } }, then: { type: 'object', properties: { expense_id: true }, required: ['expense_id'] } },
         ],
       },
     ),

@@ -37,8 +37,8 @@ export interface ApiResponse<T = any> {
 
 export interface RequestOptions {
   headers?: Record<string, string>;
-  /** Sent as-is instead of JSON-encoding `body`. */
-  raw?: string;
+  /** Sent as-is instead of JSON-encoding `body`: text, or a document's bytes (send its content-type in `headers`). */
+  raw?: string | Buffer;
 }
 
 export const PARTNER_PREFIX = '/api/v1/partner';
@@ -72,12 +72,12 @@ export class Api {
   async request<T = any>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     const url = /^https?:/.test(path) ? path : `${this.baseUrl}${path.startsWith('/api/') || path.startsWith('/oauth') ? '' : PARTNER_PREFIX}${path}`;
     const headers: Record<string, string> = { ...(this.key ? { authorization: `Bearer ${this.key}` } : {}), ...options.headers };
-    let payload: string | undefined = options.raw;
+    let payload: string | Buffer | undefined = options.raw;
     if (payload === undefined && body !== undefined) {
       payload = JSON.stringify(body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(url, { method, headers, body: payload });
+    const res = await fetch(url, { method, headers, body: typeof payload === 'string' || payload === undefined ? payload : new Uint8Array(payload) });
     const bytes = Buffer.from(await res.arrayBuffer());
     const text = bytes.toString('utf8');
     let parsed: unknown = text;
@@ -87,7 +87,8 @@ export class Api {
       // not JSON: keep the text
     }
     const response: ApiResponse<T> = { status: res.status, headers: res.headers, body: parsed as T, text, bytes };
-    openApiValidator().check(method, url, response, payload);
+    const contentType = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+    openApiValidator().check(method, url, response, typeof payload === 'string' ? payload : payload?.toString('latin1'), contentType);
     return response;
   }
 }
@@ -198,7 +199,7 @@ export class OpenApiValidator {
   compileAll(): number {
     for (const op of this.operations) {
       const { operationId, parameters, requestBody } = op.operation;
-      if (requestBody) this.compile(`${operationId} request`, this.resolve<RequestBody>(requestBody).content['application/json'].schema);
+      for (const [type, media] of Object.entries(requestBody ? this.resolve<RequestBody>(requestBody).content : {})) this.compile(`${operationId} request ${type}`, media.schema);
       for (const ref of parameters ?? []) {
         const parameter = this.resolve<Parameter>(ref);
         if (parameter.in === 'query') this.compile(`${operationId} query ${parameter.name}`, parameter.schema);
@@ -216,7 +217,7 @@ export class OpenApiValidator {
    * Throws an OpenApiMismatch unless the response is what the document says for the request, and,
    * when the API accepted the request (2xx), unless the request is one the document allows.
    */
-  check(method: string, url: string, res: Pick<ApiResponse, 'status' | 'headers' | 'text'>, requestBody?: string): void {
+  check(method: string, url: string, res: Pick<ApiResponse, 'status' | 'headers' | 'text'>, requestBody?: string, requestType?: string): void {
     const apiPath = apiPathOf(url);
     if (apiPath === null) return;
     const { pathname } = new URL(url, 'http://localhost');
@@ -242,7 +243,7 @@ export class OpenApiValidator {
     const response = this.resolve<Response>(documented);
     this.checkHeaders(response, res, fail);
     this.checkBody(response, `${operation.operationId} ${res.status}`, res, fail);
-    if (res.status >= 200 && res.status < 300) this.checkRequest(operation, url, requestBody, fail);
+    if (res.status >= 200 && res.status < 300) this.checkRequest(operation, url, requestBody, requestType, fail);
   }
 
   /** `name[key]=value` parameters, checked as the object they spell. */
@@ -256,7 +257,7 @@ export class OpenApiValidator {
     if (!validate(Object.fromEntries(pairs))) fail(`the request was accepted, but its query parameter ${parameter.name} is not documented: ${formatErrors(validate.errors)}`);
   }
 
-  private checkRequest(operation: Operation, url: string, requestBody: string | undefined, fail: (problem: string) => never): void {
+  private checkRequest(operation: Operation, url: string, requestBody: string | undefined, requestType: string | undefined, fail: (problem: string) => never): void {
     const query = new URL(url, 'http://localhost').searchParams;
     for (const ref of operation.parameters ?? []) {
       const parameter = this.resolve<Parameter>(ref);
@@ -282,13 +283,16 @@ export class OpenApiValidator {
       if (documented.required) fail('the request was accepted without the body the document requires');
       return;
     }
+    const type = (requestType ?? 'application/json').split(';')[0].trim().toLowerCase();
+    if (!documented.content[type]) fail(`the request was accepted with a body of type ${JSON.stringify(type)}, which is not documented (documented: ${Object.keys(documented.content).join(', ')})`);
+    if (type !== 'application/json') return; // a document's bytes: its documented media type is the check
     let body: unknown;
     try {
       body = JSON.parse(requestBody);
     } catch {
       return; // not JSON: the API refuses it, so a 2xx cannot get here
     }
-    const validate = this.compile(`${operation.operationId} request`, documented.content['application/json'].schema);
+    const validate = this.compile(`${operation.operationId} request application/json`, documented.content['application/json'].schema);
     if (!validate(body)) fail(`the request was accepted, but its body does not match the documented request schema: ${formatErrors(validate.errors)}`);
   }
 

@@ -1,0 +1,169 @@
+/**
+ * What a received e-invoice says, read from its XML: UBL 2.1 `Invoice` (Peppol BIS Billing 3.0,
+ * XRechnung UBL) or UN/CEFACT CII D16B `CrossIndustryInvoice` (EN 16931, Factur-X, ZUGFeRD,
+ * XRechnung CII). Elements are matched by namespace and local name, never by prefix. The values are
+ * the document's text, checked and converted by ./import.ts; a credit note or another kind of
+ * document is refused here.
+ */
+import { pickFromXml, Pick, Picked, qname, XmlRefused } from './xml-picks';
+
+/** The business terms of EN 16931 an expense is made from, as the document wrote them. */
+export interface ReceivedInvoice {
+  syntax: 'UBL' | 'CII';
+  /** BT-1 */
+  number: string | null;
+  /** BT-2: `YYYY-MM-DD` in UBL; in CII `YYYYMMDD` with `issueDateFormat` 102. */
+  issueDate: string | null;
+  issueDateFormat: string | null;
+  /** BT-5 */
+  currency: string | null;
+  /** BT-27 */
+  sellerName: string | null;
+  /** BT-31: the seller's VAT identifier. */
+  sellerVatId: string | null;
+  /** BT-110 in the document's currency. */
+  taxTotal: string | null;
+  /** BT-112 */
+  totalWithTax: string | null;
+  /** BT-114 */
+  roundingAmount: string | null;
+  /** BT-153 of the first line. */
+  firstLineName: string | null;
+  lineCount: number;
+}
+
+/** Refused as a kind of document that is not imported (a credit note, another XML document), not as a malformed one. */
+export class NotAnInvoice extends XmlRefused {}
+
+const UBL_INVOICE = 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2';
+const UBL_CREDIT_NOTE = 'urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2';
+const CBC = 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2';
+const CAC = 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2';
+const RSM = 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100';
+const RAM = 'urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100';
+const UDT = 'urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100';
+
+const cbc = (local: string) => qname(CBC, local);
+const cac = (local: string) => qname(CAC, local);
+const rsm = (local: string) => qname(RSM, local);
+const ram = (local: string) => qname(RAM, local);
+const udt = (local: string) => qname(UDT, local);
+
+/**
+ * UNTDID 1001 codes of EN 16931's list that are invoices (commercial, corrected, prepayment,
+ * self-billed, partial…), and those that are credit notes. Any other code is not imported.
+ */
+const INVOICE_TYPE_CODES = new Set([
+  '71', '80', '82', '84', '102', '218', '219', '326', '331', '380', '382', '383', '384', '386', '388', '389', '393', '395', '553', '575', '623', '751', '780', '817', '870', '875', '876', '877',
+]);
+const CREDIT_NOTE_TYPE_CODES = new Set(['81', '83', '261', '262', '296', '308', '381', '396', '420', '458', '532']);
+
+const UBL_PICKS: Record<string, Pick> = {
+  document: { path: [], fields: { number: [cbc('ID')], typeCode: [cbc('InvoiceTypeCode')], issueDate: [cbc('IssueDate')], currency: [cbc('DocumentCurrencyCode')] }, keep: 1 },
+  seller: { path: [cac('AccountingSupplierParty'), cac('Party')], fields: { name: [cac('PartyLegalEntity'), cbc('RegistrationName')] }, keep: 1 },
+  sellerTaxSchemes: { path: [cac('AccountingSupplierParty'), cac('Party'), cac('PartyTaxScheme')], fields: { id: [cbc('CompanyID')], scheme: [cac('TaxScheme'), cbc('ID')] }, keep: 10 },
+  taxTotals: { path: [cac('TaxTotal')], fields: { amount: [cbc('TaxAmount')] }, keep: 10 },
+  totals: { path: [cac('LegalMonetaryTotal')], fields: { withTax: [cbc('TaxInclusiveAmount')], rounding: [cbc('PayableRoundingAmount')] }, keep: 1 },
+  lines: { path: [cac('InvoiceLine')], fields: { name: [cac('Item'), cbc('Name')] }, keep: 1 },
+};
+
+const TRANSACTION = rsm('SupplyChainTradeTransaction');
+const AGREEMENT = [TRANSACTION, ram('ApplicableHeaderTradeAgreement')];
+const SETTLEMENT = [TRANSACTION, ram('ApplicableHeaderTradeSettlement')];
+const SUMMATION = [...SETTLEMENT, ram('SpecifiedTradeSettlementHeaderMonetarySummation')];
+
+const CII_PICKS: Record<string, Pick> = {
+  document: { path: [rsm('ExchangedDocument')], fields: { number: [ram('ID')], typeCode: [ram('TypeCode')], issueDate: [ram('IssueDateTime'), udt('DateTimeString')] }, keep: 1 },
+  seller: { path: [...AGREEMENT, ram('SellerTradeParty')], fields: { name: [ram('Name')] }, keep: 1 },
+  sellerTaxRegistrations: { path: [...AGREEMENT, ram('SellerTradeParty'), ram('SpecifiedTaxRegistration')], fields: { id: [ram('ID')] }, keep: 10 },
+  settlement: { path: SETTLEMENT, fields: { currency: [ram('InvoiceCurrencyCode')] }, keep: 1 },
+  totals: { path: SUMMATION, fields: { withTax: [ram('GrandTotalAmount')], rounding: [ram('RoundingAmount')] }, keep: 1 },
+  taxTotals: { path: [...SUMMATION, ram('TaxTotalAmount')], fields: { amount: [] }, keep: 10 },
+  lines: { path: [TRANSACTION, ram('IncludedSupplyChainTradeLineItem')], fields: { name: [ram('SpecifiedTradeProduct'), ram('Name')] }, keep: 1 },
+};
+
+/** An element's text, trimmed; null when absent or blank. */
+const textOf = (picked: Picked | undefined): string | null => {
+  const text = picked?.text.trim();
+  return text ? text : null;
+};
+
+/** The tax total in the document's currency (BT-110; a second one in the accounting currency is BT-111). */
+function taxTotalIn(currency: string | null, amounts: (Picked | undefined)[]): string | null {
+  const present = amounts.filter((amount): amount is Picked => textOf(amount) !== null);
+  const inCurrency = present.find((amount) => currency !== null && amount.attributes.currencyID?.trim().toUpperCase() === currency.toUpperCase());
+  if (inCurrency) return textOf(inCurrency);
+  const withoutCurrency = present.filter((amount) => !amount.attributes.currencyID);
+  return withoutCurrency.length === 1 ? textOf(withoutCurrency[0]) : null;
+}
+
+function refuseUnlessInvoice(typeCode: string | null, syntax: 'UBL' | 'CII'): void {
+  if (typeCode === null || INVOICE_TYPE_CODES.has(typeCode)) return;
+  if (CREDIT_NOTE_TYPE_CODES.has(typeCode)) {
+    throw new NotAnInvoice(`The document is a credit note (${syntax} type code ${typeCode}, BT-3): only invoices are imported as expenses`);
+  }
+  throw new NotAnInvoice(`The document's type code ${typeCode} (BT-3) is not an invoice's: only invoices are imported as expenses`);
+}
+
+/**
+ * The terms of a UBL or CII invoice; throws NotAnInvoice for a credit note or another document,
+ * and XmlRefused for one that is not well-formed, has a DOCTYPE or is not UTF-8.
+ */
+export function readReceivedInvoice(bytes: Uint8Array): ReceivedInvoice {
+  const picked = pickFromXml(bytes, (root) => {
+    if (root.uri === UBL_INVOICE && root.local === 'Invoice') return UBL_PICKS;
+    if (root.uri === RSM && root.local === 'CrossIndustryInvoice') return CII_PICKS;
+    return undefined;
+  });
+  const { root, records, counts } = picked;
+  const first = (pick: string) => records[pick]?.[0] ?? {};
+
+  if (root.uri === UBL_INVOICE && root.local === 'Invoice') {
+    const document = first('document');
+    const typeCode = textOf(document.typeCode);
+    refuseUnlessInvoice(typeCode, 'UBL');
+    const currency = textOf(document.currency);
+    const vat = records.sellerTaxSchemes.find((scheme) => textOf(scheme.scheme)?.toUpperCase() === 'VAT');
+    return {
+      syntax: 'UBL',
+      number: textOf(document.number),
+      issueDate: textOf(document.issueDate),
+      issueDateFormat: null,
+      currency,
+      sellerName: textOf(first('seller').name),
+      sellerVatId: textOf(vat?.id),
+      taxTotal: taxTotalIn(currency, records.taxTotals.map((total) => total.amount)),
+      totalWithTax: textOf(first('totals').withTax),
+      roundingAmount: textOf(first('totals').rounding),
+      firstLineName: textOf(first('lines').name),
+      lineCount: counts.lines,
+    };
+  }
+  if (root.uri === RSM && root.local === 'CrossIndustryInvoice') {
+    const document = first('document');
+    const typeCode = textOf(document.typeCode);
+    refuseUnlessInvoice(typeCode, 'CII');
+    const currency = textOf(first('settlement').currency);
+    // schemeID VA: the VAT identifier (BT-31); FC is the tax registration (BT-32).
+    const vat = records.sellerTaxRegistrations.find((registration) => registration.id?.attributes.schemeID?.trim().toUpperCase() === 'VA');
+    return {
+      syntax: 'CII',
+      number: textOf(document.number),
+      issueDate: textOf(document.issueDate),
+      issueDateFormat: document.issueDate?.attributes.format?.trim() ?? null,
+      currency,
+      sellerName: textOf(first('seller').name),
+      sellerVatId: textOf(vat?.id),
+      taxTotal: taxTotalIn(currency, records.taxTotals.map((total) => total.amount)),
+      totalWithTax: textOf(first('totals').withTax),
+      roundingAmount: textOf(first('totals').rounding),
+      firstLineName: textOf(first('lines').name),
+      lineCount: counts.lines,
+    };
+  }
+  if (root.uri === UBL_CREDIT_NOTE && root.local === 'CreditNote') {
+    throw new NotAnInvoice('The document is a UBL CreditNote: only invoices are imported as expenses');
+  }
+  const named = root.uri ? `{${root.uri}}${root.local}` : root.local;
+  throw new NotAnInvoice(`The document is XML but not an e-invoice: its root element is ${named}, where a UBL Invoice (${UBL_INVOICE}) or a CII CrossIndustryInvoice (${RSM}) was expected`);
+}
