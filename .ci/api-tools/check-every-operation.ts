@@ -81,7 +81,8 @@ async function main(documentFile: string): Promise<string[]> {
         const expected = successes.get(name);
         if (String(response.status) !== expected) problems.push(`${name}: ${response.status}, documented ${expected ?? 'nothing'}`);
         try {
-          openApiValidator().check(request.method, request.url, { status: response.status, headers: response.headers, text: await response.clone().text() }, requestBodies.get(id));
+          const body = { status: response.status, headers: response.headers, text: await response.clone().text() };
+          openApiValidator().check(request.method, request.url, body, requestBodies.get(id), request.headers.get('content-type') ?? undefined);
         } catch (err) {
           problems.push(`${name}: ${(err as Error).message}`);
         }

@@ -87,7 +87,16 @@ export async function callEveryOperation(api: ApiClient): Promise<void> {
     await api.POST('/invoices', { body: { ...anInvoice(buyer.id), currency: 'eur', buyer_reference: 'PO-1', default_tax_rate_ids: [tax_rate.id] } }),
   );
   succeeded(await api.POST('/invoices/{id}/initiate-payment', { params: { path: { id: einvoiced.id } } }));
-  succeeded(await api.GET('/invoices/{id}/einvoice', { params: { path: { id: einvoiced.id }, query: { format: 'ubl' } }, parseAs: 'text' }));
+  const ubl = succeeded(await api.GET('/invoices/{id}/einvoice', { params: { path: { id: einvoiced.id }, query: { format: 'ubl' } }, parseAs: 'text' }));
+  // The business receives its own invoice: imported as an expense from the document's bytes.
+  succeeded(
+    await api.POST('/expenses/import', {
+      params: { query: { category: 'office-supplies' }, header: { 'Idempotency-Key': 'api-check-import' } },
+      body: ubl,
+      bodySerializer: (body) => body,
+      headers: { 'content-type': 'application/xml' },
+    }),
+  );
   const { credit_note: einvoicedCredit } = succeeded(
     await api.POST('/invoices/{id}/credit-notes', { params: { path: { id: einvoiced.id } }, body: { items: [{ invoice_item_id: einvoiced.items[0].id, quantity: 1 }] } }),
   );

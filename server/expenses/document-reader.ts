@@ -46,7 +46,9 @@ export class DocumentReader {
     try {
       // A copy of its own, moved to the thread: the request keeps its body (the Idempotency-Key's fingerprint read it).
       const copy = new Uint8Array(bytes);
-      outcome = await pool.run({ mediaType, bytes: copy, maxXmlBytes: this.options.maxXmlBytes, started: startedPort }, { signal: abort.signal, transferList: [copy.buffer, startedPort] });
+      // Piscina types its transferList after MessagePort.postMessage's last overload, an options object in newer @types/node: the list is what it sends.
+      const transferList = [copy.buffer, startedPort] as unknown as NonNullable<Parameters<Piscina['run']>[1]>['transferList'];
+      outcome = await pool.run({ mediaType, bytes: copy, maxXmlBytes: this.options.maxXmlBytes, started: startedPort }, { signal: abort.signal, transferList });
     } catch (err) {
       throw this.failure(err);
     } finally {
