@@ -216,7 +216,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
         services.documents,
         log(),
       ),
-    einvoices: () => new (modules.einvoices().EinvoiceService)(services.businesses, services.invoices, services.creditNotes, services.documents),
+    einvoices: () => new (modules.einvoices().EinvoiceService)(services.businesses, services.invoices, services.creditNotes, services.documents, log()),
     quickCharge: () => new (modules.quickCharge().QuickChargeService)(db, services.businesses, services.clients, services.invoices),
     events: () => new (modules.events().EventService)(db, services.outbox, clock),
     webhooks: () => new (modules.webhooks().WebhookService)(db, services.outbox, clock),

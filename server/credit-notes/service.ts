@@ -136,8 +136,7 @@ export class CreditNoteService {
     });
   }
 
-  /** The PDF of the actor's credit note `id`. */
-  /** The credit note's PDF; with an `attachment`, as PDF/A-3 carrying it (Factur-X's embedded e-invoice). */
+  /** The PDF of the actor's credit note `id`; with an `attachment`, as PDF/A-3 carrying it (Factur-X's embedded e-invoice). */
   async pdf(actor: Actor, id: number, attachment?: PdfAttachment): Promise<PdfFile> {
     const note = await this.find(actor, id);
     const [items, invoice] = await Promise.all([CreditNoteItem.ofCreditNotes([note], this.db.current).orderBy('position'), Invoice.findOwn(actor, this.db.current, note.invoice_id)]);

@@ -4,7 +4,7 @@
  * this document; XRechnung's CII is the same under its own guideline.
  */
 import { create } from 'xmlbuilder2';
-import type { EnInvoice, Party } from './document';
+import { EnInvoice, isNonZero, Party, PEPPOL_BILLING_PROCESS, XRECHNUNG_SPECIFICATION } from './document';
 
 const NAMESPACES = {
   '@xmlns:rsm': 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100',
@@ -14,8 +14,6 @@ const NAMESPACES = {
 };
 
 export const EN16931_GUIDELINE = 'urn:cen.eu:en16931:2017';
-const PEPPOL_BILLING_PROCESS = 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
-export const XRECHNUNG_GUIDELINE = 'urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0';
 
 type Node = Record<string, unknown>;
 
@@ -50,12 +48,11 @@ function party(p: Party): Node {
 
 export function toCii(doc: EnInvoice, guideline = EN16931_GUIDELINE): string {
   const { currency, totals } = doc;
-  const nonZero = (text: string) => /[1-9]/.test(text);
   const invoice: Node = {
     ...NAMESPACES,
     'rsm:ExchangedDocumentContext': {
       // BT-23, which XRechnung asks for (PEPPOL-EN16931-R001): the Peppol billing process.
-      ...(guideline === XRECHNUNG_GUIDELINE ? { 'ram:BusinessProcessSpecifiedDocumentContextParameter': { 'ram:ID': PEPPOL_BILLING_PROCESS } } : {}),
+      ...(guideline === XRECHNUNG_SPECIFICATION ? { 'ram:BusinessProcessSpecifiedDocumentContextParameter': { 'ram:ID': PEPPOL_BILLING_PROCESS } } : {}),
       'ram:GuidelineSpecifiedDocumentContextParameter': { 'ram:ID': guideline },
     },
     'rsm:ExchangedDocument': {
@@ -110,9 +107,9 @@ export function toCii(doc: EnInvoice, guideline = EN16931_GUIDELINE): string {
           'ram:LineTotalAmount': totals.lines,
           'ram:TaxBasisTotalAmount': totals.excludingTax,
           'ram:TaxTotalAmount': { '@currencyID': currency, '#': totals.tax },
-          ...(nonZero(totals.rounding) ? { 'ram:RoundingAmount': totals.rounding } : {}),
+          ...(isNonZero(totals.rounding) ? { 'ram:RoundingAmount': totals.rounding } : {}),
           'ram:GrandTotalAmount': totals.includingTax,
-          ...(nonZero(totals.paid) ? { 'ram:TotalPrepaidAmount': totals.paid } : {}),
+          ...(isNonZero(totals.paid) ? { 'ram:TotalPrepaidAmount': totals.paid } : {}),
           'ram:DuePayableAmount': totals.payable,
         },
         ...(doc.corrects
@@ -121,6 +118,6 @@ export function toCii(doc: EnInvoice, guideline = EN16931_GUIDELINE): string {
       },
     },
   };
-  // Characters XML 1.0 cannot carry (control characters a note may hold) are left out, not written.
-  return create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '' }, { 'rsm:CrossIndustryInvoice': invoice }).end({ prettyPrint: true });
+  // Its text is as XML 1.0 can carry it already (document.ts left out what it cannot).
+  return create({ version: '1.0', encoding: 'UTF-8' }, { 'rsm:CrossIndustryInvoice': invoice }).end({ prettyPrint: true });
 }

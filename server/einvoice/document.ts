@@ -11,6 +11,16 @@ import type { CreditNoteView } from '../credit-notes/schema';
 import type { InvoiceDetail } from '../invoices/schema';
 import { currencyExponent } from '../money/currencies';
 import { toMinor } from '../money/amount';
+import { formatMoney } from '../invoices/email';
+import { xmlCharactersOf } from '../xml-text';
+
+/** BT-24 of XRechnung 3.0, in either syntax. */
+export const XRECHNUNG_SPECIFICATION = 'urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0';
+/** BT-23: Peppol's billing process, which Peppol UBL and XRechnung name. */
+export const PEPPOL_BILLING_PROCESS = 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
+
+/** An amount's text is not zero: the optional totals (BT-113, BT-114) are written only then. */
+export const isNonZero = (amount: string) => /[1-9]/.test(amount);
 
 /**
  * What an e-invoice is written from: an invoice's or a credit note's figures and parties as the API
@@ -42,8 +52,30 @@ export interface EinvoiceSource {
   amount_paid: number;
 }
 
-export function invoiceSource(invoice: InvoiceDetail): EinvoiceSource {
+/** Text as an e-invoice can carry it: without what XML 1.0 cannot carry, trimmed; null when nothing is left, which readiness then names as missing. */
+function cleanText(text: string | null): string | null {
+  return text === null ? null : xmlCharactersOf(text).trim() || null;
+}
+
+function cleanParty<T extends object>(party: T): T {
+  return Object.fromEntries(Object.entries(party).map(([field, value]) => [field, typeof value === 'string' ? cleanText(value) : value])) as T;
+}
+
+/** The source with its text as XML can carry it (a line whose description held only control characters has none). */
+function cleaned(source: EinvoiceSource): EinvoiceSource {
   return {
+    ...source,
+    buyer_reference: cleanText(source.buyer_reference),
+    purchase_order: cleanText(source.purchase_order),
+    note: cleanText(source.note),
+    seller: cleanParty(source.seller),
+    buyer: cleanParty(source.buyer),
+    items: source.items.map((item) => ({ ...item, description: cleanText(item.description) ?? '' })),
+  };
+}
+
+export function invoiceSource(invoice: InvoiceDetail): EinvoiceSource {
+  return cleaned({
     ...invoice,
     kind: 'invoice',
     // A draft voided before it was ever issued has a number but was never an invoice either.
@@ -53,7 +85,7 @@ export function invoiceSource(invoice: InvoiceDetail): EinvoiceSource {
     paymentTerms: null,
     corrects: null,
     note: invoice.notes,
-  };
+  });
 }
 
 /**
@@ -62,12 +94,13 @@ export function invoiceSource(invoice: InvoiceDetail): EinvoiceSource {
  */
 export function creditNoteSource(creditNote: CreditNoteView, invoice: InvoiceDetail): EinvoiceSource {
   const { currency } = creditNote;
+  // Free text (BT-20), so written as people read amounts, with all the currency's decimals.
   const settled = [
     ['taken off the amount due', creditNote.amount_applied],
     ['refunded', creditNote.amount_refunded],
     ['settled outside the service', creditNote.out_of_band_amount],
-  ].filter(([, amount]) => amount !== 0).map(([how, amount]) => `${amountText(toMinor(amount as number, currency), currency)} ${currency} ${how}`);
-  return {
+  ].filter(([, amount]) => amount !== 0).map(([how, amount]) => `${formatMoney(toMinor(amount as number, currency), currency)} ${how}`);
+  return cleaned({
     ...creditNote,
     kind: 'credit_note',
     draft: false,
@@ -79,7 +112,7 @@ export function creditNoteSource(creditNote: CreditNoteView, invoice: InvoiceDet
     purchase_order: invoice.purchase_order,
     note: creditNote.memo,
     amount_paid: 0,
-  };
+  });
 }
 
 export interface Party {

@@ -15,8 +15,15 @@ import type { EinvoiceFormat } from './schema';
 
 type Problems = Record<string, string[]>;
 
-/** Sellers' countries with Peppol national rules (PEPPOL-EN16931 NL, DK, NO, SE, GR) that a document of ours would break. */
-const PEPPOL_NATIONAL_RULES = ['NL', 'DK', 'NO', 'SE', 'GR'];
+/**
+ * Sellers' countries whose Peppol national rules (NL-R, DK-R, NO-R, SE-R, GR-R, IS-R, IT-R) ask for
+ * identifiers or fields the API does not keep yet. Peppol takes the seller's country from its VAT
+ * identifier's prefix (EL for Greece), else from its address.
+ */
+const PEPPOL_NATIONAL_RULES = ['NL', 'DK', 'NO', 'SE', 'GR', 'EL', 'IS', 'IT'];
+
+/** VAT identifier prefixes BR-CO-09 accepts beside ISO 3166-1 codes: Greece's EL, Northern Ireland's XI, and 1A. */
+const OTHER_VAT_PREFIXES = ['EL', 'XI', '1A'];
 
 /** Where a field is fixed: the snapshot's path for an issued invoice, the record's for a draft. */
 function pathsFor(draft: boolean) {
@@ -42,7 +49,9 @@ export function einvoiceProblems(invoice: EinvoiceSource, format: EinvoiceFormat
   if (!seller.tax_id && !seller.registration_number) add(paths.seller('tax_id'), 'BR-CO-26: the seller is identified by a VAT identifier or a legal registration number');
   for (const [who, party] of [['seller', seller], ['buyer', buyer]] as const) {
     const prefix = party.tax_id?.slice(0, 2) ?? '';
-    if (party.tax_id && !(isCountry(prefix) || prefix === 'EL')) add(paths[who]('tax_id'), 'BR-CO-09: a VAT identifier starts with its country code (ISO 3166-1, EL for Greece)');
+    if (party.tax_id && !(isCountry(prefix) || OTHER_VAT_PREFIXES.includes(prefix))) {
+      add(paths[who]('tax_id'), 'BR-CO-09: a VAT identifier starts with its country code (ISO 3166-1; EL for Greece, XI for Northern Ireland)');
+    }
     // A Peppol ID is only checked for its shape when it is stored: its scheme must also be one the rules know.
     const scheme = party.peppol_id?.split(':')[0];
     if (scheme && !CEN_EAS_CODES.has(scheme)) add(paths[who]('peppol_id'), `BR-CL-25: the electronic address scheme ${scheme} is not on the CEF EAS code list`);
@@ -59,9 +68,9 @@ export function einvoiceProblems(invoice: EinvoiceSource, format: EinvoiceFormat
   if (categories.has('O') && buyer.tax_id) add(paths.buyer('tax_id'), 'BR-O-02: an invoice not subject to VAT names no buyer VAT identifier');
   // EN 16931 wants the delivery date and place of an intra-community supply, which invoices do not carry yet.
   if (categories.has('K')) add('items', 'BR-IC-11: an intra-community supply (category K) names its actual delivery date or invoicing period, which the API\'s invoices do not carry yet');
+  const exponent = currencyExponent(invoice.currency) ?? 2;
   for (const entry of vatBreakdownOf(invoice)) {
     // BR-CO-17: each category's VAT is its taxable amount × rate, within one currency unit (a shop's own line taxes may stray further).
-    const exponent = currencyExponent(invoice.currency) ?? 2;
     const expected = new Big(entry.taxable).times(entry.percentage).div(100);
     if (new Big(entry.tax).minus(expected).abs().gte(10 ** exponent)) {
       add('tax_breakdown', `BR-CO-17: the VAT of category ${entry.category} at ${entry.percentage} % is not its taxable amount × the rate within one ${invoice.currency} unit`);
@@ -69,13 +78,13 @@ export function einvoiceProblems(invoice: EinvoiceSource, format: EinvoiceFormat
   }
 
   invoice.items.forEach((item, index) => {
+    if (!item.description) add(`items[${index}].description`, 'BR-25: each line names its item (a description of characters XML can carry)');
     if (item.tax_rate_ids.length !== 1) {
       add(`items[${index}].tax_rate_ids`, `BR-CO-04: each line has exactly one VAT category (this one has ${item.tax_rate_ids.length} rates)`);
     }
   });
 
   // EN 16931 amounts have at most two decimals: a three- or four-decimal currency's amounts must end in zeros.
-  const exponent = currencyExponent(invoice.currency) ?? 2;
   if (exponent > 2) {
     const amounts = [
       invoice.total, invoice.total_excluding_tax, invoice.total_tax, invoice.amount_paid, invoice.rounding_amount,
@@ -83,32 +92,43 @@ export function einvoiceProblems(invoice: EinvoiceSource, format: EinvoiceFormat
       ...invoice.tax_breakdown.flatMap((rate) => [rate.taxable_amount, rate.tax_amount]),
     ];
     if (amounts.some((amount) => toMinor(amount, invoice.currency) % 10 ** (exponent - 2) !== 0)) {
-      add('currency', `BR-DEC-*: EN 16931 amounts have at most two decimals; these ${invoice.currency} amounts have ${exponent}`);
+      add('currency', `BR-DEC-09, BR-DEC-12, BR-DEC-23 and the other BR-DEC rules: EN 16931 amounts have at most two decimals; these ${invoice.currency} amounts have ${exponent}`);
     }
   }
 
   if (format === 'ubl') {
-    // Peppol's national rules for these sellers' countries ask for identifiers the API does not keep yet (NL-R-003, DK-R-002, NO-R-001, SE-R-003, GR-R-*).
-    if (seller.country && PEPPOL_NATIONAL_RULES.includes(seller.country)) {
-      add(paths.seller('country'), `Peppol's national rules for sellers in ${seller.country} need identifiers the API does not keep yet: use cii`);
+    const peppolCountry = seller.tax_id?.slice(0, 2) ?? seller.country;
+    if (peppolCountry && PEPPOL_NATIONAL_RULES.includes(peppolCountry)) {
+      add(paths.seller(seller.tax_id ? 'tax_id' : 'country'), `Peppol's national rules for sellers in ${peppolCountry} need identifiers or fields the API does not keep yet: use cii`);
     }
+    // Peppol's rules for an invoice between two German parties are XRechnung's (DE-R-*).
+    if (seller.country === 'DE' && buyer.country === 'DE') germanRules(invoice, paths, add, (n) => `DE-R-${String(n).padStart(3, '0')}`, 'A Peppol invoice between German parties');
     if (!invoice.buyer_reference && !invoice.purchase_order) add('buyer_reference', 'PEPPOL-EN16931-R003: a Peppol invoice has a buyer reference or a purchase order reference');
     // Peppol's electronic addresses are participant IDs of its EAS list (PEPPOL-EN16931-CL008): an e-mail address is not one.
     if (!seller.peppol_id) add(paths.seller('peppol_id'), 'PEPPOL-EN16931-R020: a Peppol invoice has the seller\'s electronic address, its Peppol ID');
     if (!buyer.peppol_id) add(paths.buyer('peppol_id'), 'PEPPOL-EN16931-R010: a Peppol invoice has the buyer\'s electronic address, its Peppol ID');
   }
   if (format === 'xrechnung-ubl' || format === 'xrechnung-cii') {
-    // KoSIT's XRechnung rules (BR-DE-*): how to reach the seller, where both parties are, how to pay, and the buyer's routing reference.
-    if (!invoice.buyer_reference) add('buyer_reference', 'BR-DE-15: an XRechnung names the buyer reference (BT-10), e.g. the Leitweg-ID');
-    if (!seller.city) add(paths.seller('city'), 'BR-DE-3: an XRechnung names the seller\'s city');
-    if (!seller.postal_code) add(paths.seller('postal_code'), 'BR-DE-4: an XRechnung names the seller\'s post code');
-    if (!seller.phone) add(paths.seller('phone'), 'BR-DE-6: an XRechnung names the seller contact\'s telephone number');
-    if (!seller.email) add(paths.seller('email'), 'BR-DE-7: an XRechnung names the seller contact\'s e-mail address');
-    if (!buyer.city) add(paths.buyer('city'), 'BR-DE-8: an XRechnung names the buyer\'s city');
-    if (!buyer.postal_code) add(paths.buyer('postal_code'), 'BR-DE-9: an XRechnung names the buyer\'s post code');
-    if (!seller.iban) add(paths.seller('iban'), 'BR-DE-1: an XRechnung gives payment instructions: the seller\'s IBAN for a credit transfer');
+    germanRules(invoice, paths, add, (n) => `BR-DE-${n}`, 'An XRechnung');
     // XRechnung 3.0 asks for both electronic addresses; an e-mail address (scheme EM) is one.
     if (!buyer.peppol_id && !buyer.email) add(paths.buyer('email'), 'PEPPOL-EN16931-R010: an XRechnung has the buyer\'s electronic address: a Peppol ID or an e-mail address');
   }
   return problems;
+}
+
+/**
+ * Germany's rules, as KoSIT's XRechnung has them (BR-DE-n) and Peppol for German parties (DE-R-00n),
+ * numbered alike: how to reach the seller, where both parties are, how to pay, and the buyer's
+ * routing reference. The seller's contact point (BR-DE-5) is its name, always written.
+ */
+function germanRules(invoice: EinvoiceSource, paths: ReturnType<typeof pathsFor>, add: (path: string, message: string) => void, rule: (n: number) => string, document: string): void {
+  const { seller, buyer } = invoice;
+  if (!invoice.buyer_reference) add('buyer_reference', `${rule(15)}: ${document} names the buyer reference (BT-10), e.g. the Leitweg-ID`);
+  if (!seller.city) add(paths.seller('city'), `${rule(3)}: ${document} names the seller's city`);
+  if (!seller.postal_code) add(paths.seller('postal_code'), `${rule(4)}: ${document} names the seller's post code`);
+  if (!seller.phone) add(paths.seller('phone'), `${rule(6)}: ${document} names the seller contact's telephone number`);
+  if (!seller.email) add(paths.seller('email'), `${rule(7)}: ${document} names the seller contact's e-mail address`);
+  if (!buyer.city) add(paths.buyer('city'), `${rule(8)}: ${document} names the buyer's city`);
+  if (!buyer.postal_code) add(paths.buyer('postal_code'), `${rule(9)}: ${document} names the buyer's post code`);
+  if (!seller.iban) add(paths.seller('iban'), `${rule(1)}: ${document} gives payment instructions: the seller's IBAN for a credit transfer`);
 }

@@ -3,6 +3,7 @@
  * then written. XML formats are written here, on the request's thread (a 60-line invoice takes a
  * few milliseconds); Factur-X's PDF is made on the PDF threads with the CII document embedded.
  */
+import type { Logger } from 'pino';
 import type { Actor } from '../auth/actor';
 import type { BusinessService } from '../businesses/service';
 import type { CreditNoteService } from '../credit-notes/service';
@@ -12,18 +13,20 @@ import type { FileBody } from '../http/routes';
 import type { InvoiceDocuments } from '../invoices/documents';
 import type { InvoiceDetail } from '../invoices/schema';
 import type { InvoiceService } from '../invoices/service';
-import { EN16931_GUIDELINE, toCii, XRECHNUNG_GUIDELINE } from './cii';
-import { creditNoteSource, EinvoiceSource, EnInvoice, invoiceSource, toEnInvoice } from './document';
+import type { PdfAttachment } from '../pdf/facturx';
+import type { PdfFile } from '../pdf/pool';
+import { EN16931_GUIDELINE, toCii } from './cii';
+import { creditNoteSource, EinvoiceSource, EnInvoice, invoiceSource, toEnInvoice, XRECHNUNG_SPECIFICATION } from './document';
 import { einvoiceProblems } from './readiness';
 import { EinvoiceFormat, EinvoiceNotReady } from './schema';
-import { PEPPOL_CUSTOMIZATION, toUbl, XRECHNUNG_CUSTOMIZATION } from './ubl';
+import { PEPPOL_CUSTOMIZATION, toUbl } from './ubl';
 
 /** The XML formats' writers; Factur-X embeds the `cii` document in the PDF. */
 const XML_WRITERS: Record<Exclude<EinvoiceFormat, 'facturx'>, (doc: EnInvoice) => string> = {
   ubl: (doc) => toUbl(doc, PEPPOL_CUSTOMIZATION),
   cii: (doc) => toCii(doc, EN16931_GUIDELINE),
-  'xrechnung-ubl': (doc) => toUbl(doc, XRECHNUNG_CUSTOMIZATION),
-  'xrechnung-cii': (doc) => toCii(doc, XRECHNUNG_GUIDELINE),
+  'xrechnung-ubl': (doc) => toUbl(doc, XRECHNUNG_SPECIFICATION),
+  'xrechnung-cii': (doc) => toCii(doc, XRECHNUNG_SPECIFICATION),
 };
 
 /** The name Factur-X and ZUGFeRD 2 give the embedded document. */
@@ -35,6 +38,7 @@ export class EinvoiceService {
     private readonly invoices: InvoiceService,
     private readonly creditNotes: CreditNoteService,
     private readonly documents: InvoiceDocuments,
+    private readonly logger: Logger,
   ) {}
 
   /**
@@ -70,33 +74,34 @@ export class EinvoiceService {
       return format === 'facturx' ? [file] : [await pdf(), file];
     } catch (err) {
       if (!(err instanceof EinvoiceNotReady)) throw err;
+      this.logger.warn({ invoiceId, format, fields: Object.keys(err.details ?? {}) }, 'invoice e-mail sent without its e-invoice: the invoice is no longer ready for the format');
       return [await pdf()];
     }
-  }
-
-  private async invoiceFile(actor: Actor, id: number, format: EinvoiceFormat, options: { wait: boolean }): Promise<FileBody> {
-    const source = invoiceSource(await this.invoices.get(actor, id));
-    const xml = this.xmlOf(source, format);
-    if (format !== 'facturx') return { filename: `${source.number}-${format}.xml`, content: Buffer.from(xml, 'utf8'), type: 'application/xml' };
-    const { content } = await this.documents.pdf(actor, id, { wait: options.wait, attachment: { filename: FACTURX_FILENAME, xml } });
-    return { filename: `${source.number}-facturx.pdf`, content, type: 'application/pdf' };
   }
 
   /** The credit note's e-invoice in `format`: UBL's CreditNote, CII's type 381, each naming the invoice it corrects. */
   async creditNote(actor: Actor, id: number, format: EinvoiceFormat): Promise<FileBody> {
     const creditNote = await this.creditNotes.get(actor, id);
     const source = creditNoteSource(creditNote, await this.invoices.get(actor, creditNote.invoice_id));
-    const xml = this.xmlOf(source, format);
-    if (format !== 'facturx') return { filename: `${source.number}-${format}.xml`, content: Buffer.from(xml, 'utf8'), type: 'application/xml' };
-    const { content } = await this.creditNotes.pdf(actor, id, { filename: FACTURX_FILENAME, xml });
-    return { filename: `${source.number}-facturx.pdf`, content, type: 'application/pdf' };
+    return this.fileOf(source, format, (attachment) => this.creditNotes.pdf(actor, id, attachment));
   }
 
-  /** The document's XML in `format` (Factur-X's embedded CII), once readiness finds nothing missing. */
-  private xmlOf(source: EinvoiceSource, format: EinvoiceFormat): string {
+  private async invoiceFile(actor: Actor, id: number, format: EinvoiceFormat, options: { wait: boolean }): Promise<FileBody> {
+    const source = invoiceSource(await this.invoices.get(actor, id));
+    return this.fileOf(source, format, (attachment) => this.documents.pdf(actor, id, { wait: options.wait, attachment }));
+  }
+
+  /**
+   * The document in `format`, once readiness finds nothing missing: its XML, or for Factur-X its PDF
+   * (`facturxPdf`, made on the PDF threads) carrying its CII.
+   */
+  private async fileOf(source: EinvoiceSource, format: EinvoiceFormat, facturxPdf: (attachment: PdfAttachment) => Promise<PdfFile>): Promise<FileBody> {
     const problems = einvoiceProblems(source, format);
     if (Object.keys(problems).length) throw new EinvoiceNotReady(format, problems, source.kind === 'credit_note' ? 'credit note' : 'invoice');
     if (source.draft) throw new InvalidState('A draft is not an invoice yet: issue it (POST /invoices/{id}/send or initiate-payment), then fetch its e-invoice');
-    return XML_WRITERS[format === 'facturx' ? 'cii' : format](toEnInvoice(source));
+    const xml = XML_WRITERS[format === 'facturx' ? 'cii' : format](toEnInvoice(source));
+    if (format !== 'facturx') return { filename: `${source.number}-${format}.xml`, content: Buffer.from(xml, 'utf8'), type: 'application/xml' };
+    const { content } = await facturxPdf({ filename: FACTURX_FILENAME, xml });
+    return { filename: `${source.number}-facturx.pdf`, content, type: 'application/pdf' };
   }
 }

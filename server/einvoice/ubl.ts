@@ -3,7 +3,7 @@
  * EN 16931's terms; XRechnung's UBL is the same document under its own customization.
  */
 import { create } from 'xmlbuilder2';
-import type { EnInvoice, Party } from './document';
+import { EnInvoice, isNonZero, Party, PEPPOL_BILLING_PROCESS } from './document';
 
 const NAMESPACES = {
   '@xmlns:cac': 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2',
@@ -11,14 +11,10 @@ const NAMESPACES = {
 };
 
 export const PEPPOL_CUSTOMIZATION = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0';
-export const XRECHNUNG_CUSTOMIZATION = 'urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0';
-const PEPPOL_PROFILE = 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
 
 type Node = Record<string, unknown>;
 
 const vat = { 'cbc:ID': 'VAT' };
-
-const nonZero = (text: string) => /[1-9]/.test(text);
 
 function amount(currency: string, value: string): Node {
   return { '@currencyID': currency, '#': value };
@@ -51,7 +47,7 @@ export function toUbl(doc: EnInvoice, customization = PEPPOL_CUSTOMIZATION): str
     '@xmlns': `urn:oasis:names:specification:ubl:schema:xsd:${root}-2`,
     ...NAMESPACES,
     'cbc:CustomizationID': customization,
-    'cbc:ProfileID': PEPPOL_PROFILE,
+    'cbc:ProfileID': PEPPOL_BILLING_PROCESS,
     'cbc:ID': doc.number,
     'cbc:IssueDate': doc.issueDate,
     ...(doc.dueDate && !creditNote ? { 'cbc:DueDate': doc.dueDate } : {}),
@@ -90,8 +86,8 @@ export function toUbl(doc: EnInvoice, customization = PEPPOL_CUSTOMIZATION): str
       'cbc:LineExtensionAmount': amount(currency, doc.totals.lines),
       'cbc:TaxExclusiveAmount': amount(currency, doc.totals.excludingTax),
       'cbc:TaxInclusiveAmount': amount(currency, doc.totals.includingTax),
-      ...(nonZero(doc.totals.paid) ? { 'cbc:PrepaidAmount': amount(currency, doc.totals.paid) } : {}),
-      ...(nonZero(doc.totals.rounding) ? { 'cbc:PayableRoundingAmount': amount(currency, doc.totals.rounding) } : {}),
+      ...(isNonZero(doc.totals.paid) ? { 'cbc:PrepaidAmount': amount(currency, doc.totals.paid) } : {}),
+      ...(isNonZero(doc.totals.rounding) ? { 'cbc:PayableRoundingAmount': amount(currency, doc.totals.rounding) } : {}),
       'cbc:PayableAmount': amount(currency, doc.totals.payable),
     },
     [`cac:${root}Line`]: doc.lines.map((line) => ({
@@ -105,6 +101,6 @@ export function toUbl(doc: EnInvoice, customization = PEPPOL_CUSTOMIZATION): str
       'cac:Price': { 'cbc:PriceAmount': amount(currency, line.netPrice) },
     })),
   };
-  // Characters XML 1.0 cannot carry (control characters a note may hold) are left out, not written.
-  return create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '' }, { [root]: invoice }).end({ prettyPrint: true });
+  // Its text is as XML 1.0 can carry it already (document.ts left out what it cannot).
+  return create({ version: '1.0', encoding: 'UTF-8' }, { [root]: invoice }).end({ prettyPrint: true });
 }

@@ -51,7 +51,7 @@ export class InvoiceService {
   ) {}
 
   private readonly voidListeners: ((actor: Actor, invoiceId: number) => Promise<void>)[] = [];
-  private sendingCheck?: (invoice: InvoiceDetail, format: EinvoiceFormat, wasDraft: boolean) => void;
+  private readonly sendingChecks: ((invoice: InvoiceDetail, format: EinvoiceFormat, wasDraft: boolean) => void)[] = [];
 
   /** Runs `listener` after each void commits (the gateway expires the invoice's open checkout); it handles its own errors. */
   whenVoided(listener: (actor: Actor, invoiceId: number) => Promise<void>): void {
@@ -64,7 +64,7 @@ export class InvoiceService {
    * format requires), and then nothing is issued or sent.
    */
   whenSending(check: (invoice: InvoiceDetail, format: EinvoiceFormat, wasDraft: boolean) => void): void {
-    this.sendingCheck = check;
+    this.sendingChecks.push(check);
   }
 
   async list(actor: Actor, params: InvoiceListParams): Promise<Page<InvoiceView>> {
@@ -177,7 +177,8 @@ export class InvoiceService {
       if (wasDraft) await this.issue(trx, actor, row);
       const invoice = await invoiceDetail(actor, row, trx, this.links);
       const business = await this.businesses.get(actor.businessId);
-      if (business.einvoice_format) this.sendingCheck?.(invoice, business.einvoice_format, wasDraft);
+      const format = business.einvoice_format;
+      if (format) for (const check of this.sendingChecks) check(invoice, format, wasDraft);
       await this.outbox.record(trx, actor, 'invoice.sent', { invoice });
 
       const client = await Client.of(actor, trx).findById(row.client_id);

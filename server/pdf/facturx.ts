@@ -6,6 +6,7 @@
  * them, and XMP metadata whose text is escaped.
  */
 import type {} from 'pdfkit';
+import { xmlCharactersOf } from '../xml-text';
 
 /** An e-invoice to embed in a PDF: its file name (`factur-x.xml`) and its XML. */
 export interface PdfAttachment {
@@ -18,25 +19,22 @@ export const PDFA3_OPTIONS = { pdfVersion: '1.7', subset: 'PDF/A-3b' } as const;
 
 const FX_NAMESPACE = 'urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#';
 
-/**
- * The Factur-X conformance levels our CII documents declare (BT-24, the specification identifier).
- * Both are full invoices, so the XML is the PDF's equivalent: AFRelationship Alternative.
- */
-const CONFORMANCE_LEVELS: Record<string, string> = {
-  'urn:cen.eu:en16931:2017': 'EN 16931',
-  'urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0': 'XRECHNUNG',
-};
+/** The specification identifier (BT-24) of the CII documents a Factur-X PDF carries: EN 16931's own. */
+const EN16931_GUIDELINE = 'urn:cen.eu:en16931:2017';
 
-/** The Factur-X conformance level of a CII document, read from its specification identifier. */
+/**
+ * The Factur-X conformance level of a CII document, read from its specification identifier: a full
+ * EN 16931 invoice, so the XML is the PDF's equivalent (AFRelationship Alternative).
+ */
 function conformanceLevelOf(xml: string): string {
   const id = /<ram:GuidelineSpecifiedDocumentContextParameter>\s*<ram:ID>([^<]*)<\/ram:ID>/.exec(xml)?.[1]?.trim();
-  const level = id === undefined ? undefined : CONFORMANCE_LEVELS[id];
-  if (!level) throw new Error(`A Factur-X PDF carries an EN 16931 CII document; this one declares ${id ?? 'no specification identifier'}`);
-  return level;
+  if (id !== EN16931_GUIDELINE) throw new Error(`A Factur-X PDF carries an EN 16931 CII document; this one declares ${id ?? 'no specification identifier'}`);
+  return 'EN 16931';
 }
 
+/** Text as XMP may carry it: escaped, and without the characters XML 1.0 cannot carry (a control character in a seller's name). */
 function escapeXml(text: string): string {
-  return text.replace(/[&<>"]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[char] as string);
+  return xmlCharactersOf(text).replace(/[&<>"]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[char] as string);
 }
 
 /** XMP's date: ISO 8601 to the second, in UTC (as the Info dictionary's D:…Z). */

@@ -59,7 +59,16 @@ async function theSet(): Promise<Record<string, SetEntry>> {
     // A net price of 0.0084033613…: quantity × price still makes the line (PEPPOL-EN16931-R120).
     'large-quantity': await issued(t, { items: [line('Screws', 0.01, { quantity: 100000 })], default_tax_rate_ids: [inclusive] }),
     '60-lines': await issued(t, { items: Array.from({ length: 60 }, (_, i) => line(`Item ${i + 1}`, 1.05 + i, { quantity: (i % 4) + 1 })), default_tax_rate_ids: [standard] }),
+    'zero-total': await issued(t, { items: [line('Trial month', 100), line('Trial discount', -100)], default_tax_rate_ids: [standard] }),
+    // Two German parties: Peppol's German rules (DE-R-*) apply to the UBL.
+    'domestic-german': await issued(t, { items: [line('Beratung', 950)], default_tax_rate_ids: [standard] }, {
+      company: 'Beispiel AG', address: 'Marienplatz 1', city: 'München', postal_code: '80331', country: 'DE', tax_id: 'DE811128135', peppol_id: '9930:DE811128135',
+    }),
   };
+  // Not subject to VAT (category O): neither party names a VAT identifier (BR-O-02).
+  const unregistered = await aSellerOf(ctx.app, 'EUR', { tax_id: null });
+  const notSubject = await created(unregistered, '/tax-rates', { display_name: 'Not subject to VAT', percentage: 0, category: 'O', exemption_reason: 'Not subject to VAT' }, 'tax_rate');
+  set['not-subject'] = await issued(unregistered, { items: [line('Garden work', 240)], default_tax_rate_ids: [notSubject.id] }, { tax_id: null });
   const partly = await issued(t, { items: [line('Retainer', 1000)], default_tax_rate_ids: [standard] });
   const paid = await t.api.post(`/invoices/${partly.invoice.id}/payments`, { amount: 400, method: 'bank_transfer', reference: 'SEPA-1' });
   if (paid.status !== 201) throw new Error(`payment: ${paid.status} ${paid.text}`);
@@ -74,6 +83,13 @@ async function theSet(): Promise<Record<string, SetEntry>> {
   const voided = await t.api.post(`/invoices/${cancelled.invoice.id}/void`);
   if (voided.status !== 200) throw new Error(`void: ${voided.status} ${voided.text}`);
   set['credit-note-cancellation'] = { t, creditNote: true, invoice: voided.body.credit_note };
+  const reverseCharge = set['reverse-charge'].invoice;
+  set['credit-note-reverse-charge'] = await credited(t, reverseCharge, { items: [{ invoice_item_id: reverseCharge.items[0].id, quantity: 0.5 }] });
+  // Every line of the invoice, its discount line too.
+  const discounted = set['discount-line'].invoice;
+  set['credit-note-discount-line'] = await credited(t, discounted, { items: discounted.items.map((item: any) => ({ invoice_item_id: item.id })) });
+  set['credit-note-kwd'] = await credited(kwd, set.kwd.invoice, { items: [line('Goodwill', 2, { tax_rate_ids: [kwdRate.id] })] });
+  set['credit-note-not-subject'] = await credited(unregistered, set['not-subject'].invoice, { items: [line('Goodwill', 40, { tax_rate_ids: [notSubject.id] })] });
   return set;
 }
 
@@ -94,8 +110,57 @@ async function officialVerdicts(rules: string, files: string[]): Promise<Map<str
   );
 }
 
-/** A total of the document: the text of its first element named `name`. */
-const totalIn = (xml: string, name: string) => new RegExp(`<${name}[^>]*>([^<]+)</${name}>`).exec(xml)?.[1];
+/** The text of the first element named `name` in `xml`. */
+const textOf = (xml: string, name: string) => new RegExp(`<${name}[^>]*>([^<]+)</${name}>`).exec(xml)?.[1];
+
+/** Each `name` element's content. */
+const blocksOf = (xml: string, name: string) => [...xml.matchAll(new RegExp(`<${name}>([\\s\\S]*?)</${name}>`, 'g'))].map((match) => match[1]);
+
+/**
+ * The document's totals (BT-106, BT-109, BT-110, BT-112, BT-113, BT-114, BT-115) and VAT breakdown
+ * (BG-23) are the API's figures, to the minor unit: computed here from the invoice's or credit
+ * note's own amounts, in minor units, and compared with the document's text.
+ */
+function expectTheApiFigures(xml: string, ubl: boolean, figures: any): void {
+  const exponent = { JPY: 0, KWD: 3 }[figures.currency as string] ?? 2;
+  const minor = (amount: number) => Math.round(amount * 10 ** exponent);
+  const written = (amount: number) => (amount / 10 ** exponent).toFixed(Math.min(exponent, 2));
+  const paid = minor(figures.amount_paid ?? 0);
+  const expected = {
+    lines: written(figures.items.reduce((sum: number, item: any) => sum + minor(item.amount_excluding_tax), 0)),
+    excludingTax: written(minor(figures.total_excluding_tax)),
+    tax: written(minor(figures.total_tax)),
+    includingTax: written(minor(figures.total_excluding_tax) + minor(figures.total_tax)),
+    paid: paid ? written(paid) : undefined,
+    rounding: minor(figures.rounding_amount) ? written(minor(figures.rounding_amount)) : undefined,
+    payable: written(minor(figures.total) - paid),
+  };
+  const summation = blocksOf(xml, ubl ? 'cac:LegalMonetaryTotal' : 'ram:SpecifiedTradeSettlementHeaderMonetarySummation')[0];
+  const names = ubl
+    ? { lines: 'cbc:LineExtensionAmount', excludingTax: 'cbc:TaxExclusiveAmount', includingTax: 'cbc:TaxInclusiveAmount', paid: 'cbc:PrepaidAmount', rounding: 'cbc:PayableRoundingAmount', payable: 'cbc:PayableAmount' }
+    : { lines: 'ram:LineTotalAmount', excludingTax: 'ram:TaxBasisTotalAmount', includingTax: 'ram:GrandTotalAmount', paid: 'ram:TotalPrepaidAmount', rounding: 'ram:RoundingAmount', payable: 'ram:DuePayableAmount' };
+  const actual = {
+    ...Object.fromEntries(Object.entries(names).map(([total, name]) => [total, textOf(summation, name)])),
+    tax: textOf(ubl ? xml : summation, ubl ? 'cbc:TaxAmount' : 'ram:TaxTotalAmount'),
+  };
+  expect(actual).toEqual(expected);
+
+  // BG-23: one entry per category and rate, the API's entries merged.
+  const merged = new Map<string, { taxable: number; tax: number }>();
+  for (const rate of figures.tax_breakdown) {
+    const key = `${rate.category} ${rate.percentage}`;
+    const entry = merged.get(key) ?? { taxable: 0, tax: 0 };
+    merged.set(key, { taxable: entry.taxable + minor(rate.taxable_amount), tax: entry.tax + minor(rate.tax_amount) });
+  }
+  const expectedBreakdown = [...merged].map(([key, { taxable, tax }]) => `${key} ${written(taxable)} ${written(tax)}`).sort();
+  const entries = ubl ? blocksOf(xml, 'cac:TaxSubtotal') : blocksOf(blocksOf(xml, 'ram:ApplicableHeaderTradeSettlement')[0], 'ram:ApplicableTradeTax');
+  const breakdown = entries.map((entry) =>
+    ubl
+      ? `${textOf(entry, 'cbc:ID')} ${Number(textOf(entry, 'cbc:Percent'))} ${textOf(entry, 'cbc:TaxableAmount')} ${textOf(entry, 'cbc:TaxAmount')}`
+      : `${textOf(entry, 'ram:CategoryCode')} ${Number(textOf(entry, 'ram:RateApplicablePercent'))} ${textOf(entry, 'ram:BasisAmount')} ${textOf(entry, 'ram:CalculatedAmount')}`,
+  );
+  expect(breakdown.sort()).toEqual(expectedBreakdown);
+}
 
 test('when a varied set of issued invoices and credit notes is fetched in each format, then every document passes the official rules and carries the API\'s totals', async () => {
   const set = await theSet();
@@ -111,13 +176,9 @@ test('when a varied set of issued invoices and credit notes is fetched in each f
       const file = path.join(OUTPUT, `${name}.${format}.xml`);
       fs.writeFileSync(file, xml);
       written[format].push(file);
-      const decimals = invoice.currency === 'JPY' ? 0 : 2;
       const ubl = format.endsWith('ubl');
-      // The VAT total and each category's amounts are the API's too; a credit note's amount due is its total.
-      expect(totalIn(xml, ubl ? 'cbc:TaxAmount' : 'ram:TaxTotalAmount')).toBe(invoice.total_tax.toFixed(decimals));
-      const payable = (invoice.total - (invoice.amount_paid ?? 0)).toFixed(decimals);
-      expect(totalIn(xml, ubl ? 'cbc:PayableAmount' : 'ram:DuePayableAmount')).toBe(payable);
-      expect(totalIn(xml, ubl ? 'cbc:TaxExclusiveAmount' : 'ram:TaxBasisTotalAmount')).toBe(invoice.total_excluding_tax.toFixed(decimals));
+      // A credit note's amount due is its total: nothing of it was paid.
+      expectTheApiFigures(xml, ubl, invoice);
       if (creditNote) {
         // It is a credit note, and names the invoice it corrects.
         expect(xml).toContain(ubl ? '<cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>' : '<ram:TypeCode>381</ram:TypeCode>');
@@ -208,4 +269,35 @@ test('when a party\'s Peppol ID has a scheme the rules do not know, then no form
   expect(notPeppolUbl.status).toBe(422);
   expect(notPeppolUbl.body.errors['buyer.peppol_id'][0]).toMatch(/^PEPPOL-EN16931-CL008: /);
   expect(notPeppolCii.status).toBe(200);
+});
+
+test('when text holds only characters XML cannot carry, or a credit note\'s amounts need three decimals, then the document is refused with the rule, never written broken', async () => {
+  const t = await aSeller();
+  const rate = await created(t, '/tax-rates', { display_name: 'VAT', percentage: 19 }, 'tax_rate');
+  const controlOnly = await issuedInvoice(t, { buyer_reference: '\u0001', items: [line('\u0007', 100)], default_tax_rate_ids: [rate.id] });
+  const kwd = await aSeller('KWD');
+  const kwdRate = await created(kwd, '/tax-rates', { display_name: 'VAT', percentage: 5 }, 'tax_rate');
+  const kwdInvoice = await issuedInvoice(kwd, { currency: 'KWD', items: [line('Service', 10)], default_tax_rate_ids: [kwdRate.id] });
+  const kwdCredit = await created(kwd, `/invoices/${kwdInvoice.id}/credit-notes`, { items: [line('Goodwill', 1.235, { tax_rate_ids: [kwdRate.id] })] }, 'credit_note');
+
+  const asXrechnung = await t.api.get(`/invoices/${controlOnly.id}/einvoice?format=xrechnung-cii`);
+  const asCii = await kwd.api.get(`/credit-notes/${kwdCredit.id}/einvoice?format=cii`);
+
+  expect(asXrechnung.status).toBe(422);
+  expect(asXrechnung.body.errors['items[0].description'][0]).toMatch(/^BR-25: /);
+  expect(asXrechnung.body.errors.buyer_reference[0]).toMatch(/^BR-DE-15: /);
+  expect(asCii.status).toBe(422);
+  expect(asCii.body.message).toMatch(/credit note/);
+  expect(asCii.body.errors.currency[0]).toMatch(/^BR-DEC-/);
+});
+
+test('when the buyer is in Northern Ireland, then its XI VAT identifier is one EN 16931 accepts', async () => {
+  const t = await aSeller();
+  const rate = await created(t, '/tax-rates', { display_name: 'VAT', percentage: 19 }, 'tax_rate');
+  const invoice = await issuedInvoice(t, { items: [line('Work', 100)], default_tax_rate_ids: [rate.id] }, { country: 'GB', tax_id: 'XI123456789', city: 'Belfast', postal_code: 'BT1 1AA', peppol_id: null });
+
+  const res = await t.api.get(`/invoices/${invoice.id}/einvoice?format=cii`);
+
+  expect(res.status).toBe(200);
+  expect(res.text).toContain('<ram:ID schemeID="VA">XI123456789</ram:ID>');
 });
