@@ -328,6 +328,18 @@ describe('POST /expenses/import of a document it refuses', () => {
     expect(fetched).toEqual([]);
   });
 
+  test('when an invoice names URLs in an XInclude and a stylesheet instruction, then it is imported and nothing is fetched', async () => {
+    const buyer = await aBuyer();
+    const xml = ubl
+      .replace(/^(<\?xml[^>]*\?>)/, `$1<?xml-stylesheet type="text/xsl" href="${listenerUrl}/style.xsl"?>`)
+      .replace('</cbc:IssueDate>', `</cbc:IssueDate><cbc:Note><xi:include xmlns:xi="http://www.w3.org/2001/XInclude" href="${listenerUrl}/include" parse="text"/></cbc:Note>`);
+
+    const res = await importing(buyer, xml);
+
+    expect(res.status).toBe(201);
+    expect(fetched).toEqual([]);
+  });
+
   test('when a document takes longer to read than its limit, then the reader refuses it and goes on reading the next', async () => {
     const reader = new DocumentReader({ threads: 1, timeoutMs: 300, maxXmlBytes: 10 * MB });
     // pdf-lib looks for objects in every byte of a file without any: seconds for a few MB.
