@@ -11,6 +11,7 @@ import { currencyExponent } from '../money/currencies';
 import { toMinor } from '../money/amount';
 import { EinvoiceSource, vatBreakdownOf } from './document';
 import { CEN_EAS_CODES, PEPPOL_EAS_CODES } from './eas';
+import { peppolIdProblem } from './participant-id';
 import type { EinvoiceFormat } from './schema';
 
 type Problems = Record<string, string[]>;
@@ -53,9 +54,13 @@ export function einvoiceProblems(invoice: EinvoiceSource, format: EinvoiceFormat
       add(paths[who]('tax_id'), 'BR-CO-09: a VAT identifier starts with its country code (ISO 3166-1; EL for Greece, XI for Northern Ireland)');
     }
     // A Peppol ID is only checked for its shape when it is stored: its scheme must also be one the rules know.
-    const scheme = party.peppol_id?.split(':')[0];
+    const [scheme, ...id] = party.peppol_id?.split(':') ?? [];
     if (scheme && !CEN_EAS_CODES.has(scheme)) add(paths[who]('peppol_id'), `BR-CL-25: the electronic address scheme ${scheme} is not on the CEF EAS code list`);
-    else if (scheme && format === 'ubl' && !PEPPOL_EAS_CODES.has(scheme)) add(paths[who]('peppol_id'), `PEPPOL-EN16931-CL008: Peppol does not accept the electronic address scheme ${scheme} yet`);
+    else if (scheme && format === 'ubl') {
+      // Peppol also checks some schemes' identifiers for their check digits.
+      const problem = PEPPOL_EAS_CODES.has(scheme) ? peppolIdProblem(scheme, id.join(':')) : `PEPPOL-EN16931-CL008: Peppol does not accept the electronic address scheme ${scheme} yet`;
+      if (problem) add(paths[who]('peppol_id'), problem);
+    }
   }
 
   const categories = new Set(invoice.tax_breakdown.map((rate) => rate.category));

@@ -301,3 +301,15 @@ test('when the buyer is in Northern Ireland, then its XI VAT identifier is one E
   expect(res.status).toBe(200);
   expect(res.text).toContain('<ram:ID schemeID="VA">XI123456789</ram:ID>');
 });
+
+test('when a buyer\'s GLN has a wrong check digit, then Peppol UBL refuses it (PEPPOL-COMMON-R040), and CII, which does not check it, serves it', async () => {
+  const t = await aSeller();
+  const rate = await created(t, '/tax-rates', { display_name: 'VAT', percentage: 19 }, 'tax_rate');
+  const invoice = await issuedInvoice(t, { items: [line('Work', 100)], default_tax_rate_ids: [rate.id] }, { peppol_id: '0088:7300010000002' });
+
+  const [ubl, cii] = await Promise.all([t.api.get(`/invoices/${invoice.id}/einvoice?format=ubl`), t.api.get(`/invoices/${invoice.id}/einvoice?format=cii`)]);
+
+  expect(ubl.status).toBe(422);
+  expect(ubl.body.errors['buyer.peppol_id'][0]).toMatch(/^PEPPOL-COMMON-R040: /);
+  expect(cii.status).toBe(200);
+});
