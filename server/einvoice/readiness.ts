@@ -107,14 +107,14 @@ export function einvoiceProblems(invoice: EinvoiceSource, format: EinvoiceFormat
       add(paths.seller(seller.tax_id ? 'tax_id' : 'country'), `Peppol's national rules for sellers in ${peppolCountry} need identifiers or fields the API does not keep yet: use cii`);
     }
     // Peppol's rules for an invoice between two German parties are XRechnung's (DE-R-*).
-    if (seller.country === 'DE' && buyer.country === 'DE') germanRules(invoice, paths, add, (n) => `DE-R-${String(n).padStart(3, '0')}`, 'A Peppol invoice between German parties');
+    if (seller.country === 'DE' && buyer.country === 'DE') germanRules(invoice, paths, add, (n) => `DE-R-${String(n).padStart(3, '0')}`, 'a Peppol invoice between German parties');
     if (!invoice.buyer_reference && !invoice.purchase_order) add('buyer_reference', 'PEPPOL-EN16931-R003: a Peppol invoice has a buyer reference or a purchase order reference');
     // Peppol's electronic addresses are participant IDs of its EAS list (PEPPOL-EN16931-CL008): an e-mail address is not one.
     if (!seller.peppol_id) add(paths.seller('peppol_id'), 'PEPPOL-EN16931-R020: a Peppol invoice has the seller\'s electronic address, its Peppol ID');
     if (!buyer.peppol_id) add(paths.buyer('peppol_id'), 'PEPPOL-EN16931-R010: a Peppol invoice has the buyer\'s electronic address, its Peppol ID');
   }
   if (format === 'xrechnung-ubl' || format === 'xrechnung-cii') {
-    germanRules(invoice, paths, add, (n) => `BR-DE-${n}`, 'An XRechnung');
+    germanRules(invoice, paths, add, (n) => `BR-DE-${n}`, 'an XRechnung');
     // XRechnung 3.0 asks for both electronic addresses; an e-mail address (scheme EM) is one.
     if (!buyer.peppol_id && !buyer.email) add(paths.buyer('email'), 'PEPPOL-EN16931-R010: an XRechnung has the buyer\'s electronic address: a Peppol ID or an e-mail address');
   }

@@ -26,6 +26,6 @@ export class EinvoiceNotReady extends AppError {
   static readonly code = 'einvoice_not_ready';
 
   constructor(format: string, details: FieldErrors, document: 'invoice' | 'credit note' = 'invoice') {
-    super(422, EinvoiceNotReady.code, `The ${document} lacks what a ${format} e-invoice requires: see errors`, details);
+    super(422, EinvoiceNotReady.code, `The ${document} lacks what the ${format} e-invoice format requires: see errors`, details);
   }
 }
