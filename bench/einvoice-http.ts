@@ -18,10 +18,11 @@
  *   ubl      the same with format=ubl, whose XML is written on the request thread.
  * Between phases the server is let go quiet (queued PDFs finish). Printed: each round's figures, the
  * CPU the server's main thread, its other threads (the PDF threads, and V8's and libuv's helpers), this
- * process (the load) and the whole machine spent per second, the request thread's CPU time per
- * e-invoice (its CPU less what the clients' requests cost it alone), then the medians and the ratios
- * clients-under-load / clients-alone against the 0.9 target. The load runs on the same machine as
- * the server: on a 2-CPU machine the server's main thread, its PDF thread and the load share them.
+ * process (the load) and the whole machine spent per second, then the medians and the ratios
+ * clients-under-load / clients-alone against the 0.9 target. Last, each format's e-invoices alone
+ * for `duration` seconds: all the server's CPU is then theirs, so it gives what one document costs
+ * the request thread and the other threads. The load runs on the same machine as the server: on a
+ * 2-CPU machine the server's main thread, its PDF thread and the load share them.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -207,12 +208,10 @@ function cpuBetween(a: CpuSnapshot, b: CpuSnapshot): CpuUse {
 }
 
 interface Phase {
-  clients: { rps: number; p50: number; p99: number; errors: number };
-  /**
-   * The e-invoices answered 200 inside the clients' window, per second, and their latency; others: every
-   * other answer; requestThreadMs: the request thread's CPU time per e-invoice (set against the round's alone phase).
-   */
-  einvoices?: { perSecond: number; p50: number; p99: number; others: Map<string, number>; requestThreadMs: number };
+  /** GET /clients/{id}: absent in the phases of e-invoices alone. */
+  clients?: { rps: number; p50: number; p99: number; errors: number };
+  /** The e-invoices answered 200 inside the window, per second, and their latency; others: every other answer by status. */
+  einvoices?: { perSecond: number; p50: number; p99: number; others: Map<string, number> };
   cpu: CpuUse;
 }
 
@@ -221,7 +220,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Waits until the server has used under 5 % of a core for 0.5 s (PDFs queued before the load stopped are made), at most 30 s. */
 async function quiet(pid: number): Promise<void> {
@@ -232,8 +231,11 @@ async function quiet(pid: number): Promise<void> {
   }
 }
 
-/** One phase: GET /clients/{id} for DURATION seconds, alone or while EINVOICE_CONNECTIONS fetch the invoice in `format`. */
-async function phase(s: Seeded, pid: number, format?: Format): Promise<Phase> {
+/**
+ * One phase of DURATION seconds: GET /clients/{id} alone (no `format`), or while EINVOICE_CONNECTIONS
+ * fetch the invoice in `format`, or (`clients` false) those e-invoices alone.
+ */
+async function phase(s: Seeded, pid: number, format?: Format, clients = true): Promise<Phase> {
   const headers = { authorization: `Bearer ${s.key}` };
   const answered: { at: number; status: number; ms: number }[] = [];
   let background: autocannon.Instance | undefined;
@@ -249,53 +251,46 @@ async function phase(s: Seeded, pid: number, format?: Format): Promise<Phase> {
     await sleep(LEAD_MS);
   }
   const before = cpuSnapshot(pid);
-  const result = await autocannon({ url: `${s.api}/clients/${s.clientId}`, connections: CONNECTIONS, duration: DURATION, headers });
+  let result: autocannon.Result | undefined;
+  if (clients) result = await autocannon({ url: `${s.api}/clients/${s.clientId}`, connections: CONNECTIONS, duration: DURATION, headers });
+  else await sleep(DURATION * 1000);
   const after = cpuSnapshot(pid);
   background?.stop();
   await backgroundDone;
   await quiet(pid);
 
-  const ok = result.statusCodeStats?.['200']?.count ?? 0;
-  const measured: Phase = {
-    clients: { rps: ok / result.duration, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx },
-    cpu: cpuBetween(before, after),
-  };
+  const measured: Phase = { cpu: cpuBetween(before, after) };
+  if (result) {
+    const ok = result.statusCodeStats?.['200']?.count ?? 0;
+    measured.clients = { rps: ok / result.duration, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
+  }
   if (format) {
     const inside = answered.filter(({ at }) => at >= before.at && at <= after.at);
     const others = new Map<string, number>();
     for (const { status } of inside) if (status !== 200) others.set(String(status), (others.get(String(status)) ?? 0) + 1);
     const latencies = inside.filter(({ status }) => status === 200).map(({ ms }) => ms).sort((a, b) => a - b);
-    const perSecond = latencies.length / ((after.at - before.at) / 1000);
-    measured.einvoices = { perSecond, p50: percentile(latencies, 50), p99: percentile(latencies, 99), others, requestThreadMs: NaN };
+    measured.einvoices = { perSecond: latencies.length / ((after.at - before.at) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), others };
   }
   return measured;
-}
-
-/**
- * The request thread's CPU time per e-invoice (ms), estimated: its CPU in the phase less what the
- * clients' requests took at their cost when alone, over the e-invoices answered.
- */
-function requestThreadMsPerDocument(p: Phase, alone: Phase): number {
-  const perClientRequest = alone.cpu.main / alone.clients.rps;
-  return ((p.cpu.main - p.clients.rps * perClientRequest) / p.einvoices!.perSecond) * 1000;
 }
 
 const pad = (text: string, width: number) => text.padStart(width);
 const cores = (n: number) => n.toFixed(2);
 
 function describe(name: string, p: Phase, alone?: Phase): string {
+  const parts = [name.padEnd(22)];
   const c = p.clients;
-  let line = `${name.padEnd(22)} clients ${pad(c.rps.toFixed(0), 6)} req/s p50 ${pad(String(c.p50), 3)} ms p99 ${pad(String(c.p99), 4)} ms`;
-  if (alone) line += ` (${(c.rps / alone.clients.rps).toFixed(2)}×)`;
-  else line += '        ';
+  if (c) parts.push(`clients ${pad(c.rps.toFixed(0), 6)} req/s p50 ${pad(String(c.p50), 3)} ms p99 ${pad(String(c.p99), 4)} ms${alone?.clients ? ` (${(c.rps / alone.clients.rps).toFixed(2)}×)` : '        '}`);
   if (p.einvoices) {
     const e = p.einvoices;
     const others = [...e.others].map(([status, n]) => `${status}×${n}`).join(', ');
-    line += ` | e-invoices ${pad(e.perSecond.toFixed(1), 6)}/s p50 ${pad(e.p50.toFixed(0), 5)} ms p99 ${pad(e.p99.toFixed(0), 5)} ms${others ? ` (other answers: ${others})` : ''}`;
-    line += `, request thread ≈ ${e.requestThreadMs.toFixed(1)} ms each`;
+    parts.push(`${c ? '| ' : ''}e-invoices ${pad(e.perSecond.toFixed(1), 6)}/s p50 ${pad(e.p50.toFixed(0), 5)} ms p99 ${pad(e.p99.toFixed(0), 5)} ms${others ? ` (other answers: ${others})` : ''}`);
+    // Alone, all the server's CPU is the e-invoices': what each costs the request thread and the others.
+    if (!c) parts.push(`| CPU per document: request thread ${(p.cpu.main / e.perSecond * 1000).toFixed(1)} ms, other threads ${(p.cpu.others / e.perSecond * 1000).toFixed(1)} ms`);
   }
-  line += ` | CPU cores: server main ${cores(p.cpu.main)}, other threads ${cores(p.cpu.others)}, load ${cores(p.cpu.bench)}, machine ${cores(p.cpu.machine)}/${os.availableParallelism()}`;
-  return `${line}${c.errors ? ` | clients errors ${c.errors}` : ''}\n`;
+  parts.push(`| CPU cores: server main ${cores(p.cpu.main)}, other threads ${cores(p.cpu.others)}, load ${cores(p.cpu.bench)}, machine ${cores(p.cpu.machine)}/${os.availableParallelism()}`);
+  if (c?.errors) parts.push(`| clients errors ${c.errors}`);
+  return `${parts.join(' ')}\n`;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -303,14 +298,16 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 /** The phase whose figures are each the median of the rounds'. */
 function medianOf(phases: Phase[]): Phase {
   const m = (pick: (p: Phase) => number) => median(phases.map(pick));
-  const withEinvoices = phases.filter((p) => p.einvoices);
   const others = new Map<string, number>();
-  for (const p of withEinvoices) for (const [status, n] of p.einvoices!.others) others.set(status, (others.get(status) ?? 0) + n);
+  for (const p of phases) for (const [status, n] of p.einvoices?.others ?? []) others.set(status, (others.get(status) ?? 0) + n);
   return {
-    clients: { rps: m((p) => p.clients.rps), p50: m((p) => p.clients.p50), p99: m((p) => p.clients.p99), errors: phases.reduce((n, p) => n + p.clients.errors, 0) },
-    einvoices: withEinvoices.length
-      ? { perSecond: m((p) => p.einvoices!.perSecond), p50: m((p) => p.einvoices!.p50), p99: m((p) => p.einvoices!.p99), others, requestThreadMs: m((p) => p.einvoices!.requestThreadMs) }
-      : undefined,
+    clients: phases[0].clients && {
+      rps: m((p) => p.clients!.rps),
+      p50: m((p) => p.clients!.p50),
+      p99: m((p) => p.clients!.p99),
+      errors: phases.reduce((n, p) => n + p.clients!.errors, 0),
+    },
+    einvoices: phases[0].einvoices && { perSecond: m((p) => p.einvoices!.perSecond), p50: m((p) => p.einvoices!.p50), p99: m((p) => p.einvoices!.p99), others },
     cpu: { main: m((p) => p.cpu.main), others: m((p) => p.cpu.others), bench: m((p) => p.cpu.bench), machine: m((p) => p.cpu.machine) },
   };
 }
@@ -353,7 +350,6 @@ async function main(): Promise<void> {
       out.write(describe(`round ${round} alone`, alone));
       for (const format of ['facturx', 'ubl'] as const) {
         const loaded = await phase(s, server.pid!, format);
-        loaded.einvoices!.requestThreadMs = requestThreadMsPerDocument(loaded, alone);
         runs[format].push(loaded);
         out.write(describe(`round ${round} + ${EINVOICE_CONNECTIONS} ${format}`, loaded, alone));
       }
@@ -365,14 +361,20 @@ async function main(): Promise<void> {
     out.write(describe('alone', alone));
     out.write(describe(`+ ${EINVOICE_CONNECTIONS} facturx`, facturx, alone));
     out.write(describe(`+ ${EINVOICE_CONNECTIONS} ubl`, ubl, alone));
-    const ratio = facturx.clients.rps / alone.clients.rps;
-    const perRound = runs.facturx.map((p, i) => (p.clients.rps / runs.alone[i].clients.rps).toFixed(2)).join(', ');
+    out.write(`\nThe e-invoices alone, without the clients' load (${DURATION} s each): what each document costs which thread\n`);
+    const einvoicesAlone = [];
+    for (const format of ['facturx', 'ubl'] as const) {
+      einvoicesAlone.push(await phase(s, server.pid!, format, false));
+      out.write(describe(`${EINVOICE_CONNECTIONS} ${format} alone`, einvoicesAlone[einvoicesAlone.length - 1]));
+    }
+    const ratio = facturx.clients!.rps / alone.clients!.rps;
+    const perRound = runs.facturx.map((p, i) => (p.clients!.rps / runs.alone[i].clients!.rps).toFixed(2)).join(', ');
     out.write(
       `\nTarget: GET /clients/{id} keeps ≥ ${TARGET}× its own throughput while ${EINVOICE_CONNECTIONS} connections fetch Factur-X: ` +
         `${ratio.toFixed(2)}× (rounds: ${perRound}) — ${ratio >= TARGET ? 'holds' : 'does NOT hold'}\n`,
     );
-    out.write(`With ${EINVOICE_CONNECTIONS} connections fetching UBL (XML on the request thread): ${(ubl.clients.rps / alone.clients.rps).toFixed(2)}×\n`);
-    failed = [alone, facturx, ubl].some((p) => p.clients.errors || p.einvoices?.others.size);
+    out.write(`With ${EINVOICE_CONNECTIONS} connections fetching UBL (XML on the request thread): ${(ubl.clients!.rps / alone.clients!.rps).toFixed(2)}×\n`);
+    failed = [alone, facturx, ubl, ...einvoicesAlone].some((p) => p.clients?.errors || p.einvoices?.others.size);
   } finally {
     server.kill('SIGTERM');
   }
