@@ -8,6 +8,7 @@ import { SystemActor } from '../server/auth/actor';
 import { EventType } from '../server/events/model';
 import { InvoiceDetail } from '../server/invoices/schema';
 import { Services } from '../server/services';
+import { addDays, todayUtc } from '../server/validation';
 
 export interface Trigger {
   /** What it creates and does, for `--list`. */
@@ -32,9 +33,10 @@ async function aSampleTaxRate(services: Services, actor: SystemActor): Promise<n
   return found?.id ?? (await services.taxRates.create(actor, { display_name: 'Sample VAT', percentage: 20, metadata: SAMPLE_RATE })).id;
 }
 
-async function aDraft(services: Services, actor: SystemActor): Promise<InvoiceDetail> {
+async function aDraft(services: Services, actor: SystemActor, dates: { issue_date?: string; due_date?: string } = {}): Promise<InvoiceDetail> {
   const client = await aClient(services, actor);
   return services.invoices.create(actor, {
+    ...dates,
     client_id: client.id,
     default_tax_rate_ids: [await aSampleTaxRate(services, actor)],
     items: [
@@ -46,6 +48,13 @@ async function aDraft(services: Services, actor: SystemActor): Promise<InvoiceDe
 
 async function aSentInvoice(services: Services, actor: SystemActor): Promise<InvoiceDetail> {
   const draft = await aDraft(services, actor);
+  return (await services.invoices.send(actor, draft.id)).invoice;
+}
+
+/** A sent invoice issued 31 days ago (by the business's clock) and due yesterday: overdue now. */
+async function anOverdueInvoice(services: Services, actor: SystemActor): Promise<InvoiceDetail> {
+  const today = todayUtc();
+  const draft = await aDraft(services, actor, { issue_date: addDays(today, -31), due_date: addDays(today, -1) });
   return (await services.invoices.send(actor, draft.id)).invoice;
 }
 
@@ -71,6 +80,14 @@ export const TRIGGERS: Record<EventType, Trigger> = {
       const sent = await aSentInvoice(services, actor);
       const { payment_url } = await services.invoices.initiatePayment(actor, sent.id);
       await services.invoices.openPaymentPage(payment_url.split('/').pop()!, { markViewed: true });
+      return [made('invoice', sent.id)];
+    },
+  },
+  'invoice.overdue': {
+    does: 'creates and sends an invoice issued 31 days ago and due yesterday, then fires its invoice.overdue as the overdue sweep would (once: the sweep will not fire it again)',
+    fire: async (services, actor) => {
+      const sent = await anOverdueInvoice(services, actor);
+      await services.overdue.notify(actor, sent.id, await services.clocks.of(actor));
       return [made('invoice', sent.id)];
     },
   },

@@ -20,6 +20,7 @@ interface Env {
   KEY_CACHE_TTL_MS: number;
   WEBHOOK_ALLOW_PRIVATE: boolean;
   WEBHOOK_SWEEP_SECONDS: number;
+  OVERDUE_SWEEP_SECONDS: number;
   WOO_POLL_SECONDS: number;
   WEBHOOK_LEASE_SECONDS: number;
   WEBHOOK_CONCURRENCY: number;
@@ -85,6 +86,14 @@ const schema = Joi.object<Env, true>({
     .max(59)
     .default(5)
     .description('How often each server process looks for webhook deliveries that are due (retries, and any first attempt it missed)'),
+  OVERDUE_SWEEP_SECONDS: Joi.number()
+    .integer()
+    .min(1)
+    .max(3600)
+    .custom((value: number, helpers) => ((value < 60 ? 60 % value === 0 : value % 60 === 0) ? value : helpers.error('any.invalid')))
+    .messages({ 'any.invalid': '{{#label}} must divide 60 (below a minute) or be whole minutes' })
+    .default(60)
+    .description('How often each server process looks for invoices that have become overdue and fires their invoice.overdue (once per invoice, whatever the number of processes)'),
   WOO_POLL_SECONDS: Joi.number()
     .integer()
     .min(60)
@@ -161,6 +170,7 @@ export interface Config {
   keyCacheTtlMs: number;
   webhookAllowPrivate: boolean;
   webhookSweepSeconds: number;
+  overdueSweepSeconds: number;
   wooPollSeconds: number;
   webhookLeaseSeconds: number;
   webhookConcurrency: number;
@@ -200,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyCacheTtlMs: value.KEY_CACHE_TTL_MS,
     webhookAllowPrivate: value.WEBHOOK_ALLOW_PRIVATE,
     webhookSweepSeconds: value.WEBHOOK_SWEEP_SECONDS,
+    overdueSweepSeconds: value.OVERDUE_SWEEP_SECONDS,
     wooPollSeconds: value.WOO_POLL_SECONDS,
     webhookLeaseSeconds: value.WEBHOOK_LEASE_SECONDS,
     webhookConcurrency: value.WEBHOOK_CONCURRENCY,

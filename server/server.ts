@@ -132,6 +132,8 @@ export async function startServer(
           // Connected WooCommerce stores: orders to bring up to date (retries), and each store's poll when due.
           [services.woocommerce.orders, config.webhookSweepSeconds],
           [services.woocommerce.polls, 60],
+          // Invoices whose due date has ended: invoice.overdue, once per invoice.
+          [services.overdue, config.overdueSweepSeconds],
         ]);
   // Deliveries and e-mails committed while the process was down are due now.
   webhooks.nudge();
@@ -153,6 +155,7 @@ export async function startServer(
       await services.refunds.reconciliation.stop();
       await services.woocommerce.polls.stop();
       await services.woocommerce.orders.stop();
+      await services.overdue.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       // After the requests under way have their PDFs and their imported documents read.

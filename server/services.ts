@@ -22,6 +22,7 @@ import type { InvoiceDocuments } from './invoices/documents';
 import type { InvoiceLinks } from './invoices/links';
 import type { PaymentPath } from './invoices/payment-path';
 import type { InvoiceService } from './invoices/service';
+import type { OverdueSweep } from './invoices/overdue';
 import { loadAppKey } from './keys/app-key';
 import type { KeyService } from './keys/service';
 import type { GatewayClients } from './gateways/clients';
@@ -57,6 +58,8 @@ export interface Services {
   paymentPath: PaymentPath;
   refunds: RefundService;
   invoices: InvoiceService;
+  /** The sweep that fires `invoice.overdue` once per invoice. */
+  overdue: OverdueSweep;
   /** Credit notes, and the void of an invoice (which issues one). */
   creditNotes: CreditNoteService;
   /** Invoice and receipt PDFs. */
@@ -118,6 +121,7 @@ const modules = {
   links: () => require('./invoices/links') as typeof import('./invoices/links'),
   paymentPath: () => require('./invoices/payment-path') as typeof import('./invoices/payment-path'),
   invoices: () => require('./invoices/service') as typeof import('./invoices/service'),
+  overdue: () => require('./invoices/overdue') as typeof import('./invoices/overdue'),
   secretBox: () => require('./keys/secret-box') as typeof import('./keys/secret-box'),
   keys: () => require('./keys/service') as typeof import('./keys/service'),
   gatewayClients: () => require('./gateways/clients') as typeof import('./gateways/clients'),
@@ -198,6 +202,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
       invoices.whenSending((invoice, format, wasDraft) => services.einvoices.assertReadyToSend(invoice, format, wasDraft));
       return invoices;
     },
+    overdue: () => new (modules.overdue().OverdueSweep)(db, services.outbox, shared.links, log(), { clock }),
     refunds: () => new (modules.refunds().RefundService)(db, services.outbox, shared.gatewayClients, log(), shared.links, clock),
     gateways: () => new (modules.gateways().GatewayService)(db, services.paymentPath, services.refunds, shared.gatewayClients, log(), shared.links, clock),
     owners: () => new (modules.owners().OwnerService)(db, services.businesses, clock),

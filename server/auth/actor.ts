@@ -7,7 +7,7 @@
 import { Credential } from './credential';
 
 /** Why the system acts without a caller's credential: each reason is a way in, written down. */
-export type SystemReason = 'cli' | 'payment page' | 'signing page' | 'payment gateway' | 'email queue' | 'woocommerce connection';
+export type SystemReason = 'cli' | 'payment page' | 'signing page' | 'payment gateway' | 'email queue' | 'woocommerce connection' | 'overdue sweep';
 
 export interface SystemActor {
   kind: 'system';
@@ -38,6 +38,7 @@ export type CrossTenantReason =
   | 'webhook worker'
   | 'email queue'
   | 'refund reconciliation'
+  | 'overdue sweep'
   | 'cli delivery log'
   | 'cli payment simulation'
   | 'key webhook change'

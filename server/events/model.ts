@@ -7,6 +7,7 @@ export const EVENT_TYPES = [
   'invoice.sent',
   'invoice.viewed',
   'invoice.paid',
+  'invoice.overdue',
   'payment.received',
   'payment.failed',
   'payment.refunded',

@@ -59,6 +59,7 @@ export type InvoiceChanges = Partial<Omit<InvoiceInput, 'client_id' | 'tax_exemp
 export interface InvoiceListParams extends ListParams, MetadataFilter {
   status?: InvoiceStatus;
   client_id?: number;
+  overdue?: boolean;
 }
 
 export const recordIdField = Joi.number().strict().integer().min(1).max(Number.MAX_SAFE_INTEGER);
@@ -155,6 +156,12 @@ export const listInvoicesQuery = withMetadataFilter(
       .valid(...INVOICE_STATUSES)
       .description('Only invoices in this status; an unknown value is a 400'),
     client_id: idFilter('client_id'),
+    // A pattern, not valid(): joi returns a valid() value as it is, before the custom turns it into a boolean.
+    overdue: Joi.string()
+      .pattern(/^(true|false)$/)
+      .custom((value: string) => value === 'true')
+      .messages({ 'string.pattern.base': 'overdue must be true or false' })
+      .description('`true`: only overdue invoices (see the invoice\'s `overdue`); `false`: only those that are not; anything else is a 400'),
   }),
 );
 
@@ -196,6 +203,12 @@ export const TaxBreakdownLineShape = component(
   ),
 );
 
+/** Computed on every read, as PaymentStatusReport shows it too. */
+const OverdueField = Type.Boolean({
+  description:
+    'True when the invoice awaits payment (sent, viewed or partial), amount_due is above 0 and its due_date has ended (UTC) by the clock of its business and mode (a test mode\'s frozen time where one is set). `invoice.overdue` fires once when it becomes so',
+});
+
 /** The fields every invoice carries: an Invoice is these, an InvoiceDetail adds its payments. */
 const invoiceFields = {
   id: Id,
@@ -217,6 +230,7 @@ const invoiceFields = {
   amount_paid: money({ minimum: 0 }),
   amount_credited: money({ minimum: 0, description: "The sum of its credit notes' totals" }),
   amount_due: money({ minimum: 0, description: 'max(0, total − amount_paid − amount_credited)' }),
+  overdue: OverdueField,
   credit_note_ids: Type.Array(Id, { description: 'Its credit notes, oldest first' }),
   notes: nullable(Type.String({ maxLength: 5000 })),
   buyer_reference: nullable(Type.String({ maxLength: 255 })),
@@ -257,7 +271,7 @@ export const InvoiceEnvelope = envelope('InvoiceEnvelope', 'invoice', InvoiceDet
 
 export const PaymentStatusReport = component(
   'PaymentStatusReport',
-  closed({ invoice_id: Id, status: InvoiceStatusShape, currency: Currency, total: money(), amount_paid: money(), amount_due: money() }),
+  closed({ invoice_id: Id, status: InvoiceStatusShape, currency: Currency, total: money(), amount_paid: money(), amount_due: money(), overdue: OverdueField }),
 );
 
 export const PaymentLink = component(

@@ -26,7 +26,8 @@ import { addDays, todayUtc } from '../validation';
 import { InvoiceLinks } from './links';
 import { invoiceDetail, itemsOf, partiesOf } from './detail';
 import { formatMoney, invoiceEmail } from './email';
-import { amountDue, Invoice, InvoiceItem } from './model';
+import { amountDue, Invoice, InvoiceItem, PAYABLE_STATUSES } from './model';
+import { isOverdue } from './status';
 import { drawInvoiceNumber } from './numbering';
 import { itemsAsInput, PricedInvoice, PricedItem, priceInvoice, rateIdsOf, TaxTerms } from './pricing';
 import type { EinvoiceFormat } from '../businesses/schema';
@@ -39,6 +40,21 @@ export interface IssuedInvoice {
 }
 
 const DEFAULT_TERM_DAYS = 30;
+
+/**
+ * `?overdue=`: the rule of `isOverdue` as a query, `today` being the business clock's UTC date
+ * (through the (business_id, livemode, due_date) index).
+ */
+function whereOverdue(query: ReturnType<typeof Invoice.of>, overdue: boolean, today: string): void {
+  const rule = (q: ReturnType<typeof Invoice.of>) => {
+    void q
+      .whereIn('invoices.status', PAYABLE_STATUSES)
+      .andWhere('invoices.due_date', '<', today)
+      .andWhereRaw('invoices.total > invoices.amount_paid + invoices.amount_credited');
+  };
+  if (overdue) void query.where(rule);
+  else void query.whereNot(rule);
+}
 
 export class InvoiceService {
   constructor(
@@ -71,6 +87,7 @@ export class InvoiceService {
     const query = Invoice.of(actor, this.db.current);
     if (params.status) query.where('invoices.status', params.status);
     if (params.client_id) query.where('invoices.client_id', params.client_id);
+    if (params.overdue !== undefined) whereOverdue(query, params.overdue, todayUtc());
     whereMetadata(query, actor, this.db.current, 'invoice', params.metadata);
     const page = await paginate(query, Invoice.tableName, params, (row) => row);
     const [items, parties] = await Promise.all([itemsOf(page.data, this.db.current), partiesOf(actor, page.data, this.db.current)]);
@@ -90,6 +107,7 @@ export class InvoiceService {
       total: toMajor(row.total, row.currency),
       amount_paid: toMajor(row.amount_paid, row.currency),
       amount_due: toMajor(amountDue(row), row.currency),
+      overdue: isOverdue(row, todayUtc()),
     };
   }
 

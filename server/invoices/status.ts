@@ -32,3 +32,13 @@ export function statusFromMoney(invoice: InvoiceMoney): InvoiceStatus {
   if (paid > 0) return 'partial';
   return status === 'viewed' ? 'viewed' : 'sent';
 }
+
+/**
+ * Whether an invoice is overdue on `today` (a UTC date, `YYYY-MM-DD`, by the clock of its business
+ * and mode): it awaits payment (a payable status), something is still due, and its due date has
+ * ended. Computed on every read, so it never goes stale; `GET /invoices?overdue=` and the sweep
+ * that fires `invoice.overdue` (overdue.ts) ask the database the same question.
+ */
+export function isOverdue(invoice: Omit<InvoiceMoney, 'status'> & { status: InvoiceStatus; due_date: string }, today: string): boolean {
+  return PAYABLE_STATUSES.includes(invoice.status) && amountDue(invoice) > 0 && invoice.due_date < today;
+}

@@ -454,6 +454,11 @@ const webhooks: Record<string, PathItem> = {
   'invoice.sent': webhook('invoice.sent', 'The invoice was sent (POST /invoices/{id}/send)', 'InvoiceEvent'),
   'invoice.viewed': webhook('invoice.viewed', 'The client first opened the payment page', 'InvoiceEvent'),
   'invoice.paid': webhook('invoice.paid', 'The invoice was fully paid', 'InvoiceEvent'),
+  'invoice.overdue': webhook(
+    'invoice.overdue',
+    'The invoice became overdue: its due date ended (UTC, by the clock of its business and mode) while it awaited payment with an amount due. Fired once per invoice, by the first sweep after the due date (every OVERDUE_SWEEP_SECONDS, 60 by default), whatever the number of server processes; not for invoices already overdue when the server was upgraded to overdue invoices',
+    'InvoiceEvent',
+  ),
   'payment.received': webhook('payment.received', 'A payment was recorded', 'PaymentReceivedEvent'),
   'payment.failed': webhook('payment.failed', 'A delayed payment at the gateway failed: once per checkout, however often the gateway reports it (an addition to the specification)', 'PaymentFailedEvent'),
   'payment.refunded': webhook('payment.refunded', 'Money was returned on a payment, in part or in full (an addition to the specification)', 'PaymentRefundedEvent'),

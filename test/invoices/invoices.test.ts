@@ -447,6 +447,7 @@ describe('POST /invoices/{id}/simulate-payment', () => {
       total: 150,
       amount_paid: 40.25,
       amount_due: 109.75,
+      overdue: false,
     });
     expect((await eventsOf(ctx.app, t.businessId)).map((e) => e.type)).not.toContain('invoice.paid');
   });
