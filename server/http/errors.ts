@@ -4,12 +4,15 @@ import Joi from 'joi';
 import { isDatabaseBusy, isDatabaseUnavailable, valueDoesNotFit } from '../db/errors';
 import { AppError, BadRequest, DatabaseBusy, NotFound, PayloadTooLarge, ServerError, ServiceUnavailable, ValidationFailed } from '../errors';
 import { fieldErrors } from '../validation';
+import { unsupportedContentEncoding } from './document-body';
 
 interface HttpishError {
   type?: string;
   status?: number;
   statusCode?: number;
   expose?: boolean;
+  /** body-parser's, with `encoding.unsupported`: the Content-Encoding it cannot undo. */
+  encoding?: string;
 }
 
 /** Errors raised by body-parser and Express itself, in the contract's vocabulary. */
@@ -20,8 +23,9 @@ function fromHttpError(err: HttpishError): AppError | null {
     case 'entity.too.large':
       return new PayloadTooLarge();
     case 'charset.unsupported':
-    case 'encoding.unsupported':
       return new BadRequest('The request body must be UTF-8 JSON');
+    case 'encoding.unsupported':
+      return unsupportedContentEncoding(err.encoding ?? 'unknown');
     default:
       break;
   }

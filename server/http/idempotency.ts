@@ -110,11 +110,11 @@ export function idempotencyKeyOf(header: string | undefined): string | undefined
 
 /**
  * What makes two requests under one key the same request. A JSON body counts as its parsed value
- * (key order aside). A document body (a RawDocument) counts as its bytes exactly as sent, hashed as
- * they stream in rather than turned into JSON (a Buffer's JSON is an array of numbers, about four
- * times its size), with its media type and `query` (a document route's query parameters, which say
- * what to make of it). The JSON part ends where its braces close, so it and the bytes cannot run into
- * each other.
+ * (key order aside). A document body (a RawDocument) counts as its bytes exactly, once any
+ * Content-Encoding is undone (the same document gzipped or not is one request), hashed as they are
+ * rather than turned into JSON (a Buffer's JSON is an array of numbers, about four times its size),
+ * with its media type and `query` (a document route's query parameters, which say what to make of
+ * it). The JSON part ends where its braces close, so it and the bytes cannot run into each other.
  */
 export function fingerprintOf(method: string, path: string, body: unknown, query?: unknown): string {
   const hash = createHash('sha256');

@@ -87,7 +87,7 @@ export interface RouteSpec<B, Q, R extends AnyResponse = AnyResponse, S = never>
   /**
    * POST: the body is a document of these media types, read as its bytes (`documentBody(…)`: the
    * handler gets a RawDocument) with a limit of its own, instead of a JSON object. An
-   * Idempotency-Key's fingerprint is then over the bytes as sent.
+   * Idempotency-Key's fingerprint is then over its bytes once any Content-Encoding is undone.
    */
   document?: DocumentBody<B>;
   /**
