@@ -1,8 +1,8 @@
 /**
  * A received invoice's terms as an expense (docs/api.md, "Importing e-invoices as expenses"): each
  * value checked as EN 16931 writes it, amounts converted to minor units exactly (more decimals than
- * the currency has is refused, never rounded), and the document's identity for the duplicate rule.
- * Pure.
+ * the currency has is refused, never rounded), text on one line without control characters, and
+ * the document's identity for the duplicate rule. Pure.
  */
 import { createHash } from 'node:crypto';
 import { FieldErrors, ValidationFailed } from '../errors';
@@ -10,6 +10,7 @@ import { AmountProblem, MAX_MINOR_AMOUNT, toMinor } from '../money/amount';
 import { currencyExponent, isCurrency } from '../money/currencies';
 import { isCalendarDate } from '../validation';
 import type { ReceivedInvoice } from './received-invoice';
+import { withoutControlCharacters } from './received-document';
 import { DOCUMENT_NUMBER_MAX, VENDOR_TAX_ID_MAX } from './schema';
 
 /** The columns of an imported expense, amounts in minor units of `currency`. */
@@ -34,6 +35,7 @@ const DESCRIPTION_MAX = 1000;
 const WHERE: Record<string, { UBL: string; CII: string }> = {
   'BT-1': { UBL: 'cbc:ID', CII: 'rsm:ExchangedDocument/ram:ID' },
   'BT-2': { UBL: 'cbc:IssueDate', CII: 'rsm:ExchangedDocument/ram:IssueDateTime/udt:DateTimeString' },
+  'BT-3': { UBL: 'cbc:InvoiceTypeCode', CII: 'rsm:ExchangedDocument/ram:TypeCode' },
   'BT-5': { UBL: 'cbc:DocumentCurrencyCode', CII: 'ram:ApplicableHeaderTradeSettlement/ram:InvoiceCurrencyCode' },
   'BT-27': { UBL: 'cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName', CII: 'ram:SellerTradeParty/ram:Name' },
   'BT-31': { UBL: "cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme[cac:TaxScheme/cbc:ID='VAT']/cbc:CompanyID", CII: "ram:SellerTradeParty/ram:SpecifiedTaxRegistration/ram:ID[@schemeID='VA']" },
@@ -70,14 +72,30 @@ function dateOf(received: ReceivedInvoice): string | undefined {
   return received.issueDateFormat === '102' && date && isCalendarDate(date) ? date : undefined;
 }
 
+/** A text term as one line: control characters left out, runs of white space (line breaks, tabs) one space; null when nothing is left. */
+function oneLine(text: string | null): string | null {
+  const line = text === null ? undefined : withoutControlCharacters(text).replace(/\s+/g, ' ').trim();
+  return line ? line : null;
+}
+
+/** The longest start of `text` within `max` UTF-16 code units, cut between code points: no half of a surrogate pair is left. */
+function startOf(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let start = '';
+  for (const codePoint of Array.from(text)) {
+    if (start.length + codePoint.length > max) break;
+    start += codePoint;
+  }
+  return start;
+}
+
 /** `Invoice 471102: Trennblätter A4`, `… (and 2 more lines)`, within the description's 1000 characters. */
-function descriptionOf(number: string, firstLine: string | null, lineCount: number): string {
+function descriptionOf(number: string, line: string | null, lineCount: number): string {
   const more = lineCount > 1 ? ` (and ${lineCount - 1} more line${lineCount > 2 ? 's' : ''})` : '';
   const head = `Invoice ${number}`;
-  if (!firstLine) return `${head}${more}`.slice(0, DESCRIPTION_MAX);
+  if (!line) return startOf(`${head}${more}`, DESCRIPTION_MAX);
   const room = DESCRIPTION_MAX - head.length - 2 - more.length;
-  const line = firstLine.replace(/\s+/g, ' ');
-  return `${head}: ${line.length > room ? `${line.slice(0, Math.max(0, room - 1))}…` : line}${more}`;
+  return `${head}: ${line.length > room ? `${startOf(line, Math.max(0, room - 1))}…` : line}${more}`;
 }
 
 /**
@@ -96,8 +114,9 @@ export function documentKey(vendorTaxId: string | null, vendor: string, number: 
 /** The expense a received invoice describes; ValidationFailed naming each term (BT-…) that is missing or refused. */
 export function importedExpense(received: ReceivedInvoice, category: string): ImportedExpense {
   const errors: FieldErrors = {};
+  // A message may quote the document's text: without its control characters, as the values.
   const refuse = (term: string, message: string) => {
-    errors[term] = [...(errors[term] ?? []), `${message} (${WHERE[term][received.syntax]})`];
+    errors[term] = [...(errors[term] ?? []), `${withoutControlCharacters(message)} (${WHERE[term][received.syntax]})`];
   };
   const required = (term: string, value: string | null): value is string => {
     if (value === null) refuse(term, 'is missing');
@@ -107,22 +126,34 @@ export function importedExpense(received: ReceivedInvoice, category: string): Im
     if (value !== null && value.length > max) refuse(term, `is longer than ${max} characters`);
   };
 
-  const number = received.number;
-  const vendor = received.sellerName;
+  const number = oneLine(received.number);
+  const vendor = oneLine(received.sellerName);
+  const vatId = oneLine(received.sellerVatId);
   required('BT-1', number);
   longest('BT-1', number, DOCUMENT_NUMBER_MAX);
+  // An invoice's code was checked when the document was read (./received-invoice.ts); without one, the document is not an invoice either.
+  required('BT-3', received.typeCode);
   required('BT-27', vendor);
   longest('BT-27', vendor, VENDOR_MAX);
-  longest('BT-31', received.sellerVatId, VENDOR_TAX_ID_MAX);
+  longest('BT-31', vatId, VENDOR_TAX_ID_MAX);
 
   const date = required('BT-2', received.issueDate) ? dateOf(received) : undefined;
   if (received.issueDate !== null && date === undefined) {
     refuse('BT-2', received.syntax === 'UBL' ? `must be a date, YYYY-MM-DD, not "${received.issueDate}"` : `must be a date in format 102, YYYYMMDD, not "${received.issueDate}"`);
   }
 
-  const currency = received.currency?.toUpperCase() ?? null;
+  // Written as ISO 4217 and EN 16931's code list write it, in capitals: `eur` is refused rather than guessed at.
+  const currency = received.currency;
   const knownCurrency = required('BT-5', currency) && isCurrency(currency);
-  if (currency !== null && !knownCurrency) refuse('BT-5', `must be an ISO 4217 code such as EUR, not "${received.currency}"`);
+  if (currency !== null && !knownCurrency) {
+    refuse('BT-5', isCurrency(currency.toUpperCase()) ? `must be written in capitals, as ISO 4217 has it: ${currency.toUpperCase()}, not "${currency}"` : `must be an ISO 4217 code such as EUR, not "${currency}"`);
+  }
+  // An amount's currencyID, when it has one, is the invoice's currency: a total in another currency is not this expense's.
+  const inInvoiceCurrency = (term: string, currencyId: string | null) => {
+    if (knownCurrency && currencyId !== null && currencyId.toUpperCase() !== currency) refuse(term, `is in ${currencyId}, not in the invoice's currency ${currency} (BT-5)`);
+  };
+  inInvoiceCurrency('BT-112', received.totalWithTaxCurrency);
+  inInvoiceCurrency('BT-114', received.roundingCurrency);
 
   const amountOf = (term: string, text: string | null): number | null => {
     if (text === null || !knownCurrency || currency === null) return null;
@@ -148,11 +179,11 @@ export function importedExpense(received: ReceivedInvoice, category: string): Im
     currency: currency!,
     category,
     date: date!,
-    description: descriptionOf(number!, received.firstLineName, received.lineCount),
+    description: descriptionOf(number!, oneLine(received.firstLineName), received.lineCount),
     vendor: vendor!,
     tax_amount: tax,
-    vendor_tax_id: received.sellerVatId,
+    vendor_tax_id: vatId,
     document_number: number!,
-    document_key: documentKey(received.sellerVatId, vendor!, number!),
+    document_key: documentKey(vatId, vendor!, number!),
   };
 }

@@ -12,6 +12,8 @@ export interface ReceivedInvoice {
   syntax: 'UBL' | 'CII';
   /** BT-1 */
   number: string | null;
+  /** BT-3: an invoice's code (see INVOICE_TYPE_CODES); null when the document has none. */
+  typeCode: string | null;
   /** BT-2: `YYYY-MM-DD` in UBL; in CII `YYYYMMDD` with `issueDateFormat` 102. */
   issueDate: string | null;
   issueDateFormat: string | null;
@@ -25,8 +27,12 @@ export interface ReceivedInvoice {
   taxTotal: string | null;
   /** BT-112 */
   totalWithTax: string | null;
+  /** BT-112's currencyID, when it has one. */
+  totalWithTaxCurrency: string | null;
   /** BT-114 */
   roundingAmount: string | null;
+  /** BT-114's currencyID, when it has one. */
+  roundingCurrency: string | null;
   /** BT-153 of the first line. */
   firstLineName: string | null;
   lineCount: number;
@@ -50,13 +56,37 @@ const ram = (local: string) => qname(RAM, local);
 const udt = (local: string) => qname(UDT, local);
 
 /**
- * UNTDID 1001 codes of EN 16931's list that are invoices (commercial, corrected, prepayment,
- * self-billed, partial…), and those that are credit notes. Any other code is not imported.
+ * BT-3, a UNTDID 1001 code, as EN 16931's rule BR-CL-01 lists them: UBL's InvoiceTypeCode takes the
+ * first list and UBL's CreditNoteTypeCode the second; CII's TypeCode takes either.
  */
-const INVOICE_TYPE_CODES = new Set([
-  '71', '80', '82', '84', '102', '218', '219', '326', '331', '380', '382', '383', '384', '386', '388', '389', '393', '395', '553', '575', '623', '751', '780', '817', '870', '875', '876', '877',
+const BR_CL_01_INVOICE_CODES = '71 80 81 82 84 102 130 202 203 204 211 218 219 295 325 326 331 380 382 383 384 385 386 387 388 389 390 393 394 395 456 457 471 472 473 500 501 527 553 575 623 633 751 780 817 870 875 876 877 935';
+const BR_CL_01_CREDIT_NOTE_CODES = '81 83 261 262 296 308 381 396 420 458 502 503 532';
+
+/**
+ * Refused as credit notes (money owed to the buyer, not an expense): every code of the credit notes'
+ * list. 81, a credit note related to goods or services, is also in UBL's invoice list, but is a
+ * credit note all the same; the others are 83 (related to financial adjustments), 261 (self-billed),
+ * 262 (consolidated), 296 (for price variation), 308 (delcredere), 381, 396 (factored), 420 (OCR
+ * payment), 458 (reversal of credit), 502 (self-billed factored), 503 (for a prepayment invoice)
+ * and 532 (forwarder's).
+ */
+const CREDIT_NOTE_TYPE_CODES = new Set(BR_CL_01_CREDIT_NOTE_CODES.split(' '));
+
+/** Refused as documents of the invoice list that are no claim for payment, by what UNTDID 1001 says each is. */
+const NOT_INVOICES = new Map([
+  // The invoices it reminds of are the expenses.
+  ['71', 'a request for payment of invoices past due'],
+  ['130', 'an invoicing data sheet (data about invoices)'],
+  // Sent before the sale or for customs: the invoice comes later.
+  ['325', 'a proforma invoice'],
+  ['553', "a forwarder's invoice discrepancy report"],
+  // The goods' value stated for the importing country's consulate or customs: the commercial invoice is the expense.
+  ['870', 'a consular invoice'],
+  ['935', 'a customs invoice'],
 ]);
-const CREDIT_NOTE_TYPE_CODES = new Set(['81', '83', '261', '262', '296', '308', '381', '396', '420', '458', '532']);
+
+/** The codes imported: the rest of the invoice list, each a claim for payment (commercial, corrected, partial, prepayment, self-billed, factored, construction…). */
+const INVOICE_TYPE_CODES = new Set(BR_CL_01_INVOICE_CODES.split(' ').filter((code) => !CREDIT_NOTE_TYPE_CODES.has(code) && !NOT_INVOICES.has(code)));
 
 const UBL_PICKS: Record<string, Pick> = {
   document: { path: [], fields: { number: [cbc('ID')], typeCode: [cbc('InvoiceTypeCode')], issueDate: [cbc('IssueDate')], currency: [cbc('DocumentCurrencyCode')] }, keep: 1 },
@@ -88,6 +118,9 @@ const textOf = (picked: Picked | undefined): string | null => {
   return text ? text : null;
 };
 
+/** An amount's currencyID, trimmed; null when it has none. */
+const currencyIdOf = (picked: Picked | undefined): string | null => picked?.attributes.currencyID?.trim() || null;
+
 /** The tax total in the document's currency (BT-110; a second one in the accounting currency is BT-111). */
 function taxTotalIn(currency: string | null, amounts: (Picked | undefined)[]): string | null {
   const present = amounts.filter((amount): amount is Picked => textOf(amount) !== null);
@@ -97,11 +130,14 @@ function taxTotalIn(currency: string | null, amounts: (Picked | undefined)[]): s
   return withoutCurrency.length === 1 ? textOf(withoutCurrency[0]) : null;
 }
 
+/** A missing BT-3 is left to ./import.ts, which names what is missing. */
 function refuseUnlessInvoice(typeCode: string | null, syntax: 'UBL' | 'CII'): void {
   if (typeCode === null || INVOICE_TYPE_CODES.has(typeCode)) return;
   if (CREDIT_NOTE_TYPE_CODES.has(typeCode)) {
     throw new NotAnInvoice(`The document is a credit note (${syntax} type code ${typeCode}, BT-3): only invoices are imported as expenses`);
   }
+  const what = NOT_INVOICES.get(typeCode);
+  if (what) throw new NotAnInvoice(`The document is ${what} (${syntax} type code ${typeCode}, BT-3), not an invoice: only invoices are imported as expenses`);
   throw new NotAnInvoice(`The document's type code ${typeCode} (BT-3) is not an invoice's: only invoices are imported as expenses`);
 }
 
@@ -127,6 +163,7 @@ export function readReceivedInvoice(bytes: Uint8Array): ReceivedInvoice {
     return {
       syntax: 'UBL',
       number: textOf(document.number),
+      typeCode,
       issueDate: textOf(document.issueDate),
       issueDateFormat: null,
       currency,
@@ -134,7 +171,9 @@ export function readReceivedInvoice(bytes: Uint8Array): ReceivedInvoice {
       sellerVatId: textOf(vat?.id),
       taxTotal: taxTotalIn(currency, records.taxTotals.map((total) => total.amount)),
       totalWithTax: textOf(first('totals').withTax),
+      totalWithTaxCurrency: currencyIdOf(first('totals').withTax),
       roundingAmount: textOf(first('totals').rounding),
+      roundingCurrency: currencyIdOf(first('totals').rounding),
       firstLineName: textOf(first('lines').name),
       lineCount: counts.lines,
     };
@@ -149,6 +188,7 @@ export function readReceivedInvoice(bytes: Uint8Array): ReceivedInvoice {
     return {
       syntax: 'CII',
       number: textOf(document.number),
+      typeCode,
       issueDate: textOf(document.issueDate),
       issueDateFormat: document.issueDate?.attributes.format?.trim() ?? null,
       currency,
@@ -156,7 +196,9 @@ export function readReceivedInvoice(bytes: Uint8Array): ReceivedInvoice {
       sellerVatId: textOf(vat?.id),
       taxTotal: taxTotalIn(currency, records.taxTotals.map((total) => total.amount)),
       totalWithTax: textOf(first('totals').withTax),
+      totalWithTaxCurrency: currencyIdOf(first('totals').withTax),
       roundingAmount: textOf(first('totals').rounding),
+      roundingCurrency: currencyIdOf(first('totals').rounding),
       firstLineName: textOf(first('lines').name),
       lineCount: counts.lines,
     };

@@ -3,10 +3,13 @@
  * a tree: one pass of saxes, a strict parser that reports every well-formedness error, expands only
  * the five predefined entities and character references, and never reads a file or the network.
  * A DOCTYPE is refused outright (no e-invoice has one; it is where entities would be declared), as
- * are text encodings other than UTF-8, nesting deeper than MAX_DEPTH and elements past
- * MAX_ELEMENTS. Only the values asked for are kept, so memory stays small however long the document.
+ * are XML versions other than 1.0 (XML 1.1 lets character references write control characters such
+ * as ESC), text encodings other than UTF-8, nesting deeper than MAX_DEPTH and elements past
+ * MAX_ELEMENTS. Only the values asked for are kept, so memory stays small however long the document;
+ * they hold only characters XML 1.0 allows (xmlCharactersOf, should the parser ever let one through).
  */
 import { SaxesParser, SaxesTagNS } from 'saxes';
+import { xmlCharactersOf } from '../xml-text';
 
 /** Why a document is not read: the message is for the person who sent it. */
 export class XmlRefused extends Error {}
@@ -85,7 +88,8 @@ export function pickFromXml(bytes: Uint8Array, choose: (root: { uri: string; loc
   const captures: Capture[] = [];
   let elements = 0;
 
-  parser.on('xmldecl', ({ encoding }) => {
+  parser.on('xmldecl', ({ version, encoding }) => {
+    if (version !== undefined && version !== '1.0') throw new XmlRefused(`The document declares XML version ${version}: e-invoices are XML 1.0, and only XML 1.0 is read`);
     if (encoding !== undefined && !/^utf-?8$/i.test(encoding)) throw new XmlRefused(`The document declares the encoding ${encoding}: only UTF-8 is read`);
   });
   parser.on('doctype', () => {
@@ -106,7 +110,7 @@ export function pickFromXml(bytes: Uint8Array, choose: (root: { uri: string; loc
       path.push(name);
       if (path.length > MAX_DEPTH) throw new XmlRefused(`The document nests elements more than ${MAX_DEPTH} deep`);
     }
-    const attributes = () => Object.fromEntries(Object.values(tag.attributes).flatMap((a) => (a.uri === '' && a.prefix === '' ? [[a.local, a.value]] : [])));
+    const attributes = () => Object.fromEntries(Object.values(tag.attributes).flatMap((a) => (a.uri === '' && a.prefix === '' ? [[a.local, xmlCharactersOf(a.value)]] : [])));
     for (const [key, pick] of Object.entries(picks)) {
       if (!samePath(path, pick.path, 0)) continue;
       counts[key] += 1;
@@ -136,7 +140,7 @@ export function pickFromXml(bytes: Uint8Array, choose: (root: { uri: string; loc
     const depth = path.length;
     while (captures.length && captures[captures.length - 1].depth === depth) {
       const capture = captures.pop()!;
-      capture.into[capture.field].text = capture.text;
+      capture.into[capture.field].text = xmlCharactersOf(capture.text);
     }
     while (open.length && open[open.length - 1].depth === depth) open.pop();
     path.pop();
