@@ -1,6 +1,7 @@
 /** `invoicing expenses import FILE`: a received e-invoice as an expense of a business, through the service the API uses. */
 import fs from 'node:fs';
 import { Command } from 'commander';
+import { MAX_DOCUMENT_BYTES } from '../../server/expenses/received-document';
 import type { ExpenseView } from '../../server/expenses/schema';
 import { BUSINESS_QUESTION, MODE_QUESTION, withContext } from '../context';
 import { CliFailure } from '../errors';
@@ -17,14 +18,12 @@ interface ImportOptions {
   json?: boolean;
 }
 
-/** As POST /expenses/import takes it: at most 10 MB. */
-const MAX_BYTES = 10 * 1024 * 1024;
-
 /** The file's bytes and media type: a PDF by its header, else XML. */
 function documentIn(file: string): { mediaType: 'application/xml' | 'application/pdf'; bytes: Buffer } {
   let bytes: Buffer;
   try {
-    if (fs.statSync(file).size > MAX_BYTES) throw new CliFailure(`${file} is larger than 10 MB: no e-invoice is`);
+    // As POST /expenses/import takes it.
+    if (fs.statSync(file).size > MAX_DOCUMENT_BYTES) throw new CliFailure(`${file} is larger than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB: no e-invoice is`);
     bytes = fs.readFileSync(file);
   } catch (err) {
     if (err instanceof CliFailure) throw err;

@@ -9,6 +9,7 @@ import type { BusinessService } from '../businesses/service';
 import type { CreditNoteService } from '../credit-notes/service';
 import type { MailAttachment } from '../email/queue';
 import { InvalidState } from '../errors';
+import { FACTURX_ATTACHMENT_NAME } from '../expenses/received-document';
 import type { FileBody } from '../http/routes';
 import type { InvoiceDocuments } from '../invoices/documents';
 import type { InvoiceDetail } from '../invoices/schema';
@@ -28,9 +29,6 @@ const XML_WRITERS: Record<Exclude<EinvoiceFormat, 'facturx'>, (doc: EnInvoice) =
   'xrechnung-ubl': (doc) => toUbl(doc, XRECHNUNG_SPECIFICATION),
   'xrechnung-cii': (doc) => toCii(doc, XRECHNUNG_SPECIFICATION),
 };
-
-/** The name Factur-X and ZUGFeRD 2 give the embedded document. */
-export const FACTURX_FILENAME = 'factur-x.xml';
 
 export class EinvoiceService {
   constructor(
@@ -101,7 +99,7 @@ export class EinvoiceService {
     if (source.draft) throw new InvalidState('A draft is not an invoice yet: issue it (POST /invoices/{id}/send or initiate-payment), then fetch its e-invoice');
     const xml = XML_WRITERS[format === 'facturx' ? 'cii' : format](toEnInvoice(source));
     if (format !== 'facturx') return { filename: `${source.number}-${format}.xml`, content: Buffer.from(xml, 'utf8'), type: 'application/xml' };
-    const { content } = await facturxPdf({ filename: FACTURX_FILENAME, xml });
+    const { content } = await facturxPdf({ filename: FACTURX_ATTACHMENT_NAME, xml });
     return { filename: `${source.number}-facturx.pdf`, content, type: 'application/pdf' };
   }
 }

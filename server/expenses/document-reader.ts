@@ -2,8 +2,9 @@
  * Received documents are read on worker threads (Piscina), each read bounded in time and in memory:
  * a crafted PDF can take pdf-lib a long time, and a 10 MB document must not stall every other
  * request of the process while it is parsed. A read past its time, or past its thread's heap, ends
- * that thread (Piscina replaces it) and is refused as a document that cannot be read. No thread
- * starts before the first document, and an idle one leaves after a minute.
+ * that thread (Piscina replaces it) and is refused as a document that cannot be read. The heap limit
+ * does not count Buffers and ArrayBuffers: what a PDF unpacks is capped apart (./pdf-inflate-cap.ts).
+ * No thread starts before the first document, and an idle one leaves after a minute.
  */
 import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
@@ -31,8 +32,8 @@ export class DocumentReader {
 
   constructor(private readonly options: DocumentReaderOptions) {}
 
-  /** The invoice's terms and the PDF attachment they came from; InvalidDocument, UnsupportedDocument or DocumentReadersBusy otherwise. */
-  async read(mediaType: ReadTask['mediaType'], bytes: Buffer): Promise<{ invoice: ReceivedInvoice; attachment: string | null }> {
+  /** The invoice's terms; InvalidDocument, UnsupportedDocument or DocumentReadersBusy otherwise. */
+  async read(mediaType: ReadTask['mediaType'], bytes: Buffer): Promise<ReceivedInvoice> {
     const pool = this.start();
     if (pool.queueSize >= this.options.threads * QUEUED_PER_THREAD) throw new DocumentReadersBusy();
     let outcome: ReadOutcome;
@@ -56,7 +57,7 @@ export class DocumentReader {
       started.close();
     }
     if (outcome.kind === 'refused') throw outcome.reason === 'unsupported' ? new UnsupportedDocument(outcome.message) : new InvalidDocument(outcome.message);
-    return { invoice: outcome.invoice, attachment: outcome.attachment };
+    return outcome.invoice;
   }
 
   /** Ends the threads; a read after this starts new ones. */

@@ -4,6 +4,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import { embeddedEinvoice, PdfRefused } from './pdf-attachment';
+import { withoutControlCharacters } from './received-document';
 import { NotAnInvoice, readReceivedInvoice, ReceivedInvoice } from './received-invoice';
 import { XmlRefused } from './xml-picks';
 
@@ -17,13 +18,14 @@ export interface ReadTask {
 }
 
 export type ReadOutcome =
-  | { kind: 'invoice'; invoice: ReceivedInvoice; /** The PDF's attachment it was read from. */ attachment: string | null }
+  | { kind: 'invoice'; invoice: ReceivedInvoice }
   /** `invalid`: not readable (malformed, hostile, no e-invoice in the PDF); `unsupported`: readable, but not an invoice. */
   | { kind: 'refused'; reason: 'invalid' | 'unsupported'; message: string };
 
+/** The message may quote the document (a PDF's attachment names): without its control characters. */
 function refusal(err: unknown): ReadOutcome {
-  if (err instanceof NotAnInvoice) return { kind: 'refused', reason: 'unsupported', message: err.message };
-  if (err instanceof XmlRefused || err instanceof PdfRefused) return { kind: 'refused', reason: 'invalid', message: err.message };
+  if (err instanceof NotAnInvoice) return { kind: 'refused', reason: 'unsupported', message: withoutControlCharacters(err.message) };
+  if (err instanceof XmlRefused || err instanceof PdfRefused) return { kind: 'refused', reason: 'invalid', message: withoutControlCharacters(err.message) };
   throw err;
 }
 
@@ -35,10 +37,10 @@ export default async function readDocument({ mediaType, bytes, maxXmlBytes, star
   started.postMessage('started');
   started.close();
   try {
-    if (mediaType === 'application/xml') return { kind: 'invoice', invoice: readReceivedInvoice(bytes), attachment: null };
+    if (mediaType === 'application/xml') return { kind: 'invoice', invoice: readReceivedInvoice(bytes) };
     const { name, xml } = await embeddedEinvoice(bytes, maxXmlBytes);
     try {
-      return { kind: 'invoice', invoice: readReceivedInvoice(xml), attachment: name };
+      return { kind: 'invoice', invoice: readReceivedInvoice(xml) };
     } catch (err) {
       // Which part of the document was refused: the PDF's attachment, not the PDF.
       if (err instanceof XmlRefused) err.message = `${name}: ${err.message}`;

@@ -1,16 +1,16 @@
 /**
  * The e-invoice a PDF carries (Factur-X, ZUGFeRD 2, XRechnung in a PDF): its embedded file named
  * `factur-x.xml`, `zugferd-invoice.xml` or `xrechnung.xml` (any case), found in the catalog's
- * EmbeddedFiles name tree or its associated files (/AF, PDF/A-3). pdf-lib parses the PDF; the
- * attachment is unpacked here with zlib and a cap on its size, since a small deflated stream can
- * unpack to gigabytes. Run on a worker thread with a time limit (./document-reader.ts): pdf-lib
- * parses every object of the file, which a crafted file can make slow.
+ * EmbeddedFiles name tree or its associated files (/AF, PDF/A-3). pdf-lib parses the PDF under a cap
+ * on what it unpacks (./pdf-inflate-cap.ts: a small compressed stream can unpack to gigabytes); the
+ * attachment is unpacked here with zlib and a cap on its size. Run on a worker thread with a time
+ * limit (./document-reader.ts): pdf-lib parses every object of the file, which a crafted file can
+ * make slow.
  */
 import { inflateSync } from 'node:zlib';
 import { decodePDFRawStream, PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFObject, PDFParser, PDFRawStream, PDFRef, PDFString } from 'pdf-lib';
-
-/** The names of the embedded e-invoice, in the order they are looked for. */
-export const EINVOICE_ATTACHMENT_NAMES = ['factur-x.xml', 'zugferd-invoice.xml', 'xrechnung.xml'] as const;
+import { InflateCapExceeded, MAX_INFLATED_BYTES, underInflateCap } from './pdf-inflate-cap';
+import { EINVOICE_ATTACHMENT_NAMES } from './received-document';
 
 /** Why a PDF's e-invoice is not read: the message is for the person who sent it. */
 export class PdfRefused extends Error {}
@@ -64,24 +64,30 @@ function fileNameOf(context: PDFContext, spec: PDFDict): string | undefined {
 }
 
 /** The stream's bytes, unpacked: at most `maxBytes`, else refused. */
-function unpacked(stream: PDFRawStream, maxBytes: number, fileName: string): Uint8Array {
+async function unpacked(stream: PDFRawStream, maxBytes: number, fileName: string): Promise<Uint8Array> {
   const filter = stream.dict.lookup(name('Filter'));
   const filters = filter instanceof PDFArray ? filter.asArray() : filter === undefined ? [] : [filter];
   const tooLarge = () => new PdfRefused(`The PDF's ${fileName} is larger than ${maxBytes / 1024 / 1024} MB unpacked`);
   let bytes: Uint8Array;
   if (filters.length === 0) {
     bytes = stream.contents;
-  } else if (filters.length === 1 && filters[0] === name('FlateDecode') && !stream.dict.has(name('DecodeParms'))) {
+  } else if (filters.length === 1 && filters[0] === name('FlateDecode')) {
     try {
-      // Z_SYNC_FLUSH: a stream cut short still gives what it holds, as PDF readers do.
+      // Z_SYNC_FLUSH: a stream cut short still gives what it holds, as PDF readers do. DecodeParms is
+      // ignored, as pdf-lib ignores it for FlateDecode: a predictor's output is no XML anyway.
       bytes = inflateSync(stream.contents, { maxOutputLength: maxBytes, finishFlush: 2 /* zlib.constants.Z_SYNC_FLUSH */ });
     } catch (err) {
       if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
       throw new PdfRefused(`The PDF's ${fileName} could not be unpacked: its compressed data is damaged`);
     }
   } else {
-    // Other filters (rare for an attachment) through pdf-lib's decoders; the worker's time limit bounds them.
-    bytes = decodePDFRawStream(stream).decode();
+    // Other filters (rare for an attachment), and chains of them, through pdf-lib's decoders under the cap.
+    try {
+      bytes = await underInflateCap(() => decodePDFRawStream(stream).decode());
+    } catch (err) {
+      if (err instanceof InflateCapExceeded) throw new PdfRefused(`The PDF's ${fileName} unpacks to more than ${MAX_INFLATED_BYTES / 1024 / 1024} MB: it is malformed or built to exhaust memory`);
+      throw err;
+    }
   }
   if (bytes.length > maxBytes) throw tooLarge();
   return bytes;
@@ -93,8 +99,9 @@ export async function embeddedEinvoice(pdf: Uint8Array, maxBytes: number): Promi
   let context: PDFContext;
   try {
     // Every object parsed in one go (no yielding: this runs on its own thread); invalid objects are skipped, as readers do.
-    context = await PDFParser.forBytesWithOptions(pdf, Infinity, false).parseDocument();
-  } catch {
+    context = await underInflateCap(() => PDFParser.forBytesWithOptions(pdf, Infinity, false).parseDocument());
+  } catch (err) {
+    if (err instanceof InflateCapExceeded) throw new PdfRefused(`The PDF unpacks to more than ${MAX_INFLATED_BYTES / 1024 / 1024} MB: it is malformed or built to exhaust memory`);
     throw new PdfRefused('The PDF is malformed: it could not be read');
   }
   try {
@@ -115,7 +122,7 @@ export async function embeddedEinvoice(pdf: Uint8Array, maxBytes: number): Promi
       const files = dictAt(context, spec.dict, 'EF');
       const stream = resolved(context, files?.get(name('F'))) ?? resolved(context, files?.get(name('UF')));
       if (!(stream instanceof PDFRawStream)) throw new PdfRefused(`The PDF names an attachment ${spec.fileName} but carries no file for it`);
-      return { name: spec.fileName, xml: unpacked(stream, maxBytes, spec.fileName) };
+      return { name: spec.fileName, xml: await unpacked(stream, maxBytes, spec.fileName) };
     }
     const found = specs.map(({ fileName }) => fileName).slice(0, 5);
     throw new PdfRefused(

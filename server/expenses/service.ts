@@ -16,11 +16,14 @@ import { blankToNull } from '../validation';
 import { DocumentReader } from './document-reader';
 import { ImportedExpense, importedExpense } from './import';
 import { Expense } from './model';
+import { MAX_DOCUMENT_BYTES } from './received-document';
 import { DuplicateDocument, ExpenseInput, ExpenseListParams, ExpenseView, InvalidDocument } from './schema';
 import { toExpenseView } from './view';
 
-/** The largest document imported, and the largest XML read out of a PDF. */
-export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+/** Threads reading imported documents: half the CPUs, at least one. */
+const READER_THREADS = Math.max(1, Math.floor(os.availableParallelism() / 2));
+/** How long one imported document may take to read. */
+const READ_TIMEOUT_MS = 10_000;
 
 /**
  * The stored columns of a whole expense; the amount's decimals must suit its currency (422
@@ -44,26 +47,14 @@ function columnsFor(merged: ExpenseInput & { currency: string; tax_amount?: numb
   };
 }
 
-export interface ExpenseServiceOptions {
-  /** Threads reading imported documents (default: half the CPUs, at least one). */
-  readerThreads?: number;
-  /** How long one imported document may take to read. */
-  readTimeoutMs?: number;
-}
-
 export class ExpenseService {
   private readonly reader: DocumentReader;
 
   constructor(
     private readonly db: Database,
     private readonly businesses: BusinessService,
-    options: ExpenseServiceOptions = {},
   ) {
-    this.reader = new DocumentReader({
-      threads: options.readerThreads ?? Math.max(1, Math.floor(os.availableParallelism() / 2)),
-      timeoutMs: options.readTimeoutMs ?? 10_000,
-      maxXmlBytes: MAX_DOCUMENT_BYTES,
-    });
+    this.reader = new DocumentReader({ threads: READER_THREADS, timeoutMs: READ_TIMEOUT_MS, maxXmlBytes: MAX_DOCUMENT_BYTES });
   }
 
   list(actor: Actor, params: ExpenseListParams): Promise<Page<ExpenseView>> {
@@ -101,7 +92,7 @@ export class ExpenseService {
    */
   async import(actor: Actor, document: RawDocument, category: string): Promise<ExpenseView> {
     if (document.bytes.length === 0) throw new InvalidDocument('The body is empty: send the e-invoice itself (UBL or CII as application/xml, Factur-X as application/pdf)');
-    const { invoice } = await this.reader.read(document.mediaType, document.bytes);
+    const invoice = await this.reader.read(document.mediaType, document.bytes);
     const columns = importedExpense(invoice, category);
     return this.db.transaction(async (trx) => {
       await this.refuseDuplicate(actor, trx, columns);
