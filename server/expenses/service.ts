@@ -8,7 +8,7 @@ import { Actor, systemActor } from '../auth/actor';
 import { BusinessService } from '../businesses/service';
 import { Database } from '../db/database';
 import { isUniqueViolation } from '../db/errors';
-import { NotFound, ValidationFailed } from '../errors';
+import { DatabaseBusy, NotFound, ValidationFailed } from '../errors';
 import type { RawDocument } from '../http/document-body';
 import { Page, paginate } from '../http/pagination';
 import { collectMinor } from '../money/amount';
@@ -96,13 +96,18 @@ export class ExpenseService {
     const columns = importedExpense(invoice, category);
     return this.db.transaction(async (trx) => {
       await this.refuseDuplicate(actor, trx, columns);
-      try {
-        return toExpenseView(await Expense.of(actor, trx).insert({ ...columns, notes: null, ...Expense.ownedBy(actor) }));
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-        // Another import of the document committed meanwhile: a locking read sees it past this transaction's snapshot.
-        await this.refuseDuplicate(actor, trx, columns, { latest: true });
-        throw err;
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return toExpenseView(await Expense.of(actor, trx).insert({ ...columns, notes: null, ...Expense.ownedBy(actor) }));
+        } catch (err) {
+          if (!isUniqueViolation(err)) throw err;
+          // Another import of the document committed meanwhile: a locking read sees it past this transaction's snapshot (409 naming it).
+          await this.refuseDuplicate(actor, trx, columns, { latest: true });
+          // Its expense was deleted between the insert and that read: the document is free again, so it
+          // is inserted once more (the failed insert undid only itself). Should that meet yet another
+          // import deleted as fast, the key is contended: 503, retry, rather than the database's error.
+          if (attempt === 2) throw new DatabaseBusy();
+        }
       }
     });
   }
