@@ -154,43 +154,23 @@ export function readReceivedInvoice(bytes: Uint8Array): ReceivedInvoice {
   const { root, records, counts } = picked;
   const first = (pick: string) => records[pick]?.[0] ?? {};
 
-  if (root.uri === UBL_INVOICE && root.local === 'Invoice') {
+  const ubl = root.uri === UBL_INVOICE && root.local === 'Invoice';
+  if (ubl || (root.uri === RSM && root.local === 'CrossIndustryInvoice')) {
+    const syntax = ubl ? 'UBL' : 'CII';
     const document = first('document');
     const typeCode = textOf(document.typeCode);
-    refuseUnlessInvoice(typeCode, 'UBL');
-    const currency = textOf(document.currency);
-    const vat = records.sellerTaxSchemes.find((scheme) => textOf(scheme.scheme)?.toUpperCase() === 'VAT');
+    refuseUnlessInvoice(typeCode, syntax);
+    const currency = textOf(ubl ? document.currency : first('settlement').currency);
+    // UBL: the seller's tax scheme VAT (BT-31). CII: schemeID VA is the VAT identifier (BT-31), FC the tax registration (BT-32).
+    const vat = ubl
+      ? records.sellerTaxSchemes.find((scheme) => textOf(scheme.scheme)?.toUpperCase() === 'VAT')
+      : records.sellerTaxRegistrations.find((registration) => registration.id?.attributes.schemeID?.trim().toUpperCase() === 'VA');
     return {
-      syntax: 'UBL',
+      syntax,
       number: textOf(document.number),
       typeCode,
       issueDate: textOf(document.issueDate),
-      issueDateFormat: null,
-      currency,
-      sellerName: textOf(first('seller').name),
-      sellerVatId: textOf(vat?.id),
-      taxTotal: taxTotalIn(currency, records.taxTotals.map((total) => total.amount)),
-      totalWithTax: textOf(first('totals').withTax),
-      totalWithTaxCurrency: currencyIdOf(first('totals').withTax),
-      roundingAmount: textOf(first('totals').rounding),
-      roundingCurrency: currencyIdOf(first('totals').rounding),
-      firstLineName: textOf(first('lines').name),
-      lineCount: counts.lines,
-    };
-  }
-  if (root.uri === RSM && root.local === 'CrossIndustryInvoice') {
-    const document = first('document');
-    const typeCode = textOf(document.typeCode);
-    refuseUnlessInvoice(typeCode, 'CII');
-    const currency = textOf(first('settlement').currency);
-    // schemeID VA: the VAT identifier (BT-31); FC is the tax registration (BT-32).
-    const vat = records.sellerTaxRegistrations.find((registration) => registration.id?.attributes.schemeID?.trim().toUpperCase() === 'VA');
-    return {
-      syntax: 'CII',
-      number: textOf(document.number),
-      typeCode,
-      issueDate: textOf(document.issueDate),
-      issueDateFormat: document.issueDate?.attributes.format?.trim() ?? null,
+      issueDateFormat: ubl ? null : (document.issueDate?.attributes.format?.trim() ?? null),
       currency,
       sellerName: textOf(first('seller').name),
       sellerVatId: textOf(vat?.id),
