@@ -90,8 +90,8 @@ const schema = Joi.object<Env, true>({
     .integer()
     .min(1)
     .max(3600)
-    .custom((value: number, helpers) => ((value < 60 ? 60 % value === 0 : value % 60 === 0) ? value : helpers.error('any.invalid')))
-    .messages({ 'any.invalid': '{{#label}} must divide 60 (below a minute) or be whole minutes' })
+    .custom((value: number, helpers) => ((value < 60 ? 60 % value === 0 : value % 60 === 0 && 60 % (value / 60) === 0) ? value : helpers.error('any.invalid')))
+    .messages({ 'any.invalid': '{{#label}} must divide a minute (below 60) or be whole minutes that divide an hour, so the sweeps come at even intervals' })
     .default(60)
     .description('How often each server process looks for invoices that have become overdue and fires their invoice.overdue (once per invoice, whatever the number of processes)'),
   WOO_POLL_SECONDS: Joi.number()

@@ -150,7 +150,7 @@ export function importedExpense(received: ReceivedInvoice, category: string): Im
   }
   // An amount's currencyID, when it has one, is the invoice's currency: a total in another currency is not this expense's.
   const inInvoiceCurrency = (term: string, currencyId: string | null) => {
-    if (knownCurrency && currencyId !== null && currencyId.toUpperCase() !== currency) refuse(term, `is in ${currencyId}, not in the invoice's currency ${currency} (BT-5)`);
+    if (knownCurrency && currencyId !== null && currencyId !== currency) refuse(term, `is in ${currencyId}, not in the invoice's currency ${currency} (BT-5)`);
   };
   inInvoiceCurrency('BT-112', received.totalWithTaxCurrency);
   inInvoiceCurrency('BT-114', received.roundingCurrency);

@@ -530,7 +530,9 @@ describe('POST /expenses/import of a document it refuses', () => {
       'BT-114': ["is in usd, not in the invoice's currency EUR (BT-5) (cac:LegalMonetaryTotal/cbc:PayableRoundingAmount)"],
     });
     expect(resCii.body.errors).toEqual({ 'BT-112': ["is in JPY, not in the invoice's currency EUR (BT-5) (ram:SpecifiedTradeSettlementHeaderMonetarySummation/ram:GrandTotalAmount)"] });
-    expect(sameCurrencyInLowerCase.status).toBe(201);
+    // ISO 4217 codes are capitals, as for BT-5: `eur` is not EUR.
+    expect(sameCurrencyInLowerCase.status).toBe(422);
+    expect(sameCurrencyInLowerCase.body.errors).toEqual({ 'BT-112': ["is in eur, not in the invoice's currency EUR (BT-5) (cac:LegalMonetaryTotal/cbc:TaxInclusiveAmount)"] });
   });
 
   test('when the invoice\'s currency (BT-5) is written in lower case, then it is 422 validation_failed on BT-5', async () => {
