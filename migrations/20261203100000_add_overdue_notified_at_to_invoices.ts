@@ -23,7 +23,9 @@ export async function up(knex: Knex): Promise<void> {
   const today = now.toISOString().slice(0, 10);
   const frozen = knex('business_clocks as bc').select(knex.raw('1')).whereRaw('bc.business_id = invoices.business_id').andWhere('invoices.livemode', 0);
   // Only the invoices overdue at the upgrade: one paid or void now may still become overdue (a refund) and then fires.
-  const owing = (q: Knex.QueryBuilder) => q.whereIn('status', ['sent', 'viewed', 'partial']).andWhereRaw('total > amount_paid + amount_credited');
+  const owing = (q: Knex.QueryBuilder): void => {
+    void q.whereIn('status', ['sent', 'viewed', 'partial']).andWhereRaw('total > amount_paid + amount_credited');
+  };
   // Invoices on the real time.
   await knex('invoices').where(owing).andWhere('due_date', '<', today).whereNull('overdue_notified_at').whereNotExists(frozen).update({ overdue_notified_at: stamp });
   // Test-mode invoices of a business whose test clock is frozen: passed by that clock.
