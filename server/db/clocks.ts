@@ -16,6 +16,20 @@ export interface Tenancy {
   livemode: boolean;
 }
 
+/**
+ * Work that falls due with time for a business and mode: `invoice.overdue`, reminders, recurring
+ * issuance. The sweeps do it on the real time across every business; a test clock's advance calls
+ * `runDue` for one test mode at each midnight (UTC) it passes, in order, so that each thing happens
+ * once and is dated at the moment it was due.
+ */
+export interface TimeDrivenWork {
+  /**
+   * Does everything due for `tenancy` at or before `at` that is not done yet, each dated at the
+   * moment it was due (its day's 00:00 UTC), not at `at`. Safe to run from several processes at once.
+   */
+  runDue(tenancy: Tenancy, at: Date): Promise<void>;
+}
+
 const FROZEN_TIME = 'select frozen_time from business_clocks where business_id = ? and livemode = 0';
 
 export class BusinessClocks {
