@@ -4,6 +4,7 @@
  * as it starts, while a CLI command loads only the few it calls (`business list` needs neither the
  * PDF renderer nor the mailer, the job engine or the OAuth server).
  */
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { BusinessService } from './businesses/service';
 import type { ClientService } from './clients/service';
@@ -11,6 +12,7 @@ import type { Config } from './config';
 import type { ContractService } from './contracts/service';
 import type { CreditNoteService } from './credit-notes/service';
 import type { EinvoiceService } from './einvoice/service';
+import type { DocumentTask } from './einvoice/worker';
 import type { BusinessClocks } from './db/clocks';
 import type { Database } from './db/database';
 import { Clock, systemClock } from './clock';
@@ -35,6 +37,7 @@ import type { OwnerSessions } from './oauth/sign-in';
 import type { Credentials } from './oauth/credentials';
 import type { FormGuard } from './pages/hygiene';
 import type { PaymentService } from './payments/service';
+import type { PdfPool } from './pdf/pool';
 import type { QuickChargeService } from './quick-charge/service';
 import type { RefundService } from './refunds/service';
 import type { TaxRateService } from './tax-rates/service';
@@ -62,6 +65,8 @@ export interface Services {
   overdue: OverdueSweep;
   /** Credit notes, and the void of an invoice (which issues one). */
   creditNotes: CreditNoteService;
+  /** The document threads: every PDF and e-invoice is made there, off the request thread. */
+  documentThreads: PdfPool<DocumentTask>;
   /** Invoice and receipt PDFs. */
   documents: InvoiceDocuments;
   /** Invoices as EN 16931 e-invoices (UBL, CII). */
@@ -118,6 +123,7 @@ const modules = {
   events: () => require('./events/service') as typeof import('./events/service'),
   expenses: () => require('./expenses/service') as typeof import('./expenses/service'),
   documents: () => require('./invoices/documents') as typeof import('./invoices/documents'),
+  pdfPool: () => require('./pdf/pool') as typeof import('./pdf/pool'),
   links: () => require('./invoices/links') as typeof import('./invoices/links'),
   paymentPath: () => require('./invoices/payment-path') as typeof import('./invoices/payment-path'),
   invoices: () => require('./invoices/service') as typeof import('./invoices/service'),
@@ -187,7 +193,8 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
       paymentPath.whenRecorded((actor, invoiceId) => services.gateways.expireStaleCheckouts(actor, invoiceId));
       return paymentPath;
     },
-    documents: () => new (modules.documents().InvoiceDocuments)(db, shared.links, { threads: config.pdfThreads }),
+    documentThreads: () => new (modules.pdfPool().PdfPool)<DocumentTask>(path.join(__dirname, 'einvoice/worker'), config.pdfThreads),
+    documents: () => new (modules.documents().InvoiceDocuments)(db, shared.links, services.documentThreads),
     emails: () =>
       new (modules.emails().EmailQueue)(db, modules.mailer().createMailer(config), log(), {
         clock,
@@ -221,7 +228,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
         services.documents,
         log(),
       ),
-    einvoices: () => new (modules.einvoices().EinvoiceService)(services.businesses, services.invoices, services.creditNotes, services.documents, log()),
+    einvoices: () => new (modules.einvoices().EinvoiceService)(services.businesses, services.invoices, services.creditNotes, services.documents, services.documentThreads, log()),
     quickCharge: () => new (modules.quickCharge().QuickChargeService)(db, services.businesses, services.clients, services.invoices),
     events: () => new (modules.events().EventService)(db, services.outbox, clock),
     webhooks: () => new (modules.webhooks().WebhookService)(db, services.outbox, clock),

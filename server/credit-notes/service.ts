@@ -16,6 +16,7 @@ import { Outbox } from '../events/outbox';
 import { firstPagesByMode, Page, paginate } from '../http/pagination';
 import { invoiceDetail } from '../invoices/detail';
 import { InvoiceDocuments } from '../invoices/documents';
+import type { CreditNoteDocument } from '../invoices/pdf';
 import { InvoiceLinks } from '../invoices/links';
 import { amountDue, Invoice, InvoiceItem } from '../invoices/model';
 import { drawCreditNoteNumber } from '../invoices/numbering';
@@ -26,7 +27,6 @@ import { bookMoney } from '../invoices/settlement';
 import { initialMetadata } from '../metadata/store';
 import { AmountProblem, fromQuantityUnits, toMajor, toQuantityUnits } from '../money/amount';
 import { TaxRateTerms } from '../money/tax';
-import type { PdfAttachment } from '../pdf/facturx';
 import { PdfFile } from '../pdf/pool';
 import { Refund } from '../refunds/model';
 import { RefundService } from '../refunds/service';
@@ -136,12 +136,17 @@ export class CreditNoteService {
     });
   }
 
-  /** The PDF of the actor's credit note `id`; with an `attachment`, as PDF/A-3 carrying it (Factur-X's embedded e-invoice). */
-  async pdf(actor: Actor, id: number, attachment?: PdfAttachment): Promise<PdfFile> {
+  /** The PDF of the actor's credit note `id`. */
+  async pdf(actor: Actor, id: number): Promise<PdfFile> {
+    return this.documents.creditNotePdf(await this.document(actor, id));
+  }
+
+  /** What the credit note's PDF shows (its Factur-X PDF too). */
+  async document(actor: Actor, id: number): Promise<CreditNoteDocument> {
     const note = await this.find(actor, id);
     const [items, invoice] = await Promise.all([CreditNoteItem.ofCreditNotes([note], this.db.current).orderBy('position'), Invoice.findOwn(actor, this.db.current, note.invoice_id)]);
     if (!invoice) throw new NotFound('Invoice', note.invoice_id);
-    return this.documents.creditNotePdf({ creditNote: note, items, seller: note.seller, invoiceNumber: invoice.number ?? '', references: invoice }, attachment);
+    return { creditNote: note, items, seller: note.seller, invoiceNumber: invoice.number ?? '', references: invoice };
   }
 
   /**

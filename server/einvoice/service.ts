@@ -1,7 +1,7 @@
 /**
- * Issued invoices and credit notes as EN 16931 e-invoices: checked for what the format requires,
- * then written. XML formats are written here, on the request's thread (a 60-line invoice takes a
- * few milliseconds); Factur-X's PDF is made on the PDF threads with the CII document embedded.
+ * Issued invoices and credit notes as EN 16931 e-invoices: read and checked for what the format
+ * requires here, then written on the document threads (einvoice/worker.ts), as PDFs are: its XML, or
+ * for Factur-X the PDF with the CII document embedded.
  */
 import type { Logger } from 'pino';
 import type { Actor } from '../auth/actor';
@@ -9,26 +9,16 @@ import type { BusinessService } from '../businesses/service';
 import type { CreditNoteService } from '../credit-notes/service';
 import type { MailAttachment } from '../email/queue';
 import { InvalidState } from '../errors';
-import { FACTURX_ATTACHMENT_NAME } from '../expenses/received-document';
 import type { FileBody } from '../http/routes';
 import type { InvoiceDocuments } from '../invoices/documents';
+import type { CreditNoteDocument, InvoiceDocument } from '../invoices/pdf';
 import type { InvoiceDetail } from '../invoices/schema';
 import type { InvoiceService } from '../invoices/service';
-import type { PdfAttachment } from '../pdf/facturx';
-import type { PdfFile } from '../pdf/pool';
-import { EN16931_GUIDELINE, toCii } from './cii';
-import { creditNoteSource, EinvoiceSource, EnInvoice, invoiceSource, toEnInvoice, XRECHNUNG_SPECIFICATION } from './document';
+import type { DocumentRenderer } from '../pdf/pool';
+import { creditNoteSource, EinvoiceSource, invoiceSource } from './document';
 import { einvoiceProblems } from './readiness';
 import { EinvoiceFormat, EinvoiceNotReady } from './schema';
-import { PEPPOL_CUSTOMIZATION, toUbl } from './ubl';
-
-/** The XML formats' writers; Factur-X embeds the `cii` document in the PDF. */
-const XML_WRITERS: Record<Exclude<EinvoiceFormat, 'facturx'>, (doc: EnInvoice) => string> = {
-  ubl: (doc) => toUbl(doc, PEPPOL_CUSTOMIZATION),
-  cii: (doc) => toCii(doc, EN16931_GUIDELINE),
-  'xrechnung-ubl': (doc) => toUbl(doc, XRECHNUNG_SPECIFICATION),
-  'xrechnung-cii': (doc) => toCii(doc, XRECHNUNG_SPECIFICATION),
-};
+import type { EinvoiceTask } from './worker';
 
 export class EinvoiceService {
   constructor(
@@ -36,6 +26,7 @@ export class EinvoiceService {
     private readonly invoices: InvoiceService,
     private readonly creditNotes: CreditNoteService,
     private readonly documents: InvoiceDocuments,
+    private readonly renderers: DocumentRenderer<EinvoiceTask>,
     private readonly logger: Logger,
   ) {}
 
@@ -80,26 +71,25 @@ export class EinvoiceService {
   /** The credit note's e-invoice in `format`: UBL's CreditNote, CII's type 381, each naming the invoice it corrects. */
   async creditNote(actor: Actor, id: number, format: EinvoiceFormat): Promise<FileBody> {
     const creditNote = await this.creditNotes.get(actor, id);
-    const source = creditNoteSource(creditNote, await this.invoices.get(actor, creditNote.invoice_id));
-    return this.fileOf(source, format, (attachment) => this.creditNotes.pdf(actor, id, attachment));
+    const [invoice, pdf] = await Promise.all([this.invoices.get(actor, creditNote.invoice_id), this.creditNotes.document(actor, id)]);
+    return this.fileOf(creditNoteSource(creditNote, invoice), format, pdf, { wait: false });
   }
 
   private async invoiceFile(actor: Actor, id: number, format: EinvoiceFormat, options: { wait: boolean }): Promise<FileBody> {
-    const source = invoiceSource(await this.invoices.get(actor, id));
-    return this.fileOf(source, format, (attachment) => this.documents.pdf(actor, id, { wait: options.wait, attachment }));
+    const { invoice, document } = await this.documents.read(actor, id);
+    return this.fileOf(invoiceSource(invoice), format, document, options);
   }
 
   /**
-   * The document in `format`, once readiness finds nothing missing: its XML, or for Factur-X its PDF
-   * (`facturxPdf`, made on the PDF threads) carrying its CII.
+   * The document in `format`, once readiness finds nothing missing, written on a document thread:
+   * its XML, or for Factur-X the PDF of `pdf` carrying its CII.
    */
-  private async fileOf(source: EinvoiceSource, format: EinvoiceFormat, facturxPdf: (attachment: PdfAttachment) => Promise<PdfFile>): Promise<FileBody> {
+  private async fileOf(source: EinvoiceSource, format: EinvoiceFormat, pdf: InvoiceDocument | CreditNoteDocument, options: { wait: boolean }): Promise<FileBody> {
     const problems = einvoiceProblems(source, format);
     if (Object.keys(problems).length) throw new EinvoiceNotReady(format, problems, source.kind === 'credit_note' ? 'credit note' : 'invoice');
     if (source.draft) throw new InvalidState('A draft is not an invoice yet: issue it (POST /invoices/{id}/send or initiate-payment), then fetch its e-invoice');
-    const xml = XML_WRITERS[format === 'facturx' ? 'cii' : format](toEnInvoice(source));
-    if (format !== 'facturx') return { filename: `${source.number}-${format}.xml`, content: Buffer.from(xml, 'utf8'), type: 'application/xml' };
-    const { content } = await facturxPdf({ filename: FACTURX_ATTACHMENT_NAME, xml });
-    return { filename: `${source.number}-facturx.pdf`, content, type: 'application/pdf' };
+    const task: EinvoiceTask = format === 'facturx' ? { einvoice: source, format, pdf } : { einvoice: source, format };
+    const { filename, content } = await this.renderers.render(task, options);
+    return { filename, content, type: format === 'facturx' ? 'application/pdf' : 'application/xml' };
   }
 }

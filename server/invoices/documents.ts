@@ -3,58 +3,60 @@
  * what the document shows (outside any transaction) and renders it on a PDF thread. The invoice
  * while money is due, the receipt once it is paid.
  */
-import path from 'node:path';
 import { Actor } from '../auth/actor';
 import type { SignedContractDocument } from '../contracts/pdf';
 import { Database } from '../db/database';
 import { NotFound } from '../errors';
-import type { PdfAttachment } from '../pdf/facturx';
-import { PdfFile, PdfPool } from '../pdf/pool';
+import type { DocumentRenderer, PdfFile } from '../pdf/pool';
+import { toPaymentView } from '../payments/view';
 import { InvoiceLinks } from './links';
-import { partiesOf, paymentRowsOf } from './detail';
+import { invoiceDetail, partiesOf, paymentRowsOf } from './detail';
+import type { InvoiceDetail } from './schema';
 import { Invoice, InvoiceItem } from './model';
 import { CreditNoteDocument, InvoiceDocument } from './pdf';
 import type { PdfTask } from './pdf-worker';
 
 export class InvoiceDocuments {
-  private readonly renderers: PdfPool<PdfTask>;
-
+  /** `renderers`: the document threads (services.ts makes them, with the e-invoices' tasks beside these). */
   constructor(
     private readonly db: Database,
     private readonly links: InvoiceLinks,
-    options: { threads: number },
-  ) {
-    this.renderers = new PdfPool(path.join(__dirname, 'pdf-worker'), options.threads);
-  }
+    private readonly renderers: DocumentRenderer<PdfTask>,
+  ) {}
 
   /**
    * The PDF of the actor's invoice `id`: NotFound when it has none by that id. A request is refused
-   * with ServiceUnavailable while too many PDFs wait for a thread; a job (`wait: true`) waits. With
-   * an `attachment` (the invoice's CII e-invoice), the PDF is a Factur-X file: PDF/A-3b carrying it.
+   * with ServiceUnavailable while too many PDFs wait for a thread; a job (`wait: true`) waits.
    */
-  async pdf(actor: Actor, id: number, options: { wait: boolean; attachment?: PdfAttachment } = { wait: false }): Promise<PdfFile> {
-    const conn = this.db.current;
-    const invoice = await Invoice.findOwn(actor, conn, id);
-    if (!invoice) throw new NotFound('Invoice', id);
-    const [items, payments, parties] = await Promise.all([InvoiceItem.ofInvoice(invoice, conn), paymentRowsOf(actor, invoice, conn), partiesOf(actor, [invoice], conn)]);
-    // The rows cross to the thread as data (structured clone): their columns, not their methods.
-    const document: InvoiceDocument = {
-      ...parties.get(invoice.id)!,
-      invoice,
-      items,
-      payments,
-      paymentUrl: invoice.status === 'draft' ? null : this.links.paymentUrl(invoice.payment_token),
-    };
-    const { attachment, wait } = options;
-    return this.renderers.render(attachment ? { document, attachment } : document, { wait });
+  async pdf(actor: Actor, id: number, options: { wait: boolean } = { wait: false }): Promise<PdfFile> {
+    const { document } = await this.read(actor, id);
+    return this.renderers.render(document, options);
   }
 
   /**
-   * A credit note's PDF (credit-notes/ reads what it shows), on the same threads as invoices'; with an
-   * `attachment` (its CII e-invoice), a Factur-X file.
+   * What the invoice's PDF shows, and the invoice as the API shows it, from one read: an e-invoice
+   * is written from the one and a Factur-X PDF made of the other. NotFound when the actor has none by that id.
    */
-  creditNotePdf(document: CreditNoteDocument, attachment?: PdfAttachment): Promise<PdfFile> {
-    return this.renderers.render(attachment ? { document, attachment } : document, { wait: false });
+  async read(actor: Actor, id: number): Promise<{ invoice: InvoiceDetail; document: InvoiceDocument }> {
+    const conn = this.db.current;
+    const row = await Invoice.findOwn(actor, conn, id);
+    if (!row) throw new NotFound('Invoice', id);
+    const [items, payments, parties] = await Promise.all([InvoiceItem.ofInvoice(row, conn), paymentRowsOf(actor, row, conn), partiesOf(actor, [row], conn)]);
+    const invoice = await invoiceDetail(actor, row, conn, this.links, { items, payments: payments.map(toPaymentView) });
+    // The rows cross to the thread as data (structured clone): their columns, not their methods.
+    const document: InvoiceDocument = {
+      ...parties.get(row.id)!,
+      invoice: row,
+      items,
+      payments,
+      paymentUrl: row.status === 'draft' ? null : this.links.paymentUrl(row.payment_token),
+    };
+    return { invoice, document };
+  }
+
+  /** A credit note's PDF (credit-notes/ reads what it shows), on the same threads as invoices'. */
+  creditNotePdf(document: CreditNoteDocument): Promise<PdfFile> {
+    return this.renderers.render(document, { wait: false });
   }
 
   /** A contract's signed copy (the signing page reads what it shows), on the same threads: a request's, refused with PdfBusy when they are full. */

@@ -26,11 +26,17 @@ export async function pageDownload(making: Promise<PdfFile>): Promise<PageDownlo
   }
 }
 
+/** What renders documents on threads: a PdfPool, seen by a caller that sends it only some of its tasks. */
+export interface DocumentRenderer<Input> {
+  render(input: Input, options: { wait: boolean }): Promise<PdfFile>;
+  close(): Promise<void>;
+}
+
 /** Requests one thread takes on at once: the one it is making and 16 waiting; past that, a request is refused. */
 const REQUESTS_PER_THREAD = 17;
 const IDLE_MS = 60_000;
 
-export class PdfPool<Input> {
+export class PdfPool<Input> implements DocumentRenderer<Input> {
   private pool?: Piscina<Input, { filename: string; content: Uint8Array }>;
   /** Requests' PDFs being made or waiting; jobs' PDFs wait without counting here, so a backlog of e-mails does not refuse requests. */
   private requests = 0;
