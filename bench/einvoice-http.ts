@@ -1,7 +1,8 @@
 /**
  * GET /clients/{id} over HTTP while other connections fetch e-invoices, against its own figure in the
  * same run (the issue's target: it keeps at least 0.9× its own throughput while 8 connections fetch
- * Factur-X documents, whose PDFs are made on the PDF threads, off the request thread).
+ * Factur-X documents). Every e-invoice is written on the document threads (einvoice/worker.ts), which
+ * run at a lower priority than the request thread: the request thread reads the invoice, checks it and answers.
  *   npm run build && npm run bench:einvoice-http [-- --duration 10 --rounds 3 --connections 10 --einvoice-connections 8 --pdf-threads N]
  * One `invoicing serve` process on the embedded SQLite database (a scratch file; BENCH_DATABASE_URL=mysql://…
  * runs it on MariaDB, dropped and made again), request logs at info level as in production (written to
@@ -15,7 +16,7 @@
  *   facturx  the same, while `einvoice-connections` other connections fetch
  *            GET /invoices/{id}/einvoice?format=facturx without pause (started 2 s before, so the PDF
  *            threads are up and their queue full); the documents answered inside the window are counted;
- *   ubl      the same with format=ubl, whose XML is written on the request thread.
+ *   ubl      the same with format=ubl (its XML written on the document threads too).
  * Between phases the server is let go quiet (queued PDFs finish). Printed: each round's figures, the
  * CPU the server's main thread, its other threads (the PDF threads, and V8's and libuv's helpers), this
  * process (the load) and the whole machine spent per second, then the medians and the ratios
@@ -373,7 +374,7 @@ async function main(): Promise<void> {
       `\nTarget: GET /clients/{id} keeps ≥ ${TARGET}× its own throughput while ${EINVOICE_CONNECTIONS} connections fetch Factur-X: ` +
         `${ratio.toFixed(2)}× (rounds: ${perRound}) — ${ratio >= TARGET ? 'holds' : 'does NOT hold'}\n`,
     );
-    out.write(`With ${EINVOICE_CONNECTIONS} connections fetching UBL (XML on the request thread): ${(ubl.clients!.rps / alone.clients!.rps).toFixed(2)}×\n`);
+    out.write(`With ${EINVOICE_CONNECTIONS} connections fetching UBL (XML on the document threads): ${(ubl.clients!.rps / alone.clients!.rps).toFixed(2)}×\n`);
     failed = [alone, facturx, ubl, ...einvoicesAlone].some((p) => p.clients?.errors || p.einvoices?.others.size);
   } finally {
     server.kill('SIGTERM');
