@@ -124,6 +124,18 @@ export class InvoiceService {
     });
   }
 
+  /**
+   * The invoice of a recurring schedule's date, in the caller's transaction: issued (numbered, `sent`,
+   * payment link, `invoice.created`), and with `email` sent as `/send` sends a draft (`invoice.sent`,
+   * the e-mail after the commit). Its lines keep the rates the schedule was made with, archived since or not.
+   */
+  async createForSchedule(actor: Actor, input: InvoiceInput, { recurringInvoiceId, email }: { recurringInvoiceId: number; email: boolean }): Promise<InvoiceDetail> {
+    return this.db.transaction(async (trx) => {
+      const { row, invoice } = await this.insert(trx, actor, input, { issued: !email, forNewLines: false, recurringInvoiceId });
+      return email ? (await this.send(actor, row.id)).invoice : invoice;
+    });
+  }
+
   /** A draft's fields; the metadata of an invoice in any status (it is the caller's, not the client's). */
   async update(actor: Actor, id: number, { metadata: metadataChanges, ...changes }: InvoiceChanges): Promise<InvoiceDetail> {
     return this.db.transaction(async (trx) => {
@@ -315,7 +327,7 @@ export class InvoiceService {
     trx: Knex.Transaction,
     actor: Actor,
     input: InvoiceInput,
-    { issued }: { issued: boolean },
+    { issued, forNewLines = true, recurringInvoiceId }: { issued: boolean; forNewLines?: boolean; recurringInvoiceId?: number },
   ): Promise<{ row: Invoice; invoice: InvoiceDetail }> {
     const errors = new Map<string, string[]>();
     // A shared lock: a concurrent delete of the client waits for this invoice, then the foreign key refuses it.
@@ -330,7 +342,7 @@ export class InvoiceService {
       default_tax_rate_ids: input.default_tax_rate_ids ?? [],
       tax_exempt: taxExempt,
       rounding_amount: input.rounding_amount,
-      forNewLines: true,
+      forNewLines,
       errors,
     });
     const issueDate = input.issue_date ?? todayUtc();
@@ -364,6 +376,7 @@ export class InvoiceService {
       purchase_order: input.purchase_order || null,
       payment_token: randomBytes(32).toString('base64url'),
       metadata,
+      ...(recurringInvoiceId ? { recurring_invoice_id: recurringInvoiceId } : {}),
     });
     await indexMetadata(trx, actor, { type: 'invoice', id: row.id }, metadata, { replace: false });
     const items = await this.insertItems(trx, row, priced);
