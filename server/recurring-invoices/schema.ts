@@ -84,7 +84,7 @@ function endNotBeforeStart(input: { start_date?: string; end_date?: string | nul
   return input;
 }
 
-const dateMessages = { 'recurring.endBeforeStart': 'end_date must be on or after start_date ({{#start}})' };
+const dateMessages = { 'recurring.endBeforeStart': '{{#label}} must be on or after start_date ({{#start}})' };
 
 export const createRecurringInvoiceBody = Joi.object<RecurringInvoiceInput>({
   client_id: recordIdField.required(),
@@ -113,7 +113,7 @@ export const createRecurringInvoiceBody = Joi.object<RecurringInvoiceInput>({
     return input;
   })
   .custom(endNotBeforeStart)
-  .messages({ ...dateMessages, 'recurring.tooLong': 'interval_count must be at most {{#max}} with interval {{#interval}}: a schedule issues at least once a year' });
+  .messages({ ...dateMessages, 'recurring.tooLong': '{{#label}} must be at most {{#max}} with interval {{#interval}}: a schedule issues at least once a year' });
 
 export const updateRecurringInvoiceBody = Joi.object<RecurringInvoiceChanges>({
   items,
