@@ -127,12 +127,13 @@ export class InvoiceService {
   /**
    * The invoice of a recurring schedule's date, in the caller's transaction: issued (numbered, `sent`,
    * payment link, `invoice.created`), and with `email` sent as `/send` sends a draft (`invoice.sent`,
-   * the e-mail after the commit). Its lines keep the rates the schedule was made with, archived since or not.
+   * the e-mail queued and left to the queue's rounds). Its lines keep the rates the schedule was
+   * made with, archived since or not.
    */
   async createForSchedule(actor: Actor, input: InvoiceInput, { recurringInvoiceId, email }: { recurringInvoiceId: number; email: boolean }): Promise<InvoiceDetail> {
     return this.db.transaction(async (trx) => {
       const { row, invoice } = await this.insert(trx, actor, input, { issued: !email, forNewLines: false, recurringInvoiceId });
-      return email ? (await this.send(actor, row.id)).invoice : invoice;
+      return email ? (await this.send(actor, row.id, { awaitFirstAttempt: false })).invoice : invoice;
     });
   }
 
@@ -198,8 +199,10 @@ export class InvoiceService {
    * with the change and leaves after the commit (never inside the transaction, so a slow mail
    * server holds no lock or connection); the response waits a few seconds for that first attempt:
    * `sent`, or `queued` when it is retried later. Under a test key nothing is sent: `suppressed`.
+   * Work that answers no one (`awaitFirstAttempt: false`, a recurring invoice's sweep) hands the
+   * e-mail to the queue's own rounds instead of waiting for it.
    */
-  async send(actor: Actor, id: number): Promise<SentInvoice> {
+  async send(actor: Actor, id: number, { awaitFirstAttempt = true }: { awaitFirstAttempt?: boolean } = {}): Promise<SentInvoice> {
     return this.db.transaction(async (trx) => {
       const row = await this.lock(trx, actor, id);
       if (row.status === 'paid' || row.status === 'void') throw new InvalidState(`A ${row.status} invoice cannot be sent`);
@@ -232,6 +235,10 @@ export class InvoiceService {
           notes: row.notes ?? null,
         }),
       );
+      if (!awaitFirstAttempt) {
+        this.db.afterCommit(() => this.emails.nudge());
+        return { invoice, email };
+      }
       this.db.afterCommit(async () => {
         email.status = await this.emails.deliverNow(message.id);
       });

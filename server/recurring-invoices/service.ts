@@ -105,7 +105,7 @@ export class RecurringInvoiceService {
       if (row.status === 'ended') throw new InvalidState('An ended recurring invoice cannot be changed; create another');
       const errors = new Map<string, string[]>();
       const today = todayUtc();
-      const issued = (await this.invoiceIdsOf(actor, [row], trx)).get(row.id)?.length ?? 0;
+      const invoiceIds = (await this.invoiceIdsOf(actor, [row], trx)).get(row.id) ?? [];
       const patch: Partial<RecurringInvoice> = {};
 
       if (changes.items !== undefined || changes.default_tax_rate_ids !== undefined) {
@@ -122,7 +122,7 @@ export class RecurringInvoiceService {
       // The dates: a new start re-anchors every date, so only before the first invoice.
       const startDate = changes.start_date ?? row.start_date;
       if (changes.start_date !== undefined && changes.start_date !== row.start_date) {
-        if (issued) errors.set('start_date', ['cannot change once the schedule has issued an invoice (change end_date, or cancel it and create another)']);
+        if (invoiceIds.length) errors.set('start_date', ['cannot change once the schedule has issued an invoice (change end_date, or cancel it and create another)']);
         else if (changes.start_date < today) errors.set('start_date', [NOT_BEFORE_TODAY]);
       }
       const endDate = changes.end_date === undefined ? row.end_date : changes.end_date;
@@ -142,7 +142,7 @@ export class RecurringInvoiceService {
       patch.status = ended ? 'ended' : status;
 
       await row.$query(trx).patch(patch);
-      return this.view(actor, row, trx);
+      return toRecurringInvoiceView(row, invoiceIds);
     });
   }
 
