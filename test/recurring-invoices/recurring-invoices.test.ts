@@ -394,6 +394,32 @@ describe('recurring invoices: issuance', () => {
     expect(cut.body.recurring_invoice.invoice_ids).toHaveLength(5);
   });
 
+  test('when the start moves before the first invoice, then the dates follow it; once issued, the start is fixed and new lines go on the next invoices only', async () => {
+    // Arrange
+    const t = await frozenAt('2037-01-01T00:00:00.000Z');
+    const schedule = await aRecurringInvoice(t, { start_date: '2037-01-10', auto_send: false });
+
+    // Act
+    const moved = await t.api.patch(`/recurring-invoices/${schedule.id}`, { start_date: '2037-01-31' });
+    await moveTo(t, '2037-01-31T00:00:00.000Z');
+    await sweep();
+    const fixed = await t.api.patch(`/recurring-invoices/${schedule.id}`, { start_date: '2037-02-15' });
+    const relined = await t.api.patch(`/recurring-invoices/${schedule.id}`, { items: [{ description: 'Bigger plan', quantity: 1, unit_price: 150 }] });
+    await moveTo(t, '2037-02-28T00:00:00.000Z');
+    await sweep();
+
+    // Assert
+    expect(moved.body.recurring_invoice).toMatchObject({ start_date: '2037-01-31', next_issue_date: '2037-01-31' });
+    expect(fixed.status).toBe(422);
+    expect(fixed.body.errors.start_date[0]).toMatch(/cannot change once the schedule has issued an invoice/);
+    expect(relined.status).toBe(200);
+    const { invoices } = await issuedBy(t, schedule.id);
+    expect(invoices.map((i) => [i.issue_date, i.total])).toEqual([
+      ['2037-01-31', 100],
+      ['2037-02-28', 150],
+    ]);
+  });
+
   test('when a rate on the schedule is archived after it was made, then its invoices still take it', async () => {
     // Arrange
     const t = await frozenAt('2035-01-01T00:00:00.000Z');
