@@ -21,6 +21,7 @@ interface Env {
   WEBHOOK_ALLOW_PRIVATE: boolean;
   WEBHOOK_SWEEP_SECONDS: number;
   OVERDUE_SWEEP_SECONDS: number;
+  RECURRING_SWEEP_SECONDS: number;
   WOO_POLL_SECONDS: number;
   WEBHOOK_LEASE_SECONDS: number;
   WEBHOOK_CONCURRENCY: number;
@@ -41,6 +42,15 @@ interface Env {
 export const hostAddress = Joi.string()
   .hostname()
   .messages({ 'string.hostname': '{{#label}} must be an IP address or a host name, e.g. 127.0.0.1, not "{{#value}}"' });
+
+/** How often a node-cron sweep runs: a divisor of a minute, or whole minutes that divide an hour, so the sweeps come at even intervals. */
+const sweepSeconds = Joi.number()
+  .integer()
+  .min(1)
+  .max(3600)
+  .custom((value: number, helpers) => ((value < 60 ? 60 % value === 0 : value % 60 === 0 && 60 % (value / 60) === 0) ? value : helpers.error('any.invalid')))
+  .messages({ 'any.invalid': '{{#label}} must divide a minute (below 60) or be whole minutes that divide an hour, so the sweeps come at even intervals' })
+  .default(60);
 
 const schema = Joi.object<Env, true>({
   DATABASE_URL: Joi.string()
@@ -86,14 +96,8 @@ const schema = Joi.object<Env, true>({
     .max(59)
     .default(5)
     .description('How often each server process looks for webhook deliveries that are due (retries, and any first attempt it missed)'),
-  OVERDUE_SWEEP_SECONDS: Joi.number()
-    .integer()
-    .min(1)
-    .max(3600)
-    .custom((value: number, helpers) => ((value < 60 ? 60 % value === 0 : value % 60 === 0 && 60 % (value / 60) === 0) ? value : helpers.error('any.invalid')))
-    .messages({ 'any.invalid': '{{#label}} must divide a minute (below 60) or be whole minutes that divide an hour, so the sweeps come at even intervals' })
-    .default(60)
-    .description('How often each server process looks for invoices that have become overdue and fires their invoice.overdue (once per invoice, whatever the number of processes)'),
+  OVERDUE_SWEEP_SECONDS: sweepSeconds.description('How often each server process looks for invoices that have become overdue and fires their invoice.overdue (once per invoice, whatever the number of processes)'),
+  RECURRING_SWEEP_SECONDS: sweepSeconds.description('How often each server process looks for recurring invoices whose next date has come and issues them (each date once, whatever the number of processes)'),
   WOO_POLL_SECONDS: Joi.number()
     .integer()
     .min(60)
@@ -171,6 +175,7 @@ export interface Config {
   webhookAllowPrivate: boolean;
   webhookSweepSeconds: number;
   overdueSweepSeconds: number;
+  recurringSweepSeconds: number;
   wooPollSeconds: number;
   webhookLeaseSeconds: number;
   webhookConcurrency: number;
@@ -211,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: value.WEBHOOK_ALLOW_PRIVATE,
     webhookSweepSeconds: value.WEBHOOK_SWEEP_SECONDS,
     overdueSweepSeconds: value.OVERDUE_SWEEP_SECONDS,
+    recurringSweepSeconds: value.RECURRING_SWEEP_SECONDS,
     wooPollSeconds: value.WOO_POLL_SECONDS,
     webhookLeaseSeconds: value.WEBHOOK_LEASE_SECONDS,
     webhookConcurrency: value.WEBHOOK_CONCURRENCY,

@@ -10,6 +10,7 @@ import { Route } from './http/routes';
 import { invoiceRoutes } from './invoices/routes';
 import { paymentRoutes } from './payments/routes';
 import { quickChargeRoutes } from './quick-charge/routes';
+import { recurringInvoiceRoutes } from './recurring-invoices/routes';
 import { refundRoutes } from './refunds/routes';
 import type { Services } from './services';
 import { taxRateRoutes } from './tax-rates/routes';
@@ -25,6 +26,7 @@ export const partnerRoutes: Route<Services>[] = [
   ...paymentRoutes,
   ...refundRoutes,
   ...creditNoteRoutes,
+  ...recurringInvoiceRoutes,
   ...einvoiceRoutes,
   ...webhookRoutes,
   ...eventRoutes,

@@ -39,6 +39,8 @@ import type { FormGuard } from './pages/hygiene';
 import type { PaymentService } from './payments/service';
 import type { PdfPool } from './pdf/pool';
 import type { QuickChargeService } from './quick-charge/service';
+import type { RecurringInvoiceService } from './recurring-invoices/service';
+import type { RecurringInvoiceSweep } from './recurring-invoices/sweep';
 import type { RefundService } from './refunds/service';
 import type { TaxRateService } from './tax-rates/service';
 import type { WebhookService } from './webhooks/service';
@@ -67,6 +69,10 @@ export interface Services {
   creditNotes: CreditNoteService;
   /** The document threads: every PDF and e-invoice is made there, off the request thread. */
   documentThreads: PdfPool<DocumentTask>;
+  /** Recurring invoices: the schedules. */
+  recurringInvoices: RecurringInvoiceService;
+  /** The sweep that issues each recurring invoice's dates, once per date (and a test clock's `runDue`). */
+  recurringSweep: RecurringInvoiceSweep;
   /** Invoice and receipt PDFs. */
   documents: InvoiceDocuments;
   /** Invoices as EN 16931 e-invoices (UBL, CII). */
@@ -142,6 +148,8 @@ const modules = {
   pageForms: () => require('./pages/hygiene') as typeof import('./pages/hygiene'),
   payments: () => require('./payments/service') as typeof import('./payments/service'),
   quickCharge: () => require('./quick-charge/service') as typeof import('./quick-charge/service'),
+  recurringInvoices: () => require('./recurring-invoices/service') as typeof import('./recurring-invoices/service'),
+  recurringSweep: () => require('./recurring-invoices/sweep') as typeof import('./recurring-invoices/sweep'),
   refunds: () => require('./refunds/service') as typeof import('./refunds/service'),
   taxRates: () => require('./tax-rates/service') as typeof import('./tax-rates/service'),
   webhooks: () => require('./webhooks/service') as typeof import('./webhooks/service'),
@@ -229,6 +237,9 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
         log(),
       ),
     einvoices: () => new (modules.einvoices().EinvoiceService)(services.businesses, services.invoices, services.creditNotes, services.documents, services.documentThreads, log()),
+    recurringInvoices: () =>
+      new (modules.recurringInvoices().RecurringInvoiceService)(db, services.businesses, services.invoices, services.taxRates, services.clocks),
+    recurringSweep: () => new (modules.recurringSweep().RecurringInvoiceSweep)(db, services.recurringInvoices, log(), { clock }),
     quickCharge: () => new (modules.quickCharge().QuickChargeService)(db, services.businesses, services.clients, services.invoices),
     events: () => new (modules.events().EventService)(db, services.outbox, clock),
     webhooks: () => new (modules.webhooks().WebhookService)(db, services.outbox, clock),

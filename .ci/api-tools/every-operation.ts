@@ -115,6 +115,18 @@ export async function callEveryOperation(api: ApiClient): Promise<void> {
   succeeded(await api.GET('/credit-notes/{id}', { params: creditNoteId }));
   succeeded(await api.GET('/credit-notes/{id}/pdf', { params: creditNoteId, parseAs: 'arrayBuffer' }));
 
+  const { recurring_invoice } = succeeded(
+    await api.POST('/recurring-invoices', {
+      body: { client_id: client.id, currency: 'usd', items: [{ description: 'Retainer', quantity: 1, unit_price: 800 }], default_tax_rate_ids: [tax_rate.id], interval: 'month', start_date: '2099-01-31', days_until_due: 14, auto_send: false, metadata },
+      params: { header: { 'Idempotency-Key': 'api-check-recurring' } },
+    }),
+  );
+  const recurringId = { path: { id: recurring_invoice.id } };
+  succeeded(await api.GET('/recurring-invoices', { params: { query: { status: 'active', client_id: String(client.id) } } }));
+  succeeded(await api.GET('/recurring-invoices/{id}', { params: recurringId }));
+  succeeded(await api.PATCH('/recurring-invoices/{id}', { params: recurringId, body: { status: 'paused', end_date: '2099-12-31' } }));
+  succeeded(await api.POST('/recurring-invoices/{id}/cancel', { params: recurringId }));
+
   const deliveries = succeeded(await api.GET('/webhook-deliveries', { params: { query: { event: 'invoice.created' } } }));
   const delivery = deliveries.data[0];
   if (!delivery) throw new Error('no webhook delivery of invoice.created to read and replay');

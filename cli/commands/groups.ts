@@ -55,6 +55,12 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     load: () => (require('./tax-rates') as typeof import('./tax-rates')).taxRatesCommand(),
   },
   {
+    name: 'recurring',
+    term: 'recurring',
+    summary: 'Recurring invoices: one invoice of the same lines to a client on each date (week, month, quarter, year)',
+    load: () => (require('./recurring') as typeof import('./recurring')).recurringCommand(),
+  },
+  {
     name: 'expenses',
     term: 'expenses',
     summary: 'Expenses: import a received e-invoice (UBL, CII or Factur-X) as one',

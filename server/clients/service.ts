@@ -126,7 +126,7 @@ export class ClientService {
         return { id, deleted: true as const };
       });
     } catch (err) {
-      if (isReferencedRowViolation(err)) throw new InvalidState('A client that has invoices or contracts cannot be deleted');
+      if (isReferencedRowViolation(err)) throw new InvalidState('A client that has invoices, contracts or recurring invoices cannot be deleted');
       throw err;
     }
   }

@@ -56,6 +56,8 @@ export class Invoice extends TenantModel {
   voided_at!: string | null;
   /** Null on invoices from before metadata existed. */
   metadata!: Metadata | null;
+  /** The recurring schedule that issued it, if one did (unique with issue_date). */
+  recurring_invoice_id!: number | null;
 }
 
 /** A line of an invoice; reached only through its (tenant-scoped) invoice. */

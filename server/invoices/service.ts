@@ -124,6 +124,19 @@ export class InvoiceService {
     });
   }
 
+  /**
+   * The invoice of a recurring schedule's date, in the caller's transaction: issued (numbered, `sent`,
+   * payment link, `invoice.created`), and with `email` sent as `/send` sends a draft (`invoice.sent`,
+   * the e-mail queued and left to the queue's rounds). Its lines keep the rates the schedule was
+   * made with, archived since or not.
+   */
+  async createForSchedule(actor: Actor, input: InvoiceInput, { recurringInvoiceId, email }: { recurringInvoiceId: number; email: boolean }): Promise<InvoiceDetail> {
+    return this.db.transaction(async (trx) => {
+      const { row, invoice } = await this.insert(trx, actor, input, { issued: !email, forNewLines: false, recurringInvoiceId });
+      return email ? (await this.send(actor, row.id, { awaitFirstAttempt: false })).invoice : invoice;
+    });
+  }
+
   /** A draft's fields; the metadata of an invoice in any status (it is the caller's, not the client's). */
   async update(actor: Actor, id: number, { metadata: metadataChanges, ...changes }: InvoiceChanges): Promise<InvoiceDetail> {
     return this.db.transaction(async (trx) => {
@@ -186,8 +199,10 @@ export class InvoiceService {
    * with the change and leaves after the commit (never inside the transaction, so a slow mail
    * server holds no lock or connection); the response waits a few seconds for that first attempt:
    * `sent`, or `queued` when it is retried later. Under a test key nothing is sent: `suppressed`.
+   * Work that answers no one (`awaitFirstAttempt: false`, a recurring invoice's sweep) hands the
+   * e-mail to the queue's own rounds instead of waiting for it.
    */
-  async send(actor: Actor, id: number): Promise<SentInvoice> {
+  async send(actor: Actor, id: number, { awaitFirstAttempt = true }: { awaitFirstAttempt?: boolean } = {}): Promise<SentInvoice> {
     return this.db.transaction(async (trx) => {
       const row = await this.lock(trx, actor, id);
       if (row.status === 'paid' || row.status === 'void') throw new InvalidState(`A ${row.status} invoice cannot be sent`);
@@ -220,6 +235,10 @@ export class InvoiceService {
           notes: row.notes ?? null,
         }),
       );
+      if (!awaitFirstAttempt) {
+        this.db.afterCommit(() => this.emails.nudge());
+        return { invoice, email };
+      }
       this.db.afterCommit(async () => {
         email.status = await this.emails.deliverNow(message.id);
       });
@@ -315,7 +334,7 @@ export class InvoiceService {
     trx: Knex.Transaction,
     actor: Actor,
     input: InvoiceInput,
-    { issued }: { issued: boolean },
+    { issued, forNewLines = true, recurringInvoiceId }: { issued: boolean; forNewLines?: boolean; recurringInvoiceId?: number },
   ): Promise<{ row: Invoice; invoice: InvoiceDetail }> {
     const errors = new Map<string, string[]>();
     // A shared lock: a concurrent delete of the client waits for this invoice, then the foreign key refuses it.
@@ -330,7 +349,7 @@ export class InvoiceService {
       default_tax_rate_ids: input.default_tax_rate_ids ?? [],
       tax_exempt: taxExempt,
       rounding_amount: input.rounding_amount,
-      forNewLines: true,
+      forNewLines,
       errors,
     });
     const issueDate = input.issue_date ?? todayUtc();
@@ -364,6 +383,7 @@ export class InvoiceService {
       purchase_order: input.purchase_order || null,
       payment_token: randomBytes(32).toString('base64url'),
       metadata,
+      ...(recurringInvoiceId ? { recurring_invoice_id: recurringInvoiceId } : {}),
     });
     await indexMetadata(trx, actor, { type: 'invoice', id: row.id }, metadata, { replace: false });
     const items = await this.insertItems(trx, row, priced);

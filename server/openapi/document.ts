@@ -515,6 +515,7 @@ export const openapiDocument: OpenApiDocument = {
     { name: 'Invoices', description: 'Invoices, their delivery and payment' },
     { name: 'Tax rates', description: 'Tax rates put on invoice lines, with their EN 16931 VAT category' },
     { name: 'Credit notes', description: 'Numbered corrections of issued invoices (a Stornorechnung, a facture d\'avoir)' },
+    { name: 'Recurring invoices', description: 'Schedules that issue one invoice of the same lines to a client on each date' },
     { name: 'Payments', description: 'Payment records' },
     { name: 'Expenses', description: 'The business\'s expenses' },
     { name: 'Contracts', description: 'Contracts and proposals for signature' },

@@ -1,8 +1,8 @@
 /**
  * Three `invoicing serve` processes on one MariaDB and one Redis behave as one server: requests
  * spread over them share one rate-limit counter, one Idempotency-Key makes one record, every event
- * is delivered, and a process killed with SIGKILL under load loses no acknowledged write and no
- * committed event.
+ * is delivered, a process killed with SIGKILL under load loses no acknowledged write and no
+ * committed event, and their sweeps issue each recurring invoice's date once.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { loadConfig } from '../../server/config';
@@ -42,6 +42,7 @@ onMysqlAndRedis('three server processes on one database and one Redis', () => {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_SWEEP_SECONDS: '1',
       WEBHOOK_LEASE_SECONDS: String(LEASE_SECONDS),
+      RECURRING_SWEEP_SECONDS: '1',
     };
     processes = await Promise.all([serveProcess(env), serveProcess(env), serveProcess(env)]);
   });
@@ -55,9 +56,11 @@ onMysqlAndRedis('three server processes on one database and one Redis', () => {
     await scratch?.drop();
   });
 
+  const servicesOfTest = () => createServices(db, loadConfig({ DATABASE_URL: scratch.url, APP_SECRET_KEY, WEBHOOK_ALLOW_PRIVATE: 'true' }));
+
   /** A business with its own test key (its own rate-limit counter), delivering to the receiver. */
   async function aKey(): Promise<{ key: string; businessId: number }> {
-    const services = createServices(db, loadConfig({ DATABASE_URL: scratch.url, APP_SECRET_KEY, WEBHOOK_ALLOW_PRIVATE: 'true' }));
+    const services = servicesOfTest();
     const business = await services.businesses.create({ name: 'Spread Co', currency: 'USD' });
     const { key } = await services.keys.create({ businessId: business.id, mode: 'test', scopes: [...ALL_SCOPES], webhookUrl: receiver.url });
     return { key, businessId: business.id };
@@ -103,6 +106,41 @@ onMysqlAndRedis('three server processes on one database and one Redis', () => {
     const list = (await (await call(0, key, '/clients')).json()) as { data: unknown[] };
     expect(list.data).toHaveLength(1);
   });
+
+  test('when the three sweep recurring invoices every second while their dates come, then each date of each schedule is issued exactly once', async () => {
+    // Arrange: five monthly schedules of a test mode frozen before their first date
+    const { key, businessId } = await aKey();
+    const clocks = servicesOfTest().clocks;
+    await clocks.freezeTestMode(businessId, new Date('2031-01-01T00:00:00.000Z'));
+    const schedules: { id: number }[] = [];
+    for (const day of ['2031-01-05', '2031-01-28', '2031-01-29', '2031-01-30', '2031-01-31']) {
+      const client = (await (await call(schedules.length, key, '/clients', { method: 'POST', body: { name: `Subscriber ${day}`, email: `sub.${day}@example.com` } })).json()) as { client: { id: number } };
+      const res = await call(schedules.length, key, '/recurring-invoices', {
+        method: 'POST',
+        body: { client_id: client.client.id, currency: 'USD', items: [{ description: 'Plan', quantity: 1, unit_price: 25 }], interval: 'month', start_date: day, days_until_due: 7, auto_send: false },
+      });
+      expect(res.status).toBe(201);
+      schedules.push(((await res.json()) as { recurring_invoice: { id: number } }).recurring_invoice);
+    }
+
+    // Act: a year's dates come at once, for every process's sweep
+    await clocks.freezeTestMode(businessId, new Date('2031-12-31T12:00:00.000Z'));
+    const invoices = () => db.knex('invoices').where('business_id', businessId).select('recurring_invoice_id', 'issue_date', 'number');
+    await eventually(async () => (await invoices()).length >= 60, 60_000);
+    // More sweeps of all three, which must find nothing left.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+
+    // Assert
+    const issued = await invoices();
+    expect(issued).toHaveLength(60);
+    for (const schedule of schedules) expect(issued.filter((i: { recurring_invoice_id: number }) => i.recurring_invoice_id === schedule.id)).toHaveLength(12);
+    expect(new Set(issued.map((i: { recurring_invoice_id: number; issue_date: string }) => `${i.recurring_invoice_id} ${i.issue_date}`)).size).toBe(60);
+    expect(issued.map((i: { number: string }) => i.number).sort()).toEqual(Array.from({ length: 60 }, (_, n) => `INV-${String(n + 1).padStart(6, '0')}`));
+    const created = await db.knex('events').where({ business_id: businessId, type: 'invoice.created' }).count({ n: '*' });
+    expect(Number(created[0].n)).toBe(60);
+    const dates = issued.filter((i: { recurring_invoice_id: number }) => i.recurring_invoice_id === schedules[4].id).map((i: { issue_date: string }) => i.issue_date).sort();
+    expect(dates.slice(0, 4)).toEqual(['2031-01-31', '2031-02-28', '2031-03-31', '2031-04-30']);
+  }, 90_000);
 
   test('when one process is killed with SIGKILL under load, every acknowledged invoice exists and every committed event is delivered', async () => {
     const { key, businessId } = await aKey();

@@ -1,0 +1,171 @@
+/**
+ * The issuance of recurring invoices: every RECURRING_SWEEP_SECONDS each server process issues the
+ * dates that have come, one invoice per date and schedule, and a test clock's advance issues those
+ * of one test mode (`runDue`, the TimeDrivenWork of server/db/clocks.ts).
+ *
+ * - Due: an active schedule whose `next_issue_date` is on or before its clock's UTC date. Schedules
+ *   on the real time (live mode, and test modes without a stored clock) are judged against the real
+ *   date; those of a test mode whose clock is frozen against that frozen date, read from
+ *   `business_clocks` in the same query (every process shares the table), as the overdue sweep does.
+ * - One date at a time: each date is issued by its own transaction, dated at its 00:00 UTC
+ *   (RecurringInvoiceService.issue), and moves the schedule to its next date, so a schedule that
+ *   missed several dates (downtime, a test clock's jump) catches up one invoice per date, in date
+ *   order across schedules: the candidates are read by (next_issue_date, id) from a cursor, and a
+ *   schedule whose next date now comes before the rest of the batch is read again first.
+ * - Several processes: each date is claimed by a conditional update; a date another process has
+ *   claimed is passed. A date that fails (its e-invoice not ready, the database gone) is logged and
+ *   passed; the next sweep tries it again.
+ */
+import cron, { ScheduledTask } from 'node-cron';
+import { Knex } from 'knex';
+import { Logger } from 'pino';
+import { acrossTenants } from '../auth/actor';
+import { Clock, systemClock } from '../clock';
+import { Tenancy, TimeDrivenWork } from '../db/clocks';
+import { Database } from '../db/database';
+import { utcDate } from '../invoices/view';
+import { RecurringInvoice } from './model';
+import { RecurringInvoiceService } from './service';
+
+const ACCESS = acrossTenants('recurring invoice sweep');
+
+/** A schedule found due, at its next date. */
+interface Candidate {
+  id: number;
+  business_id: number;
+  livemode: number | boolean;
+  next_issue_date: string;
+}
+
+/** Where a drain has got to: (next_issue_date, id) of the last candidate it worked. */
+type Cursor = { date: string; id: number } | null;
+
+type Finder = (cursor: Cursor) => Promise<Candidate[]>;
+
+export class RecurringInvoiceSweep implements TimeDrivenWork {
+  private task?: ScheduledTask;
+  private sweeping: Promise<number> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly recurring: RecurringInvoiceService,
+    private readonly logger: Logger,
+    private readonly options: { batch?: number; clock?: Clock } = {},
+  ) {}
+
+  private get clock(): Clock {
+    return this.options.clock ?? systemClock;
+  }
+
+  private get batch(): number {
+    return this.options.batch ?? 100;
+  }
+
+  /** Sweeps every `seconds` (node-cron: a divisor of 60 below a minute, whole minutes above). */
+  start(seconds: number): void {
+    this.task = cron.schedule(seconds < 60 ? `*/${seconds} * * * * *` : `0 */${Math.round(seconds / 60)} * * * *`, () => void this.sweep());
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.task?.stop();
+    await this.sweeping;
+  }
+
+  /** Issues every date that has come, of every business; one sweep at a time per process. Resolves with how many invoices it issued. */
+  sweep(): Promise<number> {
+    if (this.sweeping) return this.sweeping;
+    this.sweeping = (async () => {
+      try {
+        const today = utcDate(this.clock.now());
+        return (await this.drain((cursor) => this.onRealTime(cursor, today))) + (await this.drain((cursor) => this.onFrozenClocks(cursor)));
+      } catch (err) {
+        this.logger.error({ err }, 'recurring invoice sweep failed; the next sweep retries');
+        return 0;
+      } finally {
+        this.sweeping = null;
+      }
+    })();
+    return this.sweeping;
+  }
+
+  /** Issues every date of this business and mode's active schedules on or before `at`'s UTC date, each dated on its own date. */
+  async runDue(tenancy: Tenancy, at: Date): Promise<void> {
+    const until = utcDate(at);
+    await this.drain((cursor) => this.ofTenancy(cursor, tenancy, until));
+  }
+
+  /**
+   * Issues the candidates `find` gives from a cursor, in (next_issue_date, id) order, until none is
+   * left. A schedule just moved to a date before the next candidate's is read again before it, so
+   * dates are issued in order across schedules.
+   */
+  private async drain(find: Finder): Promise<number> {
+    let issued = 0;
+    let cursor: Cursor = null;
+    while (!this.stopped) {
+      const batch = await find(cursor);
+      if (!batch.length) break;
+      for (const [index, candidate] of batch.entries()) {
+        if (this.stopped) break;
+        cursor = { date: candidate.next_issue_date, id: candidate.id };
+        let next: string | null | undefined;
+        try {
+          next = await this.recurring.issue({ businessId: candidate.business_id, livemode: Boolean(candidate.livemode) }, candidate.id, candidate.next_issue_date);
+          if (next !== undefined) issued++;
+        } catch (err) {
+          this.logger.error({ err, recurringInvoiceId: candidate.id, date: candidate.next_issue_date }, 'recurring invoice not issued; the next sweep retries');
+        }
+        const following = batch[index + 1];
+        if (next && following && (next < following.next_issue_date || (next === following.next_issue_date && candidate.id < following.id))) break;
+      }
+    }
+    return issued;
+  }
+
+  /** Active schedules after the cursor, in (next_issue_date, id) order. */
+  private due(cursor: Cursor): Knex.QueryBuilder<Candidate, Candidate[]> {
+    const query = RecurringInvoice.acrossTenants(ACCESS, this.db.current)
+      .select('recurring_invoices.id', 'recurring_invoices.business_id', 'recurring_invoices.livemode', 'recurring_invoices.next_issue_date')
+      .where('recurring_invoices.status', 'active')
+      .orderBy([
+        { column: 'recurring_invoices.next_issue_date', order: 'asc' },
+        { column: 'recurring_invoices.id', order: 'asc' },
+      ])
+      .limit(this.batch);
+    if (cursor) {
+      void query.where((after) => {
+        void after
+          .where('recurring_invoices.next_issue_date', '>', cursor.date)
+          .orWhere((same) => {
+            void same.where('recurring_invoices.next_issue_date', cursor.date).where('recurring_invoices.id', '>', cursor.id);
+          });
+      });
+    }
+    return query as unknown as Knex.QueryBuilder<Candidate, Candidate[]>;
+  }
+
+  /** One business and mode's schedules due by `until`, whatever its clock says (a test clock's advance names the time). */
+  private async ofTenancy(cursor: Cursor, tenancy: Tenancy, until: string): Promise<Candidate[]> {
+    return this.due(cursor)
+      .where('recurring_invoices.business_id', tenancy.businessId)
+      .where('recurring_invoices.livemode', tenancy.livemode)
+      .where('recurring_invoices.next_issue_date', '<=', until);
+  }
+
+  /** Schedules on the real time: live mode, and test modes without a stored clock. */
+  private async onRealTime(cursor: Cursor, today: string): Promise<Candidate[]> {
+    return this.due(cursor)
+      .where('recurring_invoices.next_issue_date', '<=', today)
+      .whereRaw('not exists (select 1 from business_clocks where business_clocks.business_id = recurring_invoices.business_id and recurring_invoices.livemode = 0)');
+  }
+
+  /** Test-mode schedules of the businesses whose test clock is frozen, each judged by its frozen date. */
+  private async onFrozenClocks(cursor: Cursor): Promise<Candidate[]> {
+    return this.due(cursor)
+      .join('business_clocks', 'business_clocks.business_id', 'recurring_invoices.business_id')
+      .where('recurring_invoices.livemode', 0)
+      .whereRaw('recurring_invoices.next_issue_date <= substr(business_clocks.frozen_time, 1, 10)');
+  }
+}
