@@ -13,6 +13,7 @@ import { quickChargeRoutes } from './quick-charge/routes';
 import { refundRoutes } from './refunds/routes';
 import type { Services } from './services';
 import { taxRateRoutes } from './tax-rates/routes';
+import { testClockRoutes } from './test-clock/routes';
 import { webhookRoutes } from './webhooks/routes';
 
 /** Each table names the services it calls; typing the list checks that the Services provide them. */
@@ -30,4 +31,5 @@ export const partnerRoutes: Route<Services>[] = [
   ...eventRoutes,
   ...expenseRoutes,
   ...contractRoutes,
+  ...testClockRoutes,
 ];

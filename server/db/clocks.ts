@@ -30,6 +30,9 @@ export interface TimeDrivenWork {
   runDue(tenancy: Tenancy, at: Date): Promise<void>;
 }
 
+/** A joined `business_clocks` row's frozen UTC date, as SQL (stored as `YYYY-MM-DD HH:MM:SS.mmm` on both drivers): what a sweep judges a frozen test mode's due dates by. */
+export const FROZEN_DATE_SQL = 'substr(business_clocks.frozen_time, 1, 10)';
+
 const FROZEN_TIME = 'select frozen_time from business_clocks where business_id = ? and livemode = 0';
 
 export class BusinessClocks {
@@ -66,13 +69,46 @@ export class BusinessClocks {
     return withBusinessClock(clock, work);
   }
 
-  /** Freezes a business's test-mode time at `at` (there is no live-mode counterpart). */
+  /** A test mode's stored time, read from the table, not the cache (what an advance starts from); null: it runs on the real time. */
+  async storedTestTime(businessId: number): Promise<Date | null> {
+    const [row] = await selectRows<{ frozen_time: string | Date }>(this.db.current, FROZEN_TIME, [businessId]);
+    return row ? new Date(fromDbTime(row.frozen_time)!) : null;
+  }
+
+  /**
+   * Freezes a business's test-mode time at `at`, wherever it was (there is no live-mode
+   * counterpart): a test sets a clock up with it; the API moves one only forward (`moveTestModeForward`).
+   */
   async freezeTestMode(businessId: number, at: Date): Promise<void> {
-    const now = toDbTime(this.system.now());
-    await this.db.current('business_clocks')
-      .insert({ business_id: businessId, livemode: 0, frozen_time: toDbTime(at), created_at: now, updated_at: now })
-      .onConflict(['business_id', 'livemode'])
-      .merge(['frozen_time', 'updated_at']);
+    await this.insertTestClock(businessId, at).merge(['frozen_time', 'updated_at']);
     this.cache?.delete(businessId);
+  }
+
+  /**
+   * Moves a business's test-mode time to `to` unless it is there or later already: a conditional
+   * write, so two moves racing, in one process or several, leave the later time, never an earlier
+   * one. Resolves with the stored time afterwards.
+   */
+  async moveTestModeForward(businessId: number, to: Date): Promise<Date> {
+    await this.insertTestClock(businessId, to).ignore();
+    await this.db
+      .current('business_clocks')
+      .where({ business_id: businessId, livemode: 0 })
+      .andWhere('frozen_time', '<', toDbTime(to))
+      .update({ frozen_time: toDbTime(to), updated_at: toDbTime(this.system.now()) });
+    this.cache?.delete(businessId);
+    return (await this.storedTestTime(businessId))!;
+  }
+
+  private insertTestClock(businessId: number, at: Date) {
+    const now = toDbTime(this.system.now());
+    return this.db.current('business_clocks')
+      .insert({ business_id: businessId, livemode: 0, frozen_time: toDbTime(at), created_at: now, updated_at: now })
+      .onConflict(['business_id', 'livemode']);
+  }
+
+  /** The real time (injected in tests): where an advance starts from a test mode that has no stored time. */
+  realTime(): Date {
+    return this.system.now();
   }
 }
