@@ -18,9 +18,9 @@ export interface Tenancy {
 
 /**
  * Work that falls due with time for a business and mode: `invoice.overdue`, reminders, recurring
- * issuance. The sweeps do it on the real time across every business; a test clock's advance calls
- * `runDue` for one test mode at each midnight (UTC) it passes, in order, so that each thing happens
- * once and is dated at the moment it was due.
+ * issuance. The sweeps do it on the real time across every business; a test clock's advance
+ * (server/test-clock/) calls `runDue` for one test mode at each midnight (UTC) it passes, in order,
+ * so that each thing happens once and is dated at the moment it was due.
  */
 export interface TimeDrivenWork {
   /**
@@ -28,6 +28,14 @@ export interface TimeDrivenWork {
    * moment it was due (its day's 00:00 UTC), not at `at`. Safe to run from several processes at once.
    */
   runDue(tenancy: Tenancy, at: Date): Promise<void>;
+  /**
+   * The first moment after `after` at which `runDue` would have something to do for `tenancy`, as
+   * things stand now (null: nothing is scheduled); something due already is due at the first
+   * midnight after `after`. Optional, but it is what keeps an advance fast: while every work has it,
+   * an advance steps only to the moments some work names (a year with a dozen invoices is a few dozen
+   * steps, not 365 times every work's query); a work without it makes the advance step every midnight.
+   */
+  nextDueAfter?(tenancy: Tenancy, after: Date): Promise<Date | null>;
 }
 
 /** A joined `business_clocks` row's frozen UTC date, as SQL (stored as `YYYY-MM-DD HH:MM:SS.mmm` on both drivers): what a sweep judges a frozen test mode's due dates by. */

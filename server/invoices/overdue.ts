@@ -32,16 +32,16 @@ import cron, { ScheduledTask } from 'node-cron';
 import { Knex } from 'knex';
 import { Logger } from 'pino';
 import { acrossTenants, systemActor } from '../auth/actor';
-import { Clock, frozenClock, systemClock, utcDate, withBusinessClock } from '../clock';
+import { Clock, frozenClock, nextUtcMidnight, systemClock, utcDate, utcMidnight, withBusinessClock } from '../clock';
 import { Database } from '../db/database';
 import { FROZEN_DATE_SQL, Tenancy, TimeDrivenWork } from '../db/clocks';
-import { writeRows } from '../db/statement';
+import { selectRows, writeRows } from '../db/statement';
 import { fromDbTime, toDbTime } from '../db/time';
 import { Outbox } from '../events/outbox';
 import { invoiceDetail } from './detail';
 import { InvoiceLinks } from './links';
 import { Invoice } from './model';
-import { isOverdue, overdueSince, overdueSql } from './status';
+import { isOverdue, overdueSince, overdueSql, OWING_SQL } from './status';
 
 const ACCESS = acrossTenants('overdue sweep');
 
@@ -52,6 +52,9 @@ interface Candidate {
   livemode: number | boolean;
   frozen_time?: string | Date | null;
 }
+
+/** The earliest due date of the invoices of a business and mode that will fire `invoice.overdue` once it has ended. */
+const NEXT_DUE = `select min(invoices.due_date) as due_date from invoices where business_id = ? and livemode = ? and overdue_notified_at is null and ${OWING_SQL}`;
 
 /** The mark: only while the invoice is still unmarked (the rule was checked on the locked row). */
 const MARK = 'update invoices set overdue_notified_at = ? where id = ? and business_id = ? and livemode = ? and overdue_notified_at is null';
@@ -115,6 +118,14 @@ export class OverdueSweep implements TimeDrivenWork {
     await this.drain(async (after) => {
       return this.unmarked(Invoice.of(actor, this.db.current), after).whereRaw(overdueSql('?'), [today]);
     }, 'throw', frozenClock(at));
+  }
+
+  /** When the next invoice of a business and mode becomes overdue (what lets a test clock's advance skip the days in between). */
+  async nextDueAfter(tenancy: Tenancy, after: Date): Promise<Date | null> {
+    const [row] = await selectRows<{ due_date: string | Date | null }>(this.db.current, NEXT_DUE, [tenancy.businessId, tenancy.livemode ? 1 : 0]);
+    if (!row?.due_date) return null;
+    const dueEnded = nextUtcMidnight(utcMidnight(typeof row.due_date === 'string' ? row.due_date.slice(0, 10) : utcDate(row.due_date)));
+    return dueEnded > after ? dueEnded : nextUtcMidnight(after);
   }
 
   /**

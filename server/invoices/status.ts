@@ -48,13 +48,16 @@ export function isOverdue(invoice: Omit<InvoiceMoney, 'status'> & { status: Invo
 
 const PAYABLE_SQL = PAYABLE_STATUSES.map((status) => `'${status}'`).join(', ');
 
+/** An invoice awaiting payment with something still due, as SQL on the `invoices` table: overdue once its due date has ended. */
+export const OWING_SQL = `invoices.status in (${PAYABLE_SQL}) and invoices.total > invoices.amount_paid + invoices.amount_credited`;
+
 /**
  * `isOverdue` as an SQL condition on the `invoices` table, `today` being an SQL expression of the UTC
  * date: `'?'` to bind one, or a column's (a frozen test clock's date). The statuses are constants, so
  * they are written into the text, which stays one prepared statement.
  */
 export function overdueSql(today: string): string {
-  return `invoices.status in (${PAYABLE_SQL}) and invoices.total > invoices.amount_paid + invoices.amount_credited and invoices.due_date < ${today}`;
+  return `${OWING_SQL} and invoices.due_date < ${today}`;
 }
 
 /**

@@ -4,6 +4,10 @@
  * `invoice.overdue`) runs at each moment it was due and is dated then, before the call returns.
  * Other businesses and live mode keep the real time.
  */
+import { systemActor } from '../../server/auth/actor';
+import { businessClock } from '../../server/clock';
+import { Tenancy, TimeDrivenWork } from '../../server/db/clocks';
+import { TestClockService } from '../../server/test-clock/service';
 import { aClient, anInvoice, startApp, Tenant, TestApp } from '../support/app';
 import { scratchDatabase, ScratchDatabase, testDriver } from '../support/database';
 import { Api } from '../support/http';
@@ -263,5 +267,57 @@ describe('test clocks across server processes', () => {
     const fired = await overdueEvents(t);
     expect(fired.map((event) => event.data.invoice.id).sort()).toEqual(invoices.map((invoice) => invoice.id).sort());
     expect(fired.map((event) => event.created_at).sort()).toEqual(['2030-03-16T00:00:00.000Z', '2030-03-21T00:00:00.000Z', '2030-04-11T00:00:00.000Z', '2030-04-21T00:00:00.000Z']);
+  });
+});
+
+describe('an advance\'s steps', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startApp();
+  });
+  afterAll(() => app?.stop());
+
+  /** A work that records the moments it is run at, and the business clock each run sees. */
+  function aRecordingWork(nextDue?: (after: Date) => Date | null) {
+    const runs: { at: string; clock: string }[] = [];
+    const work: TimeDrivenWork = {
+      runDue: async (_tenancy, at) => {
+        runs.push({ at: at.toISOString(), clock: businessClock.now().toISOString() });
+      },
+      ...(nextDue ? { nextDueAfter: async (_tenancy: Tenancy, after: Date) => nextDue(after) } : {}),
+    };
+    return { work, runs };
+  }
+
+  test('when a work cannot say when it is next due, then the advance runs it at every midnight it passes and at `to`, in order, under a clock frozen at each', async () => {
+    // Arrange
+    const t = await app.tenant();
+    await app.server.services.clocks.freezeTestMode(t.businessId, new Date('2030-01-30T15:00:00.000Z'));
+    const { work, runs } = aRecordingWork();
+    const clocks = new TestClockService(app.db, app.server.services.clocks, [work]);
+
+    // Act
+    await clocks.advance(systemActor('cli', { businessId: t.businessId, livemode: false }), { to: new Date('2030-02-02T06:00:00.000Z') });
+
+    // Assert
+    const moments = ['2030-01-31T00:00:00.000Z', '2030-02-01T00:00:00.000Z', '2030-02-02T00:00:00.000Z', '2030-02-02T06:00:00.000Z'];
+    expect(runs).toEqual(moments.map((at) => ({ at, clock: at })));
+  });
+
+  test('when every work says when it is next due, then the advance stops only at those moments and at `to`', async () => {
+    // Arrange
+    const t = await app.tenant();
+    await app.server.services.clocks.freezeTestMode(t.businessId, new Date('2030-01-01T00:00:00.000Z'));
+    const monthly = ['2030-02-01', '2030-03-01', '2030-04-01'].map((date) => new Date(`${date}T00:00:00.000Z`));
+    const { work, runs } = aRecordingWork((after) => monthly.find((at) => at > after) ?? null);
+    const clocks = new TestClockService(app.db, app.server.services.clocks, [work, app.server.services.overdue]);
+
+    // Act
+    const moved = await clocks.advance(systemActor('cli', { businessId: t.businessId, livemode: false }), { days: 75 });
+
+    // Assert
+    expect(moved.now).toBe('2030-03-17T00:00:00.000Z');
+    expect(runs.map((run) => run.at)).toEqual(['2030-02-01T00:00:00.000Z', '2030-03-01T00:00:00.000Z', '2030-03-17T00:00:00.000Z']);
   });
 });
