@@ -282,10 +282,11 @@ describe('an advance\'s steps', () => {
   function aRecordingWork(nextDue?: (after: Date) => Date | null) {
     const runs: { at: string; clock: string }[] = [];
     const work: TimeDrivenWork = {
-      runDue: async (_tenancy, at) => {
+      runDue: (_tenancy, at) => {
         runs.push({ at: at.toISOString(), clock: businessClock.now().toISOString() });
+        return Promise.resolve();
       },
-      ...(nextDue ? { nextDueAfter: async (_tenancy: Tenancy, after: Date) => nextDue(after) } : {}),
+      ...(nextDue ? { nextDueAfter: (_tenancy: Tenancy, after: Date) => Promise.resolve(nextDue(after)) } : {}),
     };
     return { work, runs };
   }
