@@ -122,9 +122,9 @@ export class OverdueSweep implements TimeDrivenWork {
 
   /** When the next invoice of a business and mode becomes overdue (what lets a test clock's advance skip the days in between). */
   async nextDueAfter(tenancy: Tenancy, after: Date): Promise<Date | null> {
-    const [row] = await selectRows<{ due_date: string | Date | null }>(this.db.current, NEXT_DUE, [tenancy.businessId, tenancy.livemode ? 1 : 0]);
+    const [row] = await selectRows<{ due_date: string | null }>(this.db.current, NEXT_DUE, [tenancy.businessId, tenancy.livemode ? 1 : 0]);
     if (!row?.due_date) return null;
-    const dueEnded = nextUtcMidnight(utcMidnight(typeof row.due_date === 'string' ? row.due_date.slice(0, 10) : utcDate(row.due_date)));
+    const dueEnded = nextUtcMidnight(utcMidnight(row.due_date.slice(0, 10)));
     return dueEnded > after ? dueEnded : nextUtcMidnight(after);
   }
 
