@@ -13,7 +13,7 @@ const LAYERS = [
   ['shared cores', ['metadata/', 'jobs/', 'events/', 'email/']],
   [
     'features',
-    ['businesses/', 'clients/', 'keys/', 'owners/', 'oauth/', 'webhooks/', 'expenses/', 'tax-rates/', 'contracts/', 'payments/', 'invoices/', 'gateways/', 'refunds/', 'credit-notes/', 'einvoice/', 'quick-charge/', 'recurring-invoices/'],
+    ['businesses/', 'clients/', 'keys/', 'owners/', 'oauth/', 'webhooks/', 'expenses/', 'tax-rates/', 'contracts/', 'payments/', 'invoices/', 'gateways/', 'refunds/', 'credit-notes/', 'einvoice/', 'quick-charge/', 'recurring-invoices/', 'test-clock/'],
   ],
   ['hosted pages', ['pay/', 'sign/', 'authorize/', 'woocommerce/']],
   ['composition root', ['services.ts', 'partner-api.ts', 'openapi/', 'scheduler.ts', 'app.ts', 'server.ts']],

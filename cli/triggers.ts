@@ -8,7 +8,8 @@ import { SystemActor } from '../server/auth/actor';
 import { EventType } from '../server/events/model';
 import { InvoiceDetail } from '../server/invoices/schema';
 import { Services } from '../server/services';
-import { addDays, todayUtc } from '../server/validation';
+import { todayUtc } from '../server/clock';
+import { addDays } from '../server/validation';
 
 export interface Trigger {
   /** What it creates and does, for `--list`. */

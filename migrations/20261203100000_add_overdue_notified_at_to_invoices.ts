@@ -1,4 +1,7 @@
 import { Knex } from 'knex';
+import { utcDate } from '../server/clock';
+import { FROZEN_DATE_SQL } from '../server/db/clocks';
+import { overdueSql } from '../server/invoices/status';
 import { dropColumnsInPlace, timestampColumn } from './schema-helpers';
 
 /**
@@ -20,25 +23,15 @@ export async function up(knex: Knex): Promise<void> {
   });
   const now = new Date();
   const stamp = now.toISOString().replace('T', ' ').replace('Z', '');
-  const today = now.toISOString().slice(0, 10);
-  const frozen = knex('business_clocks as bc').select(knex.raw('1')).whereRaw('bc.business_id = invoices.business_id').andWhere('invoices.livemode', 0);
-  // Only the invoices overdue at the upgrade: one paid or void now may still become overdue (a refund) and then fires.
-  const owing = (q: Knex.QueryBuilder): void => {
-    void q.whereIn('status', ['sent', 'viewed', 'partial']).andWhereRaw('total > amount_paid + amount_credited');
-  };
+  const frozen = knex('business_clocks').select(knex.raw('1')).whereRaw('business_clocks.business_id = invoices.business_id').andWhere('invoices.livemode', 0);
+  // Only the invoices overdue at the upgrade, by the rule the server judges with: one paid or void now may still become overdue (a refund) and then fires.
   // Invoices on the real time.
-  await knex('invoices').where(owing).andWhere('due_date', '<', today).whereNull('overdue_notified_at').whereNotExists(frozen).update({ overdue_notified_at: stamp });
-  // Test-mode invoices of a business whose test clock is frozen: passed by that clock.
+  await knex('invoices').whereRaw(overdueSql('?'), [utcDate(now)]).whereNull('overdue_notified_at').whereNotExists(frozen).update({ overdue_notified_at: stamp });
+  // Test-mode invoices of a business whose test clock is frozen: overdue by that clock.
   await knex('invoices')
-    .where(owing)
-    .andWhere('livemode', 0)
+    .where('livemode', 0)
     .whereNull('overdue_notified_at')
-    .whereExists(
-      knex('business_clocks as bc')
-        .select(knex.raw('1'))
-        .whereRaw('bc.business_id = invoices.business_id')
-        .andWhereRaw('invoices.due_date < substr(bc.frozen_time, 1, 10)'),
-    )
+    .whereExists(frozen.clone().whereRaw(overdueSql(FROZEN_DATE_SQL)))
     .update({ overdue_notified_at: stamp });
 }
 

@@ -41,6 +41,28 @@ export function withoutBusinessClock<T>(work: () => T): T {
   return actingFor.exit(work);
 }
 
+const DAY_MS = 86_400_000;
+
+/** A time's UTC calendar date, `YYYY-MM-DD`: the date due dates and issue dates are compared with. */
+export function utcDate(time: Date): string {
+  return time.toISOString().slice(0, 10);
+}
+
+/** Today (UTC) by the clock of the business acted for (a test mode's may be frozen). */
+export function todayUtc(): string {
+  return utcDate(businessClock.now());
+}
+
+/** 00:00 UTC of a calendar date (`YYYY-MM-DD`). */
+export function utcMidnight(date: string): Date {
+  return new Date(`${date}T00:00:00.000Z`);
+}
+
+/** The first 00:00 UTC strictly after `time`. */
+export function nextUtcMidnight(time: Date): Date {
+  return new Date((Math.floor(time.getTime() / DAY_MS) + 1) * DAY_MS);
+}
+
 export interface Stopwatch {
   /** Milliseconds since the stopwatch started. */
   elapsedMs(): number;

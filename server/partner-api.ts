@@ -14,6 +14,7 @@ import { recurringInvoiceRoutes } from './recurring-invoices/routes';
 import { refundRoutes } from './refunds/routes';
 import type { Services } from './services';
 import { taxRateRoutes } from './tax-rates/routes';
+import { testClockRoutes } from './test-clock/routes';
 import { webhookRoutes } from './webhooks/routes';
 
 /** Each table names the services it calls; typing the list checks that the Services provide them. */
@@ -32,4 +33,5 @@ export const partnerRoutes: Route<Services>[] = [
   ...eventRoutes,
   ...expenseRoutes,
   ...contractRoutes,
+  ...testClockRoutes,
 ];

@@ -13,7 +13,7 @@ import type { ContractService } from './contracts/service';
 import type { CreditNoteService } from './credit-notes/service';
 import type { EinvoiceService } from './einvoice/service';
 import type { DocumentTask } from './einvoice/worker';
-import type { BusinessClocks } from './db/clocks';
+import type { BusinessClocks, TimeDrivenWork } from './db/clocks';
 import type { Database } from './db/database';
 import { Clock, systemClock } from './clock';
 import type { EmailQueue } from './email/queue';
@@ -43,6 +43,7 @@ import type { RecurringInvoiceService } from './recurring-invoices/service';
 import type { RecurringInvoiceSweep } from './recurring-invoices/sweep';
 import type { RefundService } from './refunds/service';
 import type { TaxRateService } from './tax-rates/service';
+import type { TestClockService } from './test-clock/service';
 import type { WebhookService } from './webhooks/service';
 import type { WooCommerceService } from './woocommerce/service';
 
@@ -65,6 +66,8 @@ export interface Services {
   invoices: InvoiceService;
   /** The sweep that fires `invoice.overdue` once per invoice. */
   overdue: OverdueSweep;
+  /** Test clocks: a business's test-mode time, moved forward with what falls due on the way. */
+  testClocks: TestClockService;
   /** Credit notes, and the void of an invoice (which issues one). */
   creditNotes: CreditNoteService;
   /** The document threads: every PDF and e-invoice is made there, off the request thread. */
@@ -152,6 +155,7 @@ const modules = {
   recurringSweep: () => require('./recurring-invoices/sweep') as typeof import('./recurring-invoices/sweep'),
   refunds: () => require('./refunds/service') as typeof import('./refunds/service'),
   taxRates: () => require('./tax-rates/service') as typeof import('./tax-rates/service'),
+  testClocks: () => require('./test-clock/service') as typeof import('./test-clock/service'),
   webhooks: () => require('./webhooks/service') as typeof import('./webhooks/service'),
   woocommerce: () => require('./woocommerce/service') as typeof import('./woocommerce/service'),
   pino: () => require('pino') as typeof import('pino'),
@@ -183,6 +187,12 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     gatewayClients: () =>
       new (modules.gatewayClients().GatewayClients)(db, new (modules.secretBox().SecretBox)(shared.appKey, 'gateway_secret'), { stripeApiUrl: config.stripeApiUrl }),
   });
+  /**
+   * What a test clock's advance runs at each moment it passes, in this order within one moment: add
+   * each TimeDrivenWork here (recurring issuance before the work that follows from an invoice's dates,
+   * so an invoice issued at a moment is reminded of and becomes overdue at the moments after).
+   */
+  const timeDrivenWork = (): TimeDrivenWork[] => [services.recurringSweep, services.overdue];
   const webhookSecrets = () => new (modules.secretBox().SecretBox)(shared.appKey, 'webhook_secret');
   const services: Services = builtWhenRead<Services>({
     clocks: () => new (modules.clocks().BusinessClocks)(db, { cacheTtlMs: config.keyCacheTtlMs }, clock),
@@ -218,8 +228,9 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
       return invoices;
     },
     overdue: () => new (modules.overdue().OverdueSweep)(db, services.outbox, shared.links, log(), { clock }),
-    refunds: () => new (modules.refunds().RefundService)(db, services.outbox, shared.gatewayClients, log(), shared.links, clock),
-    gateways: () => new (modules.gateways().GatewayService)(db, services.paymentPath, services.refunds, shared.gatewayClients, log(), shared.links, clock),
+    testClocks: () => new (modules.testClocks().TestClockService)(db, services.clocks, timeDrivenWork()),
+    refunds: () => new (modules.refunds().RefundService)(db, services.outbox, shared.gatewayClients, log(), shared.links, services.clocks, clock),
+    gateways: () => new (modules.gateways().GatewayService)(db, services.paymentPath, services.refunds, shared.gatewayClients, log(), shared.links, services.clocks, clock),
     owners: () => new (modules.owners().OwnerService)(db, services.businesses, clock),
     expenses: () => new (modules.expenses().ExpenseService)(db, services.businesses),
     contracts: () => new (modules.contracts().ContractService)(db, services.businesses, services.outbox, services.clocks, { baseUrl: config.baseUrl }),

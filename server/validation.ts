@@ -1,6 +1,6 @@
 /** Joi validation that speaks the contract's error shape: `{ field: [message] }`. */
 import Joi from 'joi';
-import { businessClock } from './clock';
+import { utcDate, utcMidnight } from './clock';
 import { BadRequest, FieldErrors, ValidationFailed } from './errors';
 
 export function fieldErrors(error: Joi.ValidationError): FieldErrors {
@@ -63,12 +63,8 @@ export function blankToNull(value: string | null | undefined): string | null {
 
 /** The calendar date `days` after `date` (both `YYYY-MM-DD`, in UTC). */
 export function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
+  const d = utcMidnight(date);
   d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
+  return utcDate(d);
 }
 
-/** Today in UTC by the clock of the business acted for (a test mode's may be frozen). */
-export function todayUtc(): string {
-  return businessClock.now().toISOString().slice(0, 10);
-}

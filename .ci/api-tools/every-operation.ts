@@ -147,4 +147,9 @@ export async function callEveryOperation(api: ApiClient): Promise<void> {
   succeeded(await api.GET('/contracts/{id}', { params: contractId }));
   succeeded(await api.PATCH('/contracts/{id}', { params: contractId, body: { metadata } }));
   succeeded(await api.POST('/contracts/{id}/countersign', { params: contractId, body: { name: 'Ada Lovelace' } }));
+
+  // Last: from here on the business's test mode runs on the clock this moves forward.
+  const { test_clock } = succeeded(await api.GET('/test-clock'));
+  const monthLater = new Date(Date.parse(test_clock.now) + 30 * 86_400_000).toISOString();
+  succeeded(await api.POST('/test-clock/advance', { body: { to: monthLater } }));
 }

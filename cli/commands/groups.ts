@@ -68,6 +68,12 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   },
   { name: 'webhooks', term: 'webhooks', summary: 'Inspect and replay webhook deliveries (of every business)', load: () => (require('./webhooks') as typeof import('./webhooks')).webhooksCommand() },
   {
+    name: 'clock',
+    term: 'clock',
+    summary: "A business's test-mode clock: show it, or advance it, running what falls due on the way",
+    load: () => (require('./clock') as typeof import('./clock')).clockCommand(),
+  },
+  {
     name: 'trigger',
     term: 'trigger [options] [event-type]',
     summary: 'Make an event happen in test mode, creating what it needs through the same services as the API; the running server delivers it',

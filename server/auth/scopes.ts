@@ -17,6 +17,9 @@ export type Scope = (typeof ALL_SCOPES)[number];
 /** Every :read scope: what "any read scope" accepts. */
 export const READ_SCOPES: readonly Scope[] = ALL_SCOPES.filter((scope) => scope.endsWith(':read'));
 
+/** Every :write scope: what "any :write scope" accepts. */
+export const WRITE_SCOPES: readonly Scope[] = ALL_SCOPES.filter((scope) => scope.endsWith(':write'));
+
 export function isScope(value: string): value is Scope {
   return (ALL_SCOPES as readonly string[]).includes(value);
 }

@@ -18,9 +18,9 @@ export interface Tenancy {
 
 /**
  * Work that falls due with time for a business and mode: `invoice.overdue`, reminders, recurring
- * issuance. The sweeps do it on the real time across every business; a test clock's advance calls
- * `runDue` for one test mode at each midnight (UTC) it passes, in order, so that each thing happens
- * once and is dated at the moment it was due.
+ * issuance. The sweeps do it on the real time across every business; a test clock's advance
+ * (server/test-clock/) calls `runDue` for one test mode at each midnight (UTC) it passes, in order,
+ * so that each thing happens once and is dated at the moment it was due.
  */
 export interface TimeDrivenWork {
   /**
@@ -28,7 +28,18 @@ export interface TimeDrivenWork {
    * moment it was due (its day's 00:00 UTC), not at `at`. Safe to run from several processes at once.
    */
   runDue(tenancy: Tenancy, at: Date): Promise<void>;
+  /**
+   * The first moment after `after` at which `runDue` would have something to do for `tenancy`, as
+   * things stand now (null: nothing is scheduled); something due already is due at the first
+   * midnight after `after`. Optional, but it is what keeps an advance fast: while every work has it,
+   * an advance steps only to the moments some work names (a year with a dozen invoices is a few dozen
+   * steps, not 365 times every work's query); a work without it makes the advance step every midnight.
+   */
+  nextDueAfter?(tenancy: Tenancy, after: Date): Promise<Date | null>;
 }
+
+/** A joined `business_clocks` row's frozen UTC date, as SQL (stored as `YYYY-MM-DD HH:MM:SS.mmm` on both drivers): what a sweep judges a frozen test mode's due dates by. */
+export const FROZEN_DATE_SQL = 'substr(business_clocks.frozen_time, 1, 10)';
 
 const FROZEN_TIME = 'select frozen_time from business_clocks where business_id = ? and livemode = 0';
 
@@ -66,13 +77,46 @@ export class BusinessClocks {
     return withBusinessClock(clock, work);
   }
 
-  /** Freezes a business's test-mode time at `at` (there is no live-mode counterpart). */
+  /** A test mode's stored time, read from the table, not the cache (what an advance starts from); null: it runs on the real time. */
+  async storedTestTime(businessId: number): Promise<Date | null> {
+    const [row] = await selectRows<{ frozen_time: string | Date }>(this.db.current, FROZEN_TIME, [businessId]);
+    return row ? new Date(fromDbTime(row.frozen_time)!) : null;
+  }
+
+  /**
+   * Freezes a business's test-mode time at `at`, wherever it was (there is no live-mode
+   * counterpart): a test sets a clock up with it; the API moves one only forward (`moveTestModeForward`).
+   */
   async freezeTestMode(businessId: number, at: Date): Promise<void> {
-    const now = toDbTime(this.system.now());
-    await this.db.current('business_clocks')
-      .insert({ business_id: businessId, livemode: 0, frozen_time: toDbTime(at), created_at: now, updated_at: now })
-      .onConflict(['business_id', 'livemode'])
-      .merge(['frozen_time', 'updated_at']);
+    await this.insertTestClock(businessId, at).merge(['frozen_time', 'updated_at']);
     this.cache?.delete(businessId);
+  }
+
+  /**
+   * Moves a business's test-mode time to `to` unless it is there or later already: a conditional
+   * write, so two moves racing, in one process or several, leave the later time, never an earlier
+   * one. Resolves with the stored time afterwards.
+   */
+  async moveTestModeForward(businessId: number, to: Date): Promise<Date> {
+    await this.insertTestClock(businessId, to).ignore();
+    await this.db
+      .current('business_clocks')
+      .where({ business_id: businessId, livemode: 0 })
+      .andWhere('frozen_time', '<', toDbTime(to))
+      .update({ frozen_time: toDbTime(to), updated_at: toDbTime(this.system.now()) });
+    this.cache?.delete(businessId);
+    return (await this.storedTestTime(businessId))!;
+  }
+
+  private insertTestClock(businessId: number, at: Date) {
+    const now = toDbTime(this.system.now());
+    return this.db.current('business_clocks')
+      .insert({ business_id: businessId, livemode: 0, frozen_time: toDbTime(at), created_at: now, updated_at: now })
+      .onConflict(['business_id', 'livemode']);
+  }
+
+  /** The real time (injected in tests): where an advance starts from a test mode that has no stored time. */
+  realTime(): Date {
+    return this.system.now();
   }
 }

@@ -1,5 +1,4 @@
 /** The event log's table: one row per event, written by the outbox in the change's own transaction. */
-import { Clock, systemClock } from '../clock';
 import { TenantModel } from '../db/tenant-model';
 
 export const EVENT_TYPES = [
@@ -17,13 +16,15 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/**
+ * An event is dated by its business's clock, as the change it reports (contract: "each record and
+ * event carries the moment it was due"): a frozen test mode's events carry its time, and work done
+ * late (a sweep after downtime, a test clock's advance) records its events at the moment they were
+ * due. Their deliveries keep the real time (server/events/outbox.ts), so a frozen clock never stalls
+ * a webhook; the 30-day log counts on both clocks (server/events/service.ts).
+ */
 export class Event extends TenantModel {
   static override tableName = 'events';
-  /**
-   * The real time, as the deliveries the outbox writes with each event: the 30-day log, `GET /events`
-   * and the webhook schedules are kept by it, which a business's frozen test-mode clock must not stall.
-   */
-  static override rowClock: Clock = systemClock;
 
   type!: EventType;
   idempotency_key!: string;

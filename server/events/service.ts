@@ -1,7 +1,7 @@
 /** The event log a partner reads back (`GET /events`): what a receiver that missed deliveries catches up from. */
 import { Actor } from '../auth/actor';
 import { Credential } from '../auth/credential';
-import { Clock, startStopwatch } from '../clock';
+import { businessClock, Clock, startStopwatch } from '../clock';
 import { Database } from '../db/database';
 import { toDbTime } from '../db/time';
 import { Page, paginate } from '../http/pagination';
@@ -60,10 +60,14 @@ export class EventService {
   /**
    * The credential's business and mode's events of the last 30 days, oldest first (pass the last id
    * as `after` to read on), of the types its scopes read: the others are left out, as they are from
-   * its webhook deliveries.
+   * its webhook deliveries. Events are dated by the business's clock, which a test mode may have
+   * frozen behind the real time or moved ahead of it: the 30 days count back from the earlier of the
+   * real time and the business's (the request's clock), so a frozen test mode's events, and those a
+   * test clock's advance dated ahead of the real time, stay listed as long as a real time's would.
    */
   list(cred: Credential, params: EventListParams): Promise<Page<EventPayload>> {
-    const since = new Date(this.clock.now().getTime() - EVENT_LOG_DAYS * 86_400_000);
+    const now = Math.min(this.clock.now().getTime(), businessClock.now().getTime());
+    const since = new Date(now - EVENT_LOG_DAYS * 86_400_000);
     const query = Event.of(cred, this.db.current).where('events.created_at', '>=', toDbTime(since)).whereIn('events.type', readableEventTypes(cred.scopes));
     if (params.type) query.where('events.type', params.type);
     return paginate(query, Event.tableName, params, toEventPayload);

@@ -9,6 +9,7 @@ import { Knex } from 'knex';
 import { Logger } from 'pino';
 import { acrossTenants, Actor, SystemActor, systemActor } from '../auth/actor';
 import { Clock } from '../clock';
+import { BusinessClocks } from '../db/clocks';
 import { Database } from '../db/database';
 import { toDbTime } from '../db/time';
 import { InvoiceLinks } from '../invoices/links';
@@ -56,6 +57,8 @@ export class GatewayService {
     private readonly clients: GatewayClients,
     private readonly logger: Logger,
     private readonly links: InvoiceLinks,
+    /** Each business's clock: what a notification records is dated by its business and mode's, as a request's would be. */
+    private readonly clocks: BusinessClocks,
     private readonly clock: Clock,
   ) {}
 
@@ -257,10 +260,12 @@ export class GatewayService {
       return;
     }
     const actor = systemActor('payment gateway', { businessId, livemode: session.livemode });
-    if (state.outcome === 'paid') await this.settle(actor, session, state);
-    else if (state.outcome === 'pending') await this.markPending(actor, session);
-    else if (state.outcome === 'failed') await this.fail(actor, session, state);
-    else if (state.outcome === 'expired') await CheckoutSession.of(actor, this.db.current).where({ id: session.id, status: 'open' }).patch({ status: 'expired' });
+    await this.clocks.actFor(actor, async () => {
+      if (state.outcome === 'paid') await this.settle(actor, session, state);
+      else if (state.outcome === 'pending') await this.markPending(actor, session);
+      else if (state.outcome === 'failed') await this.fail(actor, session, state);
+      else if (state.outcome === 'expired') await CheckoutSession.of(actor, this.db.current).where({ id: session.id, status: 'open' }).patch({ status: 'expired' });
+    });
   }
 
   private async settle(actor: Actor, session: CheckoutSession, state: CheckoutState): Promise<void> {
@@ -292,7 +297,7 @@ export class GatewayService {
   private async recordRefund(businessId: number, refunded: RefundedPayment): Promise<void> {
     for (const livemode of [true, false]) {
       const actor = systemActor('payment gateway', { businessId, livemode });
-      const recorded = await this.refunds.recordGatewayRefund(actor, 'stripe', refunded.paymentReference, refunded.amountRefunded, refunded.refundReference);
+      const recorded = await this.clocks.actFor(actor, () => this.refunds.recordGatewayRefund(actor, 'stripe', refunded.paymentReference, refunded.amountRefunded, refunded.refundReference));
       if (recorded) return;
     }
   }
@@ -300,7 +305,8 @@ export class GatewayService {
   /** One refund's new state (it succeeded, or failed at the bank), for whichever business mode the payment is in. */
   private async recordRefundUpdate(businessId: number, paymentReference: string, refund: GatewayRefund): Promise<void> {
     for (const livemode of [true, false]) {
-      if (await this.refunds.recordRefundUpdate(systemActor('payment gateway', { businessId, livemode }), 'stripe', paymentReference, refund)) return;
+      const actor = systemActor('payment gateway', { businessId, livemode });
+      if (await this.clocks.actFor(actor, () => this.refunds.recordRefundUpdate(actor, 'stripe', paymentReference, refund))) return;
     }
   }
 

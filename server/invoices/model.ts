@@ -13,7 +13,7 @@ export type { InvoiceStatus } from './status';
 
 export class Invoice extends TenantModel {
   static override tableName = 'invoices';
-  static override timestampColumns = ['created_at', 'updated_at', 'sent_at', 'viewed_at', 'paid_at', 'voided_at'];
+  static override timestampColumns = ['created_at', 'updated_at', 'sent_at', 'viewed_at', 'paid_at', 'voided_at', 'overdue_notified_at'];
   static override jsonAttributes = ['metadata', 'default_tax_rate_ids', 'tax_breakdown', 'seller', 'buyer', 'credit_note_ids'];
 
   client_id!: number;
@@ -54,6 +54,8 @@ export class Invoice extends TenantModel {
   viewed_at!: string | null;
   paid_at!: string | null;
   voided_at!: string | null;
+  /** When `invoice.overdue` was recorded for it, dated at the moment it became overdue (server/invoices/overdue.ts); null: not yet. */
+  overdue_notified_at!: string | null;
   /** Null on invoices from before metadata existed. */
   metadata!: Metadata | null;
   /** The recurring schedule that issued it, if one did (unique with issue_date). */

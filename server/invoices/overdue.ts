@@ -1,24 +1,30 @@
 /**
- * Overdue invoices: the sweep that fires `invoice.overdue` once per invoice, on the first sweep after
- * its due date has ended (UTC) by the clock of its business and mode.
+ * Overdue invoices: `invoice.overdue` once per invoice, dated at the moment it became overdue (00:00
+ * UTC after its due date, or its sending if later), recorded by the first sweep after that moment by the clock of its
+ * business and mode, or by a test clock's advance passing it.
  *
- * - An invoice is due for the event when it awaits payment (a payable status), something is still
- *   due, its due date is before its clock's UTC date, and `overdue_notified_at` is null. The
- *   `invoices_overdue_sweep` index (status, overdue_notified_at, due_date) finds those of every
- *   business in one query per batch.
- * - Each is marked and its event recorded in one transaction: the mark is a conditional update
- *   (`… where id = ? and overdue_notified_at is null` and the rule again), and only the transaction
- *   whose update changed the row records the event. Two sweeps, in one process or several, may pick
- *   the same invoice; one of them marks it, the other changes nothing and moves on. A payment,
- *   void or credit note committed before the mark makes the rule false, so nothing fires.
- * - Time: invoices on the real time (live mode, and test modes without a stored clock) are judged
- *   against the real UTC date, one range on the index. A test mode whose clock is frozen
- *   (`business_clocks`) is judged against its own frozen date, read from the same query (a join on
- *   `business_clocks`, a small table: test modes whose clock was set), not from the per-process cache
- *   of server/db/clocks.ts: the sweep reads the stored clock, which every process shares. The two
- *   queries split the invoices between them (the first leaves out the frozen test modes), so each
- *   invoice is judged by one clock. Each event's invoice shows `overdue` by that clock, and
- *   `overdue_notified_at` is that clock's time.
+ * - An invoice is due for the event when the overdue rule holds (server/invoices/status.ts, written
+ *   once as SQL and in memory) and `overdue_notified_at` is null. The `invoices_overdue_sweep` index
+ *   (status, overdue_notified_at, due_date) finds those of every business in one query per batch;
+ *   `invoices_by_due_date` (business_id, livemode, due_date) those of one business and mode.
+ * - Each is marked and its event recorded in one transaction, under the invoice's row lock (a
+ *   payment, void or credit note takes it too, so it lands wholly before or after): the rule is
+ *   checked on the locked row, the mark is conditional (`… and overdue_notified_at is null`), and
+ *   only the transaction whose mark changed the row records the event. Two sweeps or advances, in
+ *   one process or several, may pick the same invoice; one of them marks it, the others move on.
+ * - Dated at the moment it was due (contract: "when time jumps, each invoice.overdue still happens
+ *   once, dated on the day it was due"): `overdue_notified_at`, the event's `created_at` and the
+ *   invoice it shows are all taken at 00:00 UTC of the day after the due date (or when the invoice
+ *   was sent, if that was later: it was overdue from then), whether the sweep ran a minute after
+ *   it, after a day of downtime, or a test clock jumped a month.
+ * - Which "today" judges an invoice: invoices on the real time (live mode, and test modes without
+ *   a stored clock) are judged against the real UTC date, one range on the index. A test mode whose
+ *   clock is frozen (`business_clocks`) is judged against its own frozen date, read from the same
+ *   query (a join on `business_clocks`, a small table: test modes whose clock was set), not from the
+ *   per-process cache of server/db/clocks.ts: the sweep reads the stored clock, which every process
+ *   shares. The two queries split the invoices between them (the first leaves out the frozen test
+ *   modes), so each invoice is judged by one clock. A test clock's advance (server/test-clock/)
+ *   calls `runDue` for its business's test mode at each midnight it passes.
  * - Existing data: the migration marks invoices whose due date had passed before the upgrade as
  *   notified, so they are overdue and fire nothing.
  */
@@ -26,16 +32,16 @@ import cron, { ScheduledTask } from 'node-cron';
 import { Knex } from 'knex';
 import { Logger } from 'pino';
 import { acrossTenants, systemActor } from '../auth/actor';
-import { Clock, frozenClock, systemClock, withBusinessClock } from '../clock';
+import { Clock, frozenClock, nextUtcMidnight, systemClock, utcDate, utcMidnight, withBusinessClock } from '../clock';
 import { Database } from '../db/database';
-import { Tenancy } from '../db/clocks';
-import { writeRows } from '../db/statement';
+import { FROZEN_DATE_SQL, Tenancy, TimeDrivenWork } from '../db/clocks';
+import { selectRows, writeRows } from '../db/statement';
 import { fromDbTime, toDbTime } from '../db/time';
 import { Outbox } from '../events/outbox';
 import { invoiceDetail } from './detail';
 import { InvoiceLinks } from './links';
-import { Invoice, PAYABLE_STATUSES } from './model';
-import { utcDate } from './view';
+import { Invoice } from './model';
+import { isOverdue, overdueSince, overdueSql, OWING_SQL } from './status';
 
 const ACCESS = acrossTenants('overdue sweep');
 
@@ -47,11 +53,13 @@ interface Candidate {
   frozen_time?: string | Date | null;
 }
 
-const PAYABLE_LIST = PAYABLE_STATUSES.map(() => '?').join(', ');
-/** The mark: only while the invoice is still unmarked and still overdue by `today`. */
-const MARK = `update invoices set overdue_notified_at = ? where id = ? and business_id = ? and livemode = ? and overdue_notified_at is null and status in (${PAYABLE_LIST}) and total > amount_paid + amount_credited and due_date < ?`;
+/** The earliest due date of the invoices of a business and mode that will fire `invoice.overdue` once it has ended. */
+const NEXT_DUE = `select min(invoices.due_date) as due_date from invoices where business_id = ? and livemode = ? and overdue_notified_at is null and ${OWING_SQL}`;
 
-export class OverdueSweep {
+/** The mark: only while the invoice is still unmarked (the rule was checked on the locked row). */
+const MARK = 'update invoices set overdue_notified_at = ? where id = ? and business_id = ? and livemode = ? and overdue_notified_at is null';
+
+export class OverdueSweep implements TimeDrivenWork {
   private task?: ScheduledTask;
   private sweeping: Promise<number> | null = null;
   private stopped = false;
@@ -88,7 +96,7 @@ export class OverdueSweep {
     if (this.sweeping) return this.sweeping;
     this.sweeping = (async () => {
       try {
-        return (await this.drain((after) => this.onRealTime(after))) + (await this.drain((after) => this.onFrozenClocks(after)));
+        return (await this.drain((after) => this.onRealTime(after), 'pass')) + (await this.drain((after) => this.onFrozenClocks(after), 'pass'));
       } catch (err) {
         this.logger.error({ err }, 'overdue sweep failed; the next sweep retries');
         return 0;
@@ -100,26 +108,55 @@ export class OverdueSweep {
   }
 
   /**
-   * Fires `invoice.overdue` for one invoice if it is due for it now (by its business's clock, given
-   * as `clock`); false when it is not, or when it was already fired. The sweep's step, and the
-   * CLI's `trigger invoice.overdue`.
+   * A test clock's step: fires `invoice.overdue` for the invoices of one business and mode overdue
+   * by `at`'s UTC date, each dated at the moment it became overdue. A failure is thrown (the advance
+   * answers it, and running it again finishes what is left), not passed as the sweep passes it.
+   */
+  async runDue(tenancy: Tenancy, at: Date): Promise<void> {
+    const actor = systemActor('overdue sweep', tenancy);
+    const today = utcDate(at);
+    await this.drain(async (after) => {
+      return this.unmarked(Invoice.of(actor, this.db.current), after).whereRaw(overdueSql('?'), [today]);
+    }, 'throw', frozenClock(at));
+  }
+
+  /** When the next invoice of a business and mode becomes overdue (what lets a test clock's advance skip the days in between). */
+  async nextDueAfter(tenancy: Tenancy, after: Date): Promise<Date | null> {
+    const [row] = await selectRows<{ due_date: string | null }>(this.db.current, NEXT_DUE, [tenancy.businessId, tenancy.livemode ? 1 : 0]);
+    if (!row?.due_date) return null;
+    const dueEnded = nextUtcMidnight(utcMidnight(row.due_date.slice(0, 10)));
+    return dueEnded > after ? dueEnded : nextUtcMidnight(after);
+  }
+
+  /**
+   * Fires `invoice.overdue` for one invoice if it is overdue by `clock`'s date (its business's clock)
+   * and has not fired yet; false otherwise. Its mark, its event and the invoice the event shows are
+   * dated at the moment it became overdue. The sweep's step, the advance's, and the CLI's
+   * `trigger invoice.overdue`.
    */
   async notify(tenancy: Tenancy, invoiceId: number, clock: Clock): Promise<boolean> {
-    const now = clock.now();
+    const today = utcDate(clock.now());
     const actor = systemActor('overdue sweep', tenancy);
     return this.db.transaction(async (trx) => {
-      const { affectedRows } = await writeRows(trx, MARK, [toDbTime(now), invoiceId, tenancy.businessId, tenancy.livemode ? 1 : 0, ...PAYABLE_STATUSES, utcDate(now)]);
+      const row = await Invoice.findOwn(actor, trx, invoiceId, { lock: 'update' });
+      if (!row || row.overdue_notified_at !== null || !isOverdue(row, today)) return false;
+      const since = overdueSince(row);
+      const { affectedRows } = await writeRows(trx, MARK, [toDbTime(since), invoiceId, tenancy.businessId, tenancy.livemode ? 1 : 0]);
       if (affectedRows !== 1) return false;
-      const row = await Invoice.findOwn(actor, trx, invoiceId);
-      if (!row) throw new Error(`invoice ${invoiceId} is not of business ${tenancy.businessId}`);
-      const invoice = await withBusinessClock(clock, () => invoiceDetail(actor, row, trx, this.links));
-      await this.outbox.record(trx, actor, 'invoice.overdue', { invoice });
-      return true;
+      return withBusinessClock(frozenClock(since), async () => {
+        const invoice = await invoiceDetail(actor, row, trx, this.links);
+        await this.outbox.record(trx, actor, 'invoice.overdue', { invoice });
+        return true;
+      });
     });
   }
 
-  /** Works batches of candidates in id order until none is left; an invoice that failed is passed (the next sweep retries it). */
-  private async drain(find: (after: number) => Promise<Candidate[]>): Promise<number> {
+  /**
+   * Works batches of candidates in id order until none is left, each judged by its frozen test clock,
+   * else by `clock` (the real time). A sweep passes an invoice that failed (the next sweep retries
+   * it); an advance throws.
+   */
+  private async drain(find: (after: number) => Promise<Candidate[]>, onError: 'pass' | 'throw', clock: Clock = this.clock): Promise<number> {
     let fired = 0;
     let after = 0;
     while (!this.stopped) {
@@ -128,10 +165,10 @@ export class OverdueSweep {
       for (const candidate of batch) {
         if (this.stopped) break;
         const frozen = fromDbTime(candidate.frozen_time);
-        const clock = frozen ? frozenClock(new Date(frozen)) : this.clock;
         try {
-          if (await this.notify({ businessId: candidate.business_id, livemode: Boolean(candidate.livemode) }, candidate.id, clock)) fired++;
+          if (await this.notify({ businessId: candidate.business_id, livemode: Boolean(candidate.livemode) }, candidate.id, frozen ? frozenClock(new Date(frozen)) : clock)) fired++;
         } catch (err) {
+          if (onError === 'throw') throw err;
           this.logger.error({ err, invoiceId: candidate.id }, 'invoice.overdue not recorded; the next sweep retries');
         }
       }
@@ -141,12 +178,11 @@ export class OverdueSweep {
     return fired;
   }
 
-  private candidates(after: number): Knex.QueryBuilder<Candidate, Candidate[]> {
-    return Invoice.acrossTenants(ACCESS, this.db.current)
+  /** The invoices of `query` not yet notified, after the id `after`, in id order, a batch at a time. */
+  private unmarked(query: ReturnType<typeof Invoice.of>, after: number): Knex.QueryBuilder<Candidate, Candidate[]> {
+    return query
       .select('invoices.id', 'invoices.business_id', 'invoices.livemode')
-      .whereIn('invoices.status', PAYABLE_STATUSES)
       .whereNull('invoices.overdue_notified_at')
-      .whereRaw('invoices.total > invoices.amount_paid + invoices.amount_credited')
       .where('invoices.id', '>', after)
       .orderBy('invoices.id')
       .limit(this.batch) as unknown as Knex.QueryBuilder<Candidate, Candidate[]>;
@@ -154,17 +190,17 @@ export class OverdueSweep {
 
   /** Invoices on the real time: live mode, and test modes without a stored clock. */
   private async onRealTime(after: number): Promise<Candidate[]> {
-    return this.candidates(after)
-      .where('invoices.due_date', '<', utcDate(this.clock.now()))
+    return this.unmarked(Invoice.acrossTenants(ACCESS, this.db.current), after)
+      .whereRaw(overdueSql('?'), [utcDate(this.clock.now())])
       .whereRaw('not exists (select 1 from business_clocks where business_clocks.business_id = invoices.business_id and invoices.livemode = 0)');
   }
 
   /** Test-mode invoices of the businesses whose test clock is frozen, each judged by its frozen date. */
   private async onFrozenClocks(after: number): Promise<Candidate[]> {
-    return this.candidates(after)
+    return this.unmarked(Invoice.acrossTenants(ACCESS, this.db.current), after)
       .join('business_clocks', 'business_clocks.business_id', 'invoices.business_id')
       .select('business_clocks.frozen_time')
       .where('invoices.livemode', 0)
-      .whereRaw('invoices.due_date < substr(business_clocks.frozen_time, 1, 10)');
+      .whereRaw(overdueSql(FROZEN_DATE_SQL));
   }
 }

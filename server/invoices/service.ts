@@ -12,7 +12,7 @@ import { toSellerSnapshot } from '../businesses/view';
 import { Client } from '../clients/model';
 import { UNKNOWN_CLIENT_ID } from '../clients/service';
 import { toBuyerSnapshot } from '../clients/view';
-import { businessClock } from '../clock';
+import { businessClock, todayUtc } from '../clock';
 import { Database } from '../db/database';
 import { EmailQueue } from '../email/queue';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
@@ -22,12 +22,12 @@ import { dropMetadataIndex, indexMetadata, initialMetadata, updateMetadata, wher
 import { toMajor } from '../money/amount';
 import { TaxedInvoice, TaxExempt } from '../money/tax';
 import { TaxRateService } from '../tax-rates/service';
-import { addDays, todayUtc } from '../validation';
+import { addDays } from '../validation';
 import { InvoiceLinks } from './links';
 import { invoiceDetail, itemsOf, partiesOf } from './detail';
 import { formatMoney, invoiceEmail } from './email';
-import { amountDue, Invoice, InvoiceItem, PAYABLE_STATUSES } from './model';
-import { isOverdue } from './status';
+import { amountDue, Invoice, InvoiceItem } from './model';
+import { isOverdue, overdueSql } from './status';
 import { drawInvoiceNumber } from './numbering';
 import { itemsAsInput, PricedInvoice, PricedItem, priceInvoice, rateIdsOf, TaxTerms } from './pricing';
 import type { EinvoiceFormat } from '../businesses/schema';
@@ -41,19 +41,10 @@ export interface IssuedInvoice {
 
 const DEFAULT_TERM_DAYS = 30;
 
-/**
- * `?overdue=`: the rule of `isOverdue` as a query, `today` being the business clock's UTC date
- * (through the (business_id, livemode, due_date) index).
- */
-function whereOverdue(query: ReturnType<typeof Invoice.of>, overdue: boolean, today: string): void {
-  const rule = (q: ReturnType<typeof Invoice.of>) => {
-    void q
-      .whereIn('invoices.status', PAYABLE_STATUSES)
-      .andWhere('invoices.due_date', '<', today)
-      .andWhereRaw('invoices.total > invoices.amount_paid + invoices.amount_credited');
-  };
-  if (overdue) void query.where(rule);
-  else void query.whereNot(rule);
+/** `?overdue=`: the overdue rule as a query, on the business clock's UTC date (through the (business_id, livemode, due_date) index). */
+function whereOverdue(query: ReturnType<typeof Invoice.of>, overdue: boolean): void {
+  const rule = overdueSql('?');
+  void query.whereRaw(overdue ? rule : `not (${rule})`, [todayUtc()]);
 }
 
 export class InvoiceService {
@@ -87,7 +78,7 @@ export class InvoiceService {
     const query = Invoice.of(actor, this.db.current);
     if (params.status) query.where('invoices.status', params.status);
     if (params.client_id) query.where('invoices.client_id', params.client_id);
-    if (params.overdue !== undefined) whereOverdue(query, params.overdue, todayUtc());
+    if (params.overdue !== undefined) whereOverdue(query, params.overdue);
     whereMetadata(query, actor, this.db.current, 'invoice', params.metadata);
     const page = await paginate(query, Invoice.tableName, params, (row) => row);
     const [items, parties] = await Promise.all([itemsOf(page.data, this.db.current), partiesOf(actor, page.data, this.db.current)]);

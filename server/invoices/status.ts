@@ -1,3 +1,5 @@
+import { nextUtcMidnight, utcMidnight } from '../clock';
+
 /** Invoice statuses, apart from the model so that code without a database (a PDF thread) can use them. */
 export const INVOICE_STATUSES = ['draft', 'sent', 'viewed', 'partial', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -34,11 +36,37 @@ export function statusFromMoney(invoice: InvoiceMoney): InvoiceStatus {
 }
 
 /**
- * Whether an invoice is overdue on `today` (a UTC date, `YYYY-MM-DD`, by the clock of its business
- * and mode): it awaits payment (a payable status), something is still due, and its due date has
- * ended. Computed on every read, so it never goes stale; `GET /invoices?overdue=` and the sweep
- * that fires `invoice.overdue` (overdue.ts) ask the database the same question.
+ * The overdue rule, written once for both sides: in memory (`isOverdue`, every invoice read) and as
+ * SQL (`overdueSql`: `GET /invoices?overdue=`, the sweep that fires `invoice.overdue`, the upgrade
+ * migration). An invoice is overdue on `today` (a UTC date, `YYYY-MM-DD`, by the clock of its
+ * business and mode) when it awaits payment (a payable status), something is still due, and its due
+ * date has ended. Computed on every read, so it never goes stale.
  */
 export function isOverdue(invoice: Omit<InvoiceMoney, 'status'> & { status: InvoiceStatus; due_date: string }, today: string): boolean {
   return PAYABLE_STATUSES.includes(invoice.status) && amountDue(invoice) > 0 && invoice.due_date < today;
+}
+
+const PAYABLE_SQL = PAYABLE_STATUSES.map((status) => `'${status}'`).join(', ');
+
+/** An invoice awaiting payment with something still due, as SQL on the `invoices` table: overdue once its due date has ended. */
+export const OWING_SQL = `invoices.status in (${PAYABLE_SQL}) and invoices.total > invoices.amount_paid + invoices.amount_credited`;
+
+/**
+ * `isOverdue` as an SQL condition on the `invoices` table, `today` being an SQL expression of the UTC
+ * date: `'?'` to bind one, or a column's (a frozen test clock's date). The statuses are constants, so
+ * they are written into the text, which stays one prepared statement.
+ */
+export function overdueSql(today: string): string {
+  return `${OWING_SQL} and invoices.due_date < ${today}`;
+}
+
+/**
+ * When an invoice became overdue: 00:00 UTC after its due date, or when it was issued if that was
+ * later (an invoice sent with a due date already past is overdue from then). What `invoice.overdue`
+ * is dated at, however late it is recorded (a sweep after downtime, a test clock moved a month on).
+ */
+export function overdueSince(invoice: { due_date: string; sent_at: string | null }): Date {
+  const dueEnded = nextUtcMidnight(utcMidnight(invoice.due_date));
+  const issued = invoice.sent_at === null ? dueEnded : new Date(invoice.sent_at);
+  return issued > dueEnded ? issued : dueEnded;
 }

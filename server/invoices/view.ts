@@ -7,7 +7,7 @@ import { BuyerSnapshot } from '../clients/view';
 import { InvoiceLinks } from './links';
 import { Invoice, InvoiceItem } from './model';
 import { InvoiceItemShape, InvoiceView, TaxBreakdownLineShape } from './schema';
-import { businessClock } from '../clock';
+import { todayUtc } from '../clock';
 import { amountDue, isOverdue } from './status';
 
 type TaxBreakdownLineView = Static<typeof TaxBreakdownLineShape>;
@@ -44,11 +44,6 @@ export interface InvoiceParties {
   buyer: BuyerSnapshot;
 }
 
-/** A time's UTC calendar date, `YYYY-MM-DD`. */
-export function utcDate(time: Date): string {
-  return time.toISOString().slice(0, 10);
-}
-
 /**
  * An invoice as lists, single-invoice responses and events show it. `overdue` is judged on the
  * business clock of the context (the request's credential, or the sweep acting for the invoice's
@@ -76,7 +71,7 @@ export function toInvoiceView(row: Invoice, items: InvoiceItem[], links: Invoice
     amount_paid: money(row.amount_paid),
     amount_credited: money(row.amount_credited),
     amount_due: money(amountDue(row)),
-    overdue: isOverdue(row, utcDate(businessClock.now())),
+    overdue: isOverdue(row, todayUtc()),
     credit_note_ids: row.credit_note_ids ?? [],
     notes: row.notes ?? null,
     buyer_reference: row.buyer_reference ?? null,

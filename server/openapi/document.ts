@@ -456,7 +456,7 @@ const webhooks: Record<string, PathItem> = {
   'invoice.paid': webhook('invoice.paid', 'The invoice was fully paid', 'InvoiceEvent'),
   'invoice.overdue': webhook(
     'invoice.overdue',
-    'The invoice became overdue: its due date ended (UTC, by the clock of its business and mode) while it awaited payment with an amount due. Fired once per invoice, by the first sweep after the due date (every OVERDUE_SWEEP_SECONDS, 60 by default), whatever the number of server processes; not for invoices already overdue when the server was upgraded to overdue invoices',
+    'The invoice became overdue: its due date ended (UTC, by the clock of its business and mode) while it awaited payment with an amount due. Fired once per invoice, by the first sweep after the due date (every OVERDUE_SWEEP_SECONDS, 60 by default) or by a test clock\'s advance passing it, whatever the number of server processes; dated (`created_at`) 00:00 UTC after the due date, or when the invoice was sent if that was later, however late it is recorded; not for invoices already overdue when the server was upgraded to overdue invoices',
     'InvoiceEvent',
   ),
   'payment.received': webhook('payment.received', 'A payment was recorded', 'PaymentReceivedEvent'),
@@ -520,6 +520,7 @@ export const openapiDocument: OpenApiDocument = {
     { name: 'Expenses', description: 'The business\'s expenses' },
     { name: 'Contracts', description: 'Contracts and proposals for signature' },
     { name: 'Webhooks', description: 'Signed events POSTed to a key\'s or an OAuth app\'s webhook_url, each to the receivers whose scopes read it' },
+    { name: 'Test clocks', description: "A business's test-mode time, moved forward to test what happens with time (overdue invoices) without waiting for the calendar" },
     { name: 'Meta', description: 'This description' },
   ],
   paths,

@@ -19,11 +19,10 @@
 import cron, { ScheduledTask } from 'node-cron';
 import { Knex } from 'knex';
 import { Logger } from 'pino';
-import { acrossTenants } from '../auth/actor';
-import { Clock, systemClock } from '../clock';
-import { Tenancy, TimeDrivenWork } from '../db/clocks';
+import { acrossTenants, systemActor } from '../auth/actor';
+import { Clock, nextUtcMidnight, systemClock, utcDate, utcMidnight } from '../clock';
+import { FROZEN_DATE_SQL, Tenancy, TimeDrivenWork } from '../db/clocks';
 import { Database } from '../db/database';
-import { utcDate } from '../invoices/view';
 import { RecurringInvoice } from './model';
 import { RecurringInvoiceService } from './service';
 
@@ -96,6 +95,17 @@ export class RecurringInvoiceSweep implements TimeDrivenWork {
     await this.drain((cursor) => this.ofTenancy(cursor, tenancy, until));
   }
 
+  /** The 00:00 UTC of this business and mode's next issue date (what lets a test clock's advance skip the days between). */
+  async nextDueAfter(tenancy: Tenancy, after: Date): Promise<Date | null> {
+    const row = (await RecurringInvoice.of(systemActor('recurring invoices', tenancy), this.db.current)
+      .where('recurring_invoices.status', 'active')
+      .min('recurring_invoices.next_issue_date as next')
+      .first()) as unknown as { next: string | null } | undefined;
+    if (!row?.next) return null;
+    const due = utcMidnight(String(row.next).slice(0, 10));
+    return due > after ? due : nextUtcMidnight(after);
+  }
+
   /**
    * Issues the candidates `find` gives from a cursor, in (next_issue_date, id) order, until none is
    * left. A schedule just moved to a date before the next candidate's is read again before it, so
@@ -166,6 +176,6 @@ export class RecurringInvoiceSweep implements TimeDrivenWork {
     return this.due(cursor)
       .join('business_clocks', 'business_clocks.business_id', 'recurring_invoices.business_id')
       .where('recurring_invoices.livemode', 0)
-      .whereRaw('recurring_invoices.next_issue_date <= substr(business_clocks.frozen_time, 1, 10)');
+      .whereRaw(`recurring_invoices.next_issue_date <= ${FROZEN_DATE_SQL}`);
   }
 }

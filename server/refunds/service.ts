@@ -15,6 +15,7 @@ import { Logger } from 'pino';
 import { acrossTenants, Actor, systemActor } from '../auth/actor';
 import { Clock, systemClock } from '../clock';
 import { Business } from '../businesses/model';
+import { BusinessClocks } from '../db/clocks';
 import { Database } from '../db/database';
 import { GatewayError, InvalidState, NotFound, ValidationFailed } from '../errors';
 import { Outbox } from '../events/outbox';
@@ -99,6 +100,8 @@ export class RefundService {
     private readonly gateways: GatewayClients,
     private readonly logger: Logger,
     private readonly links: InvoiceLinks,
+    /** Each business's clock: a refund settled in the background is dated by it, as one settled in a request. */
+    private readonly clocks: BusinessClocks,
     private readonly clock: Clock = systemClock,
   ) {
     this.reconciliation = new JobQueue(db, logger, {
@@ -111,11 +114,13 @@ export class RefundService {
       schedule: (_attemptsMade, now) => new Date(now.getTime() + RECONCILE_AGAIN_MS),
       // `advance` books the outcome itself; the engine's record then finds the row no longer pending.
       statuses: { done: 'succeeded', failed: 'failed' },
-      work: (refund) =>
-        this.advance(systemActor('payment gateway', { businessId: refund.business_id, livemode: refund.livemode }), refund, 'resume').then(
+      work: (refund) => {
+        const actor = systemActor('payment gateway', { businessId: refund.business_id, livemode: refund.livemode });
+        return this.clocks.actFor(actor, () => this.advance(actor, refund, 'resume')).then(
           () => ({ done: {} }),
           () => ({ failed: {} }), // logged by advance
-        ),
+        );
+      },
     });
   }
 

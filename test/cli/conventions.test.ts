@@ -42,6 +42,8 @@ describe('help', () => {
         'keys revoke',
         'keys rotate',
         'payments simulate',
+        'clock show',
+        'clock advance',
         'webhooks logs',
         'webhooks replay',
       ]),

@@ -1,5 +1,5 @@
 /** `invoicing recurring create|list|show|pause|resume|cancel`: a business's recurring invoices from the command line, as the real binary. */
-import { todayUtc } from '../../server/validation';
+import { todayUtc } from '../../server/clock';
 import { aClient } from '../support/app';
 import { useCliApp } from '../support/cli';
 

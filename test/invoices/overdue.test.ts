@@ -5,6 +5,7 @@
  * invoice, however many sweeps run at once; an invoice overdue before the upgrade fires nothing.
  */
 import { migrateDown, migrateLatest } from '../../server/db/migrate';
+import { fromDbTime } from '../../server/db/time';
 import { InvoiceLinks } from '../../server/invoices/links';
 import { OverdueSweep } from '../../server/invoices/overdue';
 import { scratchDatabase, ScratchDatabase, testDriver } from '../support/database';
@@ -167,6 +168,38 @@ describe('overdue invoices', () => {
     expect(fired[0].data.invoice).toMatchObject({ id: dueSoon.id, overdue: true });
     expect(await overdueEvents(app, behind.businessId)).toEqual([]);
     expect((await behind.api.get('/invoices?overdue=true')).body.data).toEqual([]);
+  });
+
+  test('when time jumps past a due date (downtime, a clock moved on), then invoice.overdue is still dated at 00:00 UTC after the due date, and so is its mark', async () => {
+    // Arrange
+    const t = await app.tenant();
+    await app.server.services.clocks.freezeTestMode(t.businessId, new Date('2031-03-14T09:00:00.000Z'));
+    const invoice = await aSentInvoice(t, { issue_date: '2031-03-14', due_date: '2031-03-20' });
+
+    // Act: the business's time jumps eleven days at once
+    await app.server.services.clocks.freezeTestMode(t.businessId, new Date('2031-04-01T15:30:00.000Z'));
+    await sweepTogether();
+
+    // Assert
+    const fired = (await t.api.get('/events?type=invoice.overdue')).body.data;
+    expect(fired).toHaveLength(1);
+    expect(fired[0].created_at).toBe('2031-03-21T00:00:00.000Z');
+    expect(fired[0].data.invoice).toMatchObject({ id: invoice.id, overdue: true, updated_at: invoice.updated_at });
+    const row = await app.db.knex('invoices').where({ id: invoice.id }).first('overdue_notified_at');
+    expect(fromDbTime(row.overdue_notified_at)).toBe('2031-03-21T00:00:00.000Z');
+  });
+
+  test('when an invoice is sent with a due date already past, then invoice.overdue is dated when it was sent', async () => {
+    // Arrange
+    const t = await app.tenant();
+    const sent = await aSentInvoice(t, PAST);
+
+    // Act
+    await app.server.services.overdue.sweep();
+
+    // Assert
+    const fired = (await t.api.get('/events?type=invoice.overdue')).body.data;
+    expect(fired.map((event: { created_at: string }) => event.created_at)).toEqual([sent.sent_at]);
   });
 
   test('when the due date ends on a frozen clock exactly at midnight UTC, then the invoice is overdue only from the next day', async () => {

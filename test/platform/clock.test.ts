@@ -1,8 +1,8 @@
 /**
  * One clock: a business's test mode may have a frozen time (business_clocks, as a Stripe test clock),
- * and what a request of that business and mode writes is dated by it; its live mode and every other
- * business keep the real time. The collections issue adds the API that moves it; here the stored
- * clock is set through the reader's own store.
+ * and what a request of that business and mode writes, and the events it records, are dated by it;
+ * its live mode and every other business keep the real time. The API that moves it is tested in
+ * test/test-clock/; here the stored clock is set through the reader's own store.
  */
 import { systemActor } from '../../server/auth/actor';
 import { aClient, aDraft, useApp } from '../support/app';
@@ -95,7 +95,7 @@ describe('a business clock', () => {
     expect(after.signatures[0]).toMatchObject({ signed_at: FROZEN.toISOString() });
   });
 
-  test('when a test-mode clock is frozen in the past, then its events keep the real time, so the 30-day event log still lists them', async () => {
+  test('when a test-mode clock is frozen in the past, then its events are dated by it too, and the 30-day event log still lists them', async () => {
     // Arrange
     const t = await ctx.app.tenant();
     await ctx.app.server.services.clocks.freezeTestMode(t.businessId, new Date('2020-01-01T00:00:00.000Z'));
@@ -107,7 +107,17 @@ describe('a business clock', () => {
     // Assert
     expect(draft.created_at).toBe('2020-01-01T00:00:00.000Z');
     expect(events).toHaveLength(1);
-    expect(isRealTime(events[0].created_at)).toBe(true);
+    expect(events[0].created_at).toBe('2020-01-01T00:00:00.000Z');
+  });
+
+  test('when a test-mode clock is frozen ahead of the real time, then its events are dated by it, and the 30-day event log lists them', async () => {
+    const t = await ctx.app.tenant();
+    await ctx.app.server.services.clocks.freezeTestMode(t.businessId, FROZEN);
+
+    await aDraft(t);
+    const events = (await t.api.get('/events?type=invoice.created')).body.data;
+
+    expect(events.map((event: { created_at: string }) => event.created_at)).toEqual([FROZEN.toISOString()]);
   });
 
   test('when a live-mode clock is stored, then the database refuses it, and live mode is read as the real time without a query', async () => {

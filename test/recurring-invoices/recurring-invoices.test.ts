@@ -6,7 +6,7 @@
 import pino from 'pino';
 import { frozenClock } from '../../server/clock';
 import { RecurringInvoiceSweep } from '../../server/recurring-invoices/sweep';
-import { todayUtc } from '../../server/validation';
+import { todayUtc } from '../../server/clock';
 import { scratchDatabase, ScratchDatabase, testDriver } from '../support/database';
 import { aClient, eventsOf, startApp, Tenant, TestApp } from '../support/app';
 import { startSmtpServer, TestSmtp } from '../support/smtp';
