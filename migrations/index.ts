@@ -41,6 +41,7 @@ import * as createWooStores from './20261201100000_create_woocommerce_stores';
 import * as addEinvoiceFormat from './20261202100000_add_einvoice_format_to_businesses';
 import * as addImportedDocumentsToExpenses from './20261202110000_add_imported_documents_to_expenses';
 import * as addOverdueNotifiedAt from './20261203100000_add_overdue_notified_at_to_invoices';
+import * as addReminders from './20261204110000_add_reminders';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -88,4 +89,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261202100000_add_einvoice_format_to_businesses', ...addEinvoiceFormat },
   { name: '20261202110000_add_imported_documents_to_expenses', ...addImportedDocumentsToExpenses },
   { name: '20261203100000_add_overdue_notified_at_to_invoices', ...addOverdueNotifiedAt },
+  { name: '20261204110000_add_reminders', ...addReminders },
 ];

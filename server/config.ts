@@ -21,6 +21,7 @@ interface Env {
   WEBHOOK_ALLOW_PRIVATE: boolean;
   WEBHOOK_SWEEP_SECONDS: number;
   OVERDUE_SWEEP_SECONDS: number;
+  REMINDER_SWEEP_SECONDS: number;
   WOO_POLL_SECONDS: number;
   WEBHOOK_LEASE_SECONDS: number;
   WEBHOOK_CONCURRENCY: number;
@@ -94,6 +95,14 @@ const schema = Joi.object<Env, true>({
     .messages({ 'any.invalid': '{{#label}} must divide a minute (below 60) or be whole minutes that divide an hour, so the sweeps come at even intervals' })
     .default(60)
     .description('How often each server process looks for invoices that have become overdue and fires their invoice.overdue (once per invoice, whatever the number of processes)'),
+  REMINDER_SWEEP_SECONDS: Joi.number()
+    .integer()
+    .min(1)
+    .max(3600)
+    .custom((value: number, helpers) => ((value < 60 ? 60 % value === 0 : value % 60 === 0) ? value : helpers.error('any.invalid')))
+    .messages({ 'any.invalid': '{{#label}} must divide 60 (below a minute) or be whole minutes' })
+    .default(60)
+    .description('How often each server process looks for payment reminders that are due and sends them (once per invoice and offset, whatever the number of processes)'),
   WOO_POLL_SECONDS: Joi.number()
     .integer()
     .min(60)
@@ -171,6 +180,7 @@ export interface Config {
   webhookAllowPrivate: boolean;
   webhookSweepSeconds: number;
   overdueSweepSeconds: number;
+  reminderSweepSeconds: number;
   wooPollSeconds: number;
   webhookLeaseSeconds: number;
   webhookConcurrency: number;
@@ -211,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: value.WEBHOOK_ALLOW_PRIVATE,
     webhookSweepSeconds: value.WEBHOOK_SWEEP_SECONDS,
     overdueSweepSeconds: value.OVERDUE_SWEEP_SECONDS,
+    reminderSweepSeconds: value.REMINDER_SWEEP_SECONDS,
     wooPollSeconds: value.WOO_POLL_SECONDS,
     webhookLeaseSeconds: value.WEBHOOK_LEASE_SECONDS,
     webhookConcurrency: value.WEBHOOK_CONCURRENCY,

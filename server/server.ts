@@ -134,6 +134,8 @@ export async function startServer(
           [services.woocommerce.polls, 60],
           // Invoices whose due date has ended: invoice.overdue, once per invoice.
           [services.overdue, config.overdueSweepSeconds],
+          // Payment reminders that have come due: each once per invoice and offset.
+          [services.reminders, config.reminderSweepSeconds],
         ]);
   // Deliveries and e-mails committed while the process was down are due now.
   webhooks.nudge();
@@ -156,6 +158,7 @@ export async function startServer(
       await services.woocommerce.polls.stop();
       await services.woocommerce.orders.stop();
       await services.overdue.stop();
+      await services.reminders.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       // After the requests under way have their PDFs and their imported documents read.

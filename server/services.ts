@@ -23,6 +23,7 @@ import type { InvoiceLinks } from './invoices/links';
 import type { PaymentPath } from './invoices/payment-path';
 import type { InvoiceService } from './invoices/service';
 import type { OverdueSweep } from './invoices/overdue';
+import type { ReminderSweep } from './invoices/reminders';
 import { loadAppKey } from './keys/app-key';
 import type { KeyService } from './keys/service';
 import type { GatewayClients } from './gateways/clients';
@@ -60,6 +61,8 @@ export interface Services {
   invoices: InvoiceService;
   /** The sweep that fires `invoice.overdue` once per invoice. */
   overdue: OverdueSweep;
+  /** The sweep that sends each payment reminder once per invoice and offset. */
+  reminders: ReminderSweep;
   /** Credit notes, and the void of an invoice (which issues one). */
   creditNotes: CreditNoteService;
   /** Invoice and receipt PDFs. */
@@ -122,6 +125,7 @@ const modules = {
   paymentPath: () => require('./invoices/payment-path') as typeof import('./invoices/payment-path'),
   invoices: () => require('./invoices/service') as typeof import('./invoices/service'),
   overdue: () => require('./invoices/overdue') as typeof import('./invoices/overdue'),
+  reminders: () => require('./invoices/reminders') as typeof import('./invoices/reminders'),
   secretBox: () => require('./keys/secret-box') as typeof import('./keys/secret-box'),
   keys: () => require('./keys/service') as typeof import('./keys/service'),
   gatewayClients: () => require('./gateways/clients') as typeof import('./gateways/clients'),
@@ -175,7 +179,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
     keys: () => new (modules.keys().KeyService)(db, { webhookAllowPrivate: config.webhookAllowPrivate, cacheTtlMs: config.keyCacheTtlMs, secretBox: webhookSecrets() }, clock),
     oauthTokens: () => new (modules.oauthTokens().OAuthTokens)(db, { cacheTtlMs: config.keyCacheTtlMs }, clock),
     outbox: () => new (modules.outbox().Outbox)(db, clock),
-    businesses: () => new (modules.businesses().BusinessService)(db),
+    businesses: () => new (modules.businesses().BusinessService)(db, services.clocks),
     clients: () => {
       const clients = new (modules.clients().ClientService)(db);
       clients.whenTaxStatusChanges((trx, actor, client) => services.invoices.repriceDraftsOf(trx, actor, client));
@@ -203,6 +207,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
       return invoices;
     },
     overdue: () => new (modules.overdue().OverdueSweep)(db, services.outbox, shared.links, log(), { clock }),
+    reminders: () => new (modules.reminders().ReminderSweep)(db, services.outbox, services.emails, shared.links, log(), { clock }),
     refunds: () => new (modules.refunds().RefundService)(db, services.outbox, shared.gatewayClients, log(), shared.links, clock),
     gateways: () => new (modules.gateways().GatewayService)(db, services.paymentPath, services.refunds, shared.gatewayClients, log(), shared.links, clock),
     owners: () => new (modules.owners().OwnerService)(db, services.businesses, clock),

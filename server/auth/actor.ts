@@ -7,7 +7,7 @@
 import { Credential } from './credential';
 
 /** Why the system acts without a caller's credential: each reason is a way in, written down. */
-export type SystemReason = 'cli' | 'payment page' | 'signing page' | 'payment gateway' | 'email queue' | 'woocommerce connection' | 'overdue sweep';
+export type SystemReason = 'cli' | 'payment page' | 'signing page' | 'payment gateway' | 'email queue' | 'woocommerce connection' | 'overdue sweep' | 'reminder sweep';
 
 export interface SystemActor {
   kind: 'system';
@@ -39,6 +39,7 @@ export type CrossTenantReason =
   | 'email queue'
   | 'refund reconciliation'
   | 'overdue sweep'
+  | 'reminder sweep'
   | 'cli delivery log'
   | 'cli payment simulation'
   | 'key webhook change'

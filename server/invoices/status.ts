@@ -33,6 +33,11 @@ export function statusFromMoney(invoice: InvoiceMoney): InvoiceStatus {
   return status === 'viewed' ? 'viewed' : 'sent';
 }
 
+/** Whether an invoice awaits payment: a payable status and something still due. What overdue and the reminders are about. */
+export function awaitsPayment(invoice: InvoiceMoney): boolean {
+  return PAYABLE_STATUSES.includes(invoice.status) && amountDue(invoice) > 0;
+}
+
 /**
  * Whether an invoice is overdue on `today` (a UTC date, `YYYY-MM-DD`, by the clock of its business
  * and mode): it awaits payment (a payable status), something is still due, and its due date has
@@ -40,5 +45,5 @@ export function statusFromMoney(invoice: InvoiceMoney): InvoiceStatus {
  * that fires `invoice.overdue` (overdue.ts) ask the database the same question.
  */
 export function isOverdue(invoice: Omit<InvoiceMoney, 'status'> & { status: InvoiceStatus; due_date: string }, today: string): boolean {
-  return PAYABLE_STATUSES.includes(invoice.status) && amountDue(invoice) > 0 && invoice.due_date < today;
+  return awaitsPayment(invoice) && invoice.due_date < today;
 }

@@ -5,8 +5,8 @@ import { fromPercentageUnits, TaxBreakdownLine } from '../money/tax';
 import { SellerSnapshot } from '../businesses/view';
 import { BuyerSnapshot } from '../clients/view';
 import { InvoiceLinks } from './links';
-import { Invoice, InvoiceItem } from './model';
-import { InvoiceItemShape, InvoiceView, TaxBreakdownLineShape } from './schema';
+import { Invoice, InvoiceItem, InvoiceReminder } from './model';
+import { InvoiceItemShape, InvoiceView, ReminderSentView, TaxBreakdownLineShape } from './schema';
 import { businessClock } from '../clock';
 import { amountDue, isOverdue } from './status';
 
@@ -44,6 +44,10 @@ export interface InvoiceParties {
   buyer: BuyerSnapshot;
 }
 
+export function toReminderSentView(row: Pick<InvoiceReminder, 'offset_days' | 'sent_at'>): ReminderSentView {
+  return { offset_days: row.offset_days, sent_at: row.sent_at };
+}
+
 /** A time's UTC calendar date, `YYYY-MM-DD`. */
 export function utcDate(time: Date): string {
   return time.toISOString().slice(0, 10);
@@ -54,7 +58,7 @@ export function utcDate(time: Date): string {
  * business clock of the context (the request's credential, or the sweep acting for the invoice's
  * business and mode).
  */
-export function toInvoiceView(row: Invoice, items: InvoiceItem[], links: InvoiceLinks, parties: InvoiceParties): InvoiceView {
+export function toInvoiceView(row: Invoice, items: InvoiceItem[], links: InvoiceLinks, parties: InvoiceParties, reminders: readonly InvoiceReminder[]): InvoiceView {
   const money = (minor: number) => toMajor(minor, row.currency);
   return {
     id: row.id,
@@ -77,6 +81,7 @@ export function toInvoiceView(row: Invoice, items: InvoiceItem[], links: Invoice
     amount_credited: money(row.amount_credited),
     amount_due: money(amountDue(row)),
     overdue: isOverdue(row, utcDate(businessClock.now())),
+    reminders_sent: reminders.map(toReminderSentView),
     credit_note_ids: row.credit_note_ids ?? [],
     notes: row.notes ?? null,
     buyer_reference: row.buyer_reference ?? null,
