@@ -288,7 +288,7 @@ describe('payment reminders', () => {
       { offset_days: 3, sent_at: midnight(daysFromToday(2)) },
     ]);
     const mails = [await smtp.nextMessage({ to: client.email }), await smtp.nextMessage({ to: client.email })];
-    expect(mails.map((mail) => mail.subject).every((subject) => subject.includes(`is overdue since ${daysFromToday(-1)}`))).toBe(true);
+    expect(mails.map((mail) => mail.subject).every((subject) => (subject ?? '').includes(`is overdue since ${daysFromToday(-1)}`))).toBe(true);
   });
 
   test('when runDue runs for a test mode, then every reminder due by then is sent in day order, each dated on its day, and a second run sends nothing', async () => {
