@@ -8,6 +8,7 @@
  */
 import pino from 'pino';
 import { frozenClock } from '../../server/clock';
+import { migrateDown, migrateLatest } from '../../server/db/migrate';
 import { InvoiceLinks } from '../../server/invoices/links';
 import { ReminderSweep } from '../../server/invoices/reminders';
 import { aClient, anInvoice, eventsOf, startApp, Tenant, TestApp } from '../support/app';
@@ -309,5 +310,35 @@ describe('payment reminders', () => {
       [first.id, '2031-03-09T00:00:00.000Z'],
       [second.id, '2031-03-17T00:00:00.000Z'],
     ]);
+  });
+});
+
+describe('payment reminders at the upgrade', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startApp();
+  });
+  afterAll(() => app?.stop());
+
+  test('when an invoice was under way before the upgrade, then offsets set after it remind of no day already past, only of days to come', async () => {
+    // Arrange: an invoice due 2031-03-10, then the database as it was before reminders
+    const t = await app.tenant();
+    await app.server.services.clocks.freezeTestMode(t.businessId, new Date('2031-03-01T09:00:00.000Z'));
+    const client = (await t.api.post('/clients', aClient())).body.client;
+    const draft = (await t.api.post('/invoices', anInvoice(client.id, { issue_date: '2031-03-01', due_date: '2031-03-10' }))).body.invoice;
+    await t.api.post(`/invoices/${draft.id}/send`);
+    await migrateDown(app.db.knex, '20261204110000_add_reminders');
+
+    // Act: upgraded on 2031-03-12, offsets set then, swept later
+    await migrateLatest(app.db.knex);
+    await app.server.services.clocks.freezeTestMode(t.businessId, new Date('2031-03-12T09:00:00.000Z'));
+    const set = await runCli(app.databaseUrl, ['business', 'update', String(t.businessId), '--reminders', '-3,1,7'], {}, 20_000);
+    await app.server.services.clocks.freezeTestMode(t.businessId, new Date('2031-03-20T00:00:00.000Z'));
+    await app.server.services.reminders.sweep();
+
+    // Assert
+    expect(set.code).toBe(0);
+    expect((await t.api.get(`/invoices/${draft.id}`)).body.invoice.reminders_sent).toEqual([{ offset_days: 7, sent_at: '2031-03-17T00:00:00.000Z' }]);
   });
 });
