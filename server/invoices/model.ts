@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { QueryBuilder } from 'objection';
 import { Actor } from '../auth/actor';
 import { selectRows, StoredRow } from '../db/statement';
 import { ChildModel, TenantModel } from '../db/tenant-model';
@@ -6,7 +7,7 @@ import { Metadata } from '../metadata/schema';
 import { TaxBreakdownLine, TaxExempt } from '../money/tax';
 import { BuyerSnapshot } from '../clients/view';
 import { SellerSnapshot } from '../businesses/view';
-import { InvoiceStatus } from './status';
+import { InvoiceStatus, PAYABLE_STATUSES } from './status';
 
 
 export { amountDue, INVOICE_STATUSES, PAYABLE_STATUSES, statusFromMoney } from './status';
@@ -57,6 +58,11 @@ export class Invoice extends TenantModel {
   voided_at!: string | null;
   /** Null on invoices from before metadata existed. */
   metadata!: Metadata | null;
+}
+
+/** `awaitsPayment` (status.ts) as SQL over `invoices`: a payable status and an amount due. */
+export function whereAwaitsPayment<M extends TenantModel>(query: QueryBuilder<M, M[]>): QueryBuilder<M, M[]> {
+  return query.whereIn('invoices.status', PAYABLE_STATUSES).whereRaw('invoices.total > invoices.amount_paid + invoices.amount_credited');
 }
 
 /** A line of an invoice; reached only through its (tenant-scoped) invoice. */

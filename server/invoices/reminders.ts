@@ -38,7 +38,7 @@ import { addDays } from '../validation';
 import { invoiceDetail } from './detail';
 import { formatMoney, reminderEmail } from './email';
 import { InvoiceLinks } from './links';
-import { amountDue, Invoice, PAYABLE_STATUSES } from './model';
+import { amountDue, Invoice, whereAwaitsPayment } from './model';
 import { ReminderSentView } from './schema';
 import { awaitsPayment } from './status';
 import { utcDate } from './view';
@@ -292,13 +292,11 @@ export class ReminderSweep implements TimeDrivenWork {
   ): Knex.QueryBuilder<Candidate, Candidate[]> {
     const setAt = scope.livemode ? 'businesses.reminders_set_at_live' : 'businesses.reminders_set_at_test';
     const day = this.reminderDay;
-    const query = Invoice.acrossTenants(ACCESS, this.db.current)
+    const query = whereAwaitsPayment(Invoice.acrossTenants(ACCESS, this.db.current))
       .join('businesses', 'businesses.id', 'invoices.business_id')
       .select('invoices.id', 'invoices.business_id', 'invoices.livemode', 'invoices.due_date')
-      .whereIn('invoices.status', PAYABLE_STATUSES)
       .where('invoices.livemode', scope.livemode ? 1 : 0)
       .where('invoices.due_date', '<=', lastDueDate)
-      .whereRaw('invoices.total > invoices.amount_paid + invoices.amount_credited')
       .whereRaw(this.offsetListed, [`%,${offsetDays},%`])
       .whereRaw(`${day.sql} >= invoices.issue_date`, [day.bind(offsetDays)])
       .whereRaw(`${day.sql} >= substr(${setAt}, 1, 10)`, [day.bind(offsetDays)])

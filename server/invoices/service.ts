@@ -26,7 +26,7 @@ import { addDays, todayUtc } from '../validation';
 import { InvoiceLinks } from './links';
 import { invoiceDetail, itemsOf, partiesOf } from './detail';
 import { formatMoney, invoiceEmail } from './email';
-import { amountDue, Invoice, InvoiceItem, InvoiceReminder, PAYABLE_STATUSES } from './model';
+import { amountDue, Invoice, InvoiceItem, InvoiceReminder, whereAwaitsPayment } from './model';
 import { isOverdue } from './status';
 import { drawInvoiceNumber } from './numbering';
 import { itemsAsInput, PricedInvoice, PricedItem, priceInvoice, rateIdsOf, TaxTerms } from './pricing';
@@ -47,10 +47,7 @@ const DEFAULT_TERM_DAYS = 30;
  */
 function whereOverdue(query: ReturnType<typeof Invoice.of>, overdue: boolean, today: string): void {
   const rule = (q: ReturnType<typeof Invoice.of>) => {
-    void q
-      .whereIn('invoices.status', PAYABLE_STATUSES)
-      .andWhere('invoices.due_date', '<', today)
-      .andWhereRaw('invoices.total > invoices.amount_paid + invoices.amount_credited');
+    void whereAwaitsPayment(q).andWhere('invoices.due_date', '<', today);
   };
   if (overdue) void query.where(rule);
   else void query.whereNot(rule);
