@@ -158,7 +158,11 @@ function sweepProcess(): Promise<SweepTimes> {
     const child = spawn(process.execPath, [...serverNodeArgs(), __filename, '--sweep'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as SweepTimes) : reject(new Error(`the sweep exited with ${code}`))));
+    child.once('exit', (code) => {
+      const times = out.split('\n').find((line) => line.startsWith('{"overdue"'));
+      if (code === 0 && times) resolve(JSON.parse(times) as SweepTimes);
+      else reject(new Error(`the sweep exited with ${code}: ${out}`));
+    });
   });
 }
 
