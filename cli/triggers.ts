@@ -92,6 +92,14 @@ export const TRIGGERS: Record<EventType, Trigger> = {
       return [made('invoice', sent.id)];
     },
   },
+  'invoice.reminder_sent': {
+    does: 'creates and sends an invoice issued 31 days ago and due yesterday, then sends its payment reminder of 1 day after the due date as the reminder sweep would (test mode: no e-mail; it shows in reminders_sent)',
+    fire: async (services, actor) => {
+      const sent = await anOverdueInvoice(services, actor);
+      await services.reminders.remind(actor, sent.id, 1);
+      return [made('invoice', sent.id)];
+    },
+  },
   'payment.received': {
     does: 'creates and sends an invoice, then records a simulated payment of 50.00 of its 145.00',
     fire: async (services, actor) => {

@@ -42,6 +42,7 @@ import * as addEinvoiceFormat from './20261202100000_add_einvoice_format_to_busi
 import * as addImportedDocumentsToExpenses from './20261202110000_add_imported_documents_to_expenses';
 import * as addOverdueNotifiedAt from './20261203100000_add_overdue_notified_at_to_invoices';
 import * as createRecurringInvoices from './20261204100000_create_recurring_invoices';
+import * as addReminders from './20261204110000_add_reminders';
 
 export interface NamedMigration extends Knex.Migration {
   name: string;
@@ -90,4 +91,5 @@ export const migrations: NamedMigration[] = [
   { name: '20261202110000_add_imported_documents_to_expenses', ...addImportedDocumentsToExpenses },
   { name: '20261203100000_add_overdue_notified_at_to_invoices', ...addOverdueNotifiedAt },
   { name: '20261204100000_create_recurring_invoices', ...createRecurringInvoices },
+  { name: '20261204110000_add_reminders', ...addReminders },
 ];

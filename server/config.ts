@@ -22,6 +22,7 @@ interface Env {
   WEBHOOK_SWEEP_SECONDS: number;
   OVERDUE_SWEEP_SECONDS: number;
   RECURRING_SWEEP_SECONDS: number;
+  REMINDER_SWEEP_SECONDS: number;
   WOO_POLL_SECONDS: number;
   WEBHOOK_LEASE_SECONDS: number;
   WEBHOOK_CONCURRENCY: number;
@@ -98,6 +99,7 @@ const schema = Joi.object<Env, true>({
     .description('How often each server process looks for webhook deliveries that are due (retries, and any first attempt it missed)'),
   OVERDUE_SWEEP_SECONDS: sweepSeconds.description('How often each server process looks for invoices that have become overdue and fires their invoice.overdue (once per invoice, whatever the number of processes)'),
   RECURRING_SWEEP_SECONDS: sweepSeconds.description('How often each server process looks for recurring invoices whose next date has come and issues them (each date once, whatever the number of processes)'),
+  REMINDER_SWEEP_SECONDS: sweepSeconds.description('How often each server process looks for payment reminders that are due and sends them (once per invoice and offset, whatever the number of processes)'),
   WOO_POLL_SECONDS: Joi.number()
     .integer()
     .min(60)
@@ -176,6 +178,7 @@ export interface Config {
   webhookSweepSeconds: number;
   overdueSweepSeconds: number;
   recurringSweepSeconds: number;
+  reminderSweepSeconds: number;
   wooPollSeconds: number;
   webhookLeaseSeconds: number;
   webhookConcurrency: number;
@@ -217,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookSweepSeconds: value.WEBHOOK_SWEEP_SECONDS,
     overdueSweepSeconds: value.OVERDUE_SWEEP_SECONDS,
     recurringSweepSeconds: value.RECURRING_SWEEP_SECONDS,
+    reminderSweepSeconds: value.REMINDER_SWEEP_SECONDS,
     wooPollSeconds: value.WOO_POLL_SECONDS,
     webhookLeaseSeconds: value.WEBHOOK_LEASE_SECONDS,
     webhookConcurrency: value.WEBHOOK_CONCURRENCY,

@@ -136,6 +136,8 @@ export async function startServer(
           [services.overdue, config.overdueSweepSeconds],
           // Recurring invoices whose next date has come: one invoice per date.
           [services.recurringSweep, config.recurringSweepSeconds],
+          // Payment reminders that have come due: each once per invoice and offset.
+          [services.reminders, config.reminderSweepSeconds],
         ]);
   // Deliveries and e-mails committed while the process was down are due now.
   webhooks.nudge();
@@ -159,6 +161,7 @@ export async function startServer(
       await services.woocommerce.orders.stop();
       await services.overdue.stop();
       await services.recurringSweep.stop();
+      await services.reminders.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       // After the requests under way have their PDFs and their imported documents read.

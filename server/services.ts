@@ -25,6 +25,7 @@ import type { InvoiceLinks } from './invoices/links';
 import type { PaymentPath } from './invoices/payment-path';
 import type { InvoiceService } from './invoices/service';
 import type { OverdueSweep } from './invoices/overdue';
+import type { ReminderSweep } from './invoices/reminders';
 import { loadAppKey } from './keys/app-key';
 import type { KeyService } from './keys/service';
 import type { GatewayClients } from './gateways/clients';
@@ -68,6 +69,8 @@ export interface Services {
   overdue: OverdueSweep;
   /** Test clocks: a business's test-mode time, moved forward with what falls due on the way. */
   testClocks: TestClockService;
+  /** The sweep that sends each payment reminder once per invoice and offset. */
+  reminders: ReminderSweep;
   /** Credit notes, and the void of an invoice (which issues one). */
   creditNotes: CreditNoteService;
   /** The document threads: every PDF and e-invoice is made there, off the request thread. */
@@ -137,6 +140,7 @@ const modules = {
   paymentPath: () => require('./invoices/payment-path') as typeof import('./invoices/payment-path'),
   invoices: () => require('./invoices/service') as typeof import('./invoices/service'),
   overdue: () => require('./invoices/overdue') as typeof import('./invoices/overdue'),
+  reminders: () => require('./invoices/reminders') as typeof import('./invoices/reminders'),
   secretBox: () => require('./keys/secret-box') as typeof import('./keys/secret-box'),
   keys: () => require('./keys/service') as typeof import('./keys/service'),
   gatewayClients: () => require('./gateways/clients') as typeof import('./gateways/clients'),
@@ -192,14 +196,15 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
    * each TimeDrivenWork here (recurring issuance before the work that follows from an invoice's dates,
    * so an invoice issued at a moment is reminded of and becomes overdue at the moments after).
    */
-  const timeDrivenWork = (): TimeDrivenWork[] => [services.recurringSweep, services.overdue];
+  // In this order at each moment: a date's invoice is issued before its reminders and overdue are judged.
+  const timeDrivenWork = (): TimeDrivenWork[] => [services.recurringSweep, services.reminders, services.overdue];
   const webhookSecrets = () => new (modules.secretBox().SecretBox)(shared.appKey, 'webhook_secret');
   const services: Services = builtWhenRead<Services>({
     clocks: () => new (modules.clocks().BusinessClocks)(db, { cacheTtlMs: config.keyCacheTtlMs }, clock),
     keys: () => new (modules.keys().KeyService)(db, { webhookAllowPrivate: config.webhookAllowPrivate, cacheTtlMs: config.keyCacheTtlMs, secretBox: webhookSecrets() }, clock),
     oauthTokens: () => new (modules.oauthTokens().OAuthTokens)(db, { cacheTtlMs: config.keyCacheTtlMs }, clock),
     outbox: () => new (modules.outbox().Outbox)(db, clock),
-    businesses: () => new (modules.businesses().BusinessService)(db),
+    businesses: () => new (modules.businesses().BusinessService)(db, services.clocks),
     clients: () => {
       const clients = new (modules.clients().ClientService)(db);
       clients.whenTaxStatusChanges((trx, actor, client) => services.invoices.repriceDraftsOf(trx, actor, client));
@@ -228,6 +233,7 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
       return invoices;
     },
     overdue: () => new (modules.overdue().OverdueSweep)(db, services.outbox, shared.links, log(), { clock }),
+    reminders: () => new (modules.reminders().ReminderSweep)(db, services.outbox, services.emails, shared.links, log(), { clock }),
     testClocks: () => new (modules.testClocks().TestClockService)(db, services.clocks, timeDrivenWork()),
     refunds: () => new (modules.refunds().RefundService)(db, services.outbox, shared.gatewayClients, log(), shared.links, services.clocks, clock),
     gateways: () => new (modules.gateways().GatewayService)(db, services.paymentPath, services.refunds, shared.gatewayClients, log(), shared.links, services.clocks, clock),

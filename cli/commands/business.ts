@@ -9,6 +9,7 @@ import {
   LegalIdentityField,
   legalIdentityChangesSchema,
   newBusinessSchema,
+  reminderOffsetsChangeSchema,
 } from '../../server/businesses/schema';
 import { gatewayCredentialsSchema } from '../../server/gateways/schema';
 import { GatewayView } from '../../server/gateways/view';
@@ -55,6 +56,8 @@ type UpdateOptions = {
   /** Comma-separated origins, or `*` for any. */
   embedOrigins?: string;
   einvoiceFormat?: string;
+  /** Comma-separated days from the due date, or `none`. */
+  reminders?: string;
   json?: boolean;
 } & { [key: string]: string | boolean | undefined };
 
@@ -74,6 +77,7 @@ function profileLines(b: BusinessProfile): string[] {
     ...recordLines(b),
     ...LEGAL_IDENTITY_FIELDS.map((field) => `${field.replace(/_/g, ' ')}: ${b[field] ?? '-'}`),
     `e-invoice format: ${b.einvoice_format ?? 'none'}`,
+    `reminders: ${b.reminder_offsets.length ? `${b.reminder_offsets.join(', ')} days from the due date` : 'none'}`,
   ];
 }
 
@@ -101,11 +105,24 @@ function changesOf(opts: UpdateOptions): BusinessChanges {
     if (![...EINVOICE_FORMATS, 'none'].includes(format)) throw new UsageError(`--einvoice-format "${opts.einvoiceFormat}": must be one of ${EINVOICE_FORMATS.join(', ')} or none`);
     changes.einvoice_format = format as BusinessChanges['einvoice_format'];
   }
+  if (opts.reminders !== undefined) changes.reminder_offsets = reminderOffsets(opts.reminders);
   for (const field of LEGAL_IDENTITY_FIELDS) {
     const value = opts[LEGAL_OPTIONS[field].key];
     if (typeof value === 'string') changes[field] = value;
   }
   return changes;
+}
+
+/** `--reminders -3,1,7` → [-3, 1, 7]; `none` → []. Checked before the database is opened: a usage error (exit 2) names the option. */
+function reminderOffsets(typed: string): number[] {
+  if (typed.trim().toLowerCase() === 'none') return [];
+  const parts = typed.split(',').map((part) => part.trim());
+  if (!parts.every((part) => /^[+-]?[0-9]{1,4}$/.test(part))) {
+    throw new UsageError(`--reminders "${typed}": must be whole days relative to the due date, comma-separated (e.g. -3,1,7), or none`);
+  }
+  const offsets = parts.map(Number);
+  validBody(reminderOffsetsChangeSchema, { reminder_offsets: offsets }, () => '--reminders');
+  return offsets;
 }
 
 /**
@@ -175,6 +192,10 @@ export function businessCommand(): Command {
     .option(
       '--einvoice-format <format>',
       `the e-invoice invoice e-mails carry: ${EINVOICE_FORMATS.join('|')}|none (facturx replaces the PDF; an XML format goes beside it; none, the default: the PDF only)`,
+    )
+    .option(
+      '--reminders <days>',
+      'payment reminders: comma-separated days relative to the due date (negative: before it), e.g. -3,1,7; the client of an invoice awaiting payment is e-mailed on each (live mode only); none, the default: no reminders. A reminder whose date is already past when they are set is not sent',
     );
   for (const field of LEGAL_IDENTITY_FIELDS) {
     const option = LEGAL_OPTIONS[field];
@@ -191,6 +212,8 @@ export function businessCommand(): Command {
         'invoicing business update 3 --iban "DE89 3704 0044 0532 0130 00" --bic COBADEFFXXX --peppol-id 9930:DE123456789',
         'invoicing business update 3 --invoice-footer ""',
         'invoicing business update 3 --einvoice-format xrechnung-cii',
+        'invoicing business update 3 --reminders -3,1,7',
+        'invoicing business update 3 --reminders none',
         'invoicing business update 3 --embed-origins https://shop.example,https://www.shop.example',
         'invoicing business update 3 --no-country --json',
       ),
@@ -199,7 +222,7 @@ export function businessCommand(): Command {
       const id = positiveId(rawId, 'business id');
       const changes = changesOf(opts);
       if (Object.keys(changes).length === 0) {
-        throw new UsageError('nothing to change: give --name, --currency, --country, --no-country, --plan, --embed-origins, --einvoice-format or a legal identity option (see --help)');
+        throw new UsageError('nothing to change: give --name, --currency, --country, --no-country, --plan, --embed-origins, --einvoice-format, --reminders or a legal identity option (see --help)');
       }
       checkLegalIdentityOptions(changes);
       const updated = await withContext(({ services }) => services.businesses.update(id, validateInput(businessChangesSchema, changes)));

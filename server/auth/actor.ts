@@ -7,7 +7,7 @@
 import { Credential } from './credential';
 
 /** Why the system acts without a caller's credential: each reason is a way in, written down. */
-export type SystemReason = 'cli' | 'payment page' | 'signing page' | 'payment gateway' | 'email queue' | 'woocommerce connection' | 'overdue sweep' | 'recurring invoices';
+export type SystemReason = 'cli' | 'payment page' | 'signing page' | 'payment gateway' | 'email queue' | 'woocommerce connection' | 'overdue sweep' | 'recurring invoices' | 'reminder sweep';
 
 export interface SystemActor {
   kind: 'system';
@@ -40,6 +40,7 @@ export type CrossTenantReason =
   | 'refund reconciliation'
   | 'overdue sweep'
   | 'recurring invoice sweep'
+  | 'reminder sweep'
   | 'cli delivery log'
   | 'cli payment simulation'
   | 'key webhook change'

@@ -17,6 +17,13 @@ import { bicField, countryField, ibanField, PEPPOL_ID_PATTERN, peppolIdField, ta
 export const EINVOICE_FORMATS = ['ubl', 'cii', 'facturx', 'xrechnung-ubl', 'xrechnung-cii'] as const;
 export type EinvoiceFormat = (typeof EINVOICE_FORMATS)[number];
 
+/**
+ * Payment reminders: at most this many offsets, each a number of days from the due date (negative:
+ * before it) within a year either way.
+ */
+export const MAX_REMINDER_OFFSETS = 10;
+export const MAX_REMINDER_OFFSET_DAYS = 365;
+
 export interface NewBusiness {
   name: string;
   currency: string;
@@ -56,6 +63,8 @@ export type BusinessChanges = {
   embed_origins?: string[] | null;
   /** `none` or null: invoice e-mails carry the plain PDF only. */
   einvoice_format?: EinvoiceFormat | 'none' | null;
+  /** Days from the due date on which the client is reminded; `[]` or null: no reminders. */
+  reminder_offsets?: number[] | null;
 } & { [F in LegalIdentityField]?: string | null };
 
 /** `https://shop.example` or `http://localhost:8080`: a scheme, a host and maybe a port, nothing else. */
@@ -103,6 +112,29 @@ const clearableIdentity = Object.fromEntries(LEGAL_IDENTITY_FIELDS.map((field) =
 /** The legal identity fields of `business update` alone: the CLI checks them as its options' values. */
 export const legalIdentityChangesSchema = Joi.object<Partial<Record<LegalIdentityField, string | null>>>(clearableIdentity);
 
+/** Reminder offsets; the messages name no field, so the CLI's `--reminders` reads them as they are. */
+const reminderOffsetsField = Joi.array()
+  .items(
+    Joi.number()
+      .integer()
+      .min(-MAX_REMINDER_OFFSET_DAYS)
+      .max(MAX_REMINDER_OFFSET_DAYS)
+      .messages({
+        'number.base': 'each offset must be a whole number of days',
+        'number.integer': 'each offset must be a whole number of days',
+        'number.min': `each offset must be between -${MAX_REMINDER_OFFSET_DAYS} and ${MAX_REMINDER_OFFSET_DAYS} days`,
+        'number.max': `each offset must be between -${MAX_REMINDER_OFFSET_DAYS} and ${MAX_REMINDER_OFFSET_DAYS} days`,
+      }),
+  )
+  .max(MAX_REMINDER_OFFSETS)
+  .unique()
+  .allow(null)
+  .messages({ 'array.max': `at most ${MAX_REMINDER_OFFSETS} offsets`, 'array.unique': 'an offset is given twice' })
+  .description(`Days relative to the due date (negative: before it) on which the client is reminded, at most ${MAX_REMINDER_OFFSETS}, each within ±${MAX_REMINDER_OFFSET_DAYS}; [] or null: none`);
+
+/** The reminder offsets of `business update` alone: the CLI checks them as its option's value. */
+export const reminderOffsetsChangeSchema = Joi.object<Pick<BusinessChanges, 'reminder_offsets'>>({ reminder_offsets: reminderOffsetsField });
+
 export const newBusinessSchema = Joi.object<NewBusiness>({
   name: fields.name.required(),
   currency: fields.currency.required(),
@@ -118,10 +150,11 @@ export const businessChangesSchema = Joi.object<BusinessChanges>({
     .valid(...EINVOICE_FORMATS, 'none')
     .allow(null)
     .description('The e-invoice invoice e-mails carry (facturx replaces the plain PDF; an XML format goes beside it); none: the plain PDF only'),
+  reminder_offsets: reminderOffsetsField,
   ...clearableIdentity,
 })
-  .or('name', 'currency', 'country', 'plan', 'embed_origins', 'einvoice_format', ...LEGAL_IDENTITY_FIELDS)
-  .messages({ 'object.missing': 'nothing to change: give a name, currency, country, plan, embed origins, e-invoice format or a legal identity field' });
+  .or('name', 'currency', 'country', 'plan', 'embed_origins', 'einvoice_format', 'reminder_offsets', ...LEGAL_IDENTITY_FIELDS)
+  .messages({ 'object.missing': 'nothing to change: give a name, currency, country, plan, embed origins, e-invoice format, reminders or a legal identity field' });
 
 const COUNTRY = Type.String({ pattern: '^[A-Z]{2}$' });
 const IBAN = Type.String({ pattern: '^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$', description: 'IBAN without spaces, upper case (ISO 13616 checksum checked)' });
@@ -174,6 +207,11 @@ export const BusinessShape = component(
       type: ['string', 'null'],
       enum: [...EINVOICE_FORMATS, null],
       description: 'The e-invoice its invoice e-mails carry (facturx replaces the plain PDF; an XML format goes beside it); null: the plain PDF only. `/send` refuses an invoice not ready for it (422 einvoice_not_ready)',
+    }),
+    reminder_offsets: Type.Array(Type.Integer({ minimum: -MAX_REMINDER_OFFSET_DAYS, maximum: MAX_REMINDER_OFFSET_DAYS }), {
+      maxItems: MAX_REMINDER_OFFSETS,
+      description:
+        'Days relative to an invoice\'s due date (negative: before it), ascending, on which its client is reminded while it awaits payment (`reminders_sent`, `invoice.reminder_sent`); empty: no reminders (the default). Set with `invoicing business update --reminders`',
     }),
   }),
 );

@@ -1,7 +1,7 @@
 /** A business as the API (`GET /business`, `GET /ping`) and the CLI show it, and as an invoice names the seller. Pure. */
 import { Static } from '@sinclair/typebox';
 import { Credential } from '../auth/credential';
-import { Business } from './model';
+import { Business, reminderOffsetsOf } from './model';
 import { BusinessProfile, BusinessView, PingView, Seller } from './schema';
 
 /** The seller as an invoice keeps it (the `Seller` shape). */
@@ -32,6 +32,7 @@ export function toBusinessProfile(row: Business): BusinessProfile {
     invoice_footer: row.invoice_footer ?? null,
     peppol_id: row.peppol_id ?? null,
     einvoice_format: row.einvoice_format ?? null,
+    reminder_offsets: reminderOffsetsOf(row.reminder_offsets),
   };
 }
 

@@ -22,8 +22,11 @@ export type EmailStatus = 'sent' | 'queued' | 'suppressed';
 export class EmailMessage extends TenantModel {
   static override tableName = 'email_messages';
   static override timestampColumns = ['created_at', 'updated_at', 'next_attempt_at', 'sent_at'];
+  static override booleanColumns = ['livemode', 'attach_invoice'];
 
   invoice_id!: number;
+  /** Whether the message carries the invoice's files (the invoice e-mail), or the payment link alone (a reminder). */
+  attach_invoice!: boolean;
   recipient!: string;
   subject!: string;
   text_body!: string;
@@ -89,11 +92,15 @@ export class EmailQueue {
     });
   }
 
-  /** Writes the message in `trx`, the transaction of the change that sends it; it leaves after the commit. */
-  async enqueue(trx: Knex.Transaction, actor: Actor, invoiceId: number, message: OutgoingEmail): Promise<EmailMessage> {
+  /**
+   * Writes the message in `trx`, the transaction of the change that sends it; it leaves after the
+   * commit. `attachInvoice: false`: without the invoice's files (a reminder).
+   */
+  async enqueue(trx: Knex.Transaction, actor: Actor, invoiceId: number, message: OutgoingEmail, { attachInvoice = true } = {}): Promise<EmailMessage> {
     return EmailMessage.of(actor, trx).insert({
       ...EmailMessage.ownedBy(actor),
       invoice_id: invoiceId,
+      attach_invoice: attachInvoice,
       recipient: message.to,
       subject: message.subject,
       text_body: message.text,
@@ -152,6 +159,7 @@ export class EmailQueue {
   }
 
   private async attachment(message: EmailMessage): Promise<Attachment> {
+    if (!message.attach_invoice) return { files: [] };
     try {
       return { files: await this.options.invoiceAttachments(systemActor('email queue', { businessId: message.business_id, livemode: message.livemode }), message.invoice_id) };
     } catch (err) {

@@ -7,6 +7,7 @@ export const EVENT_TYPES = [
   'invoice.viewed',
   'invoice.paid',
   'invoice.overdue',
+  'invoice.reminder_sent',
   'payment.received',
   'payment.failed',
   'payment.refunded',

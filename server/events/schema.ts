@@ -64,7 +64,8 @@ const EventShape = component(
   Type.Unsafe<EventPayload>({
     description: 'An event as its webhook deliveries carry it',
     oneOf: [
-      eventOf('InvoiceEvent', stringEnum(EVENT_TYPES.filter((type) => type.startsWith('invoice.'))), { invoice: shapeNamed('InvoiceDetail') }),
+      eventOf('InvoiceEvent', stringEnum(EVENT_TYPES.filter((type) => type.startsWith('invoice.') && type !== 'invoice.reminder_sent')), { invoice: shapeNamed('InvoiceDetail') }),
+      eventOf('InvoiceReminderSentEvent', Type.Literal('invoice.reminder_sent'), { invoice: shapeNamed('InvoiceDetail'), reminder: shapeNamed('ReminderSent') }),
       eventOf('PaymentReceivedEvent', Type.Literal('payment.received'), { payment: shapeNamed('Payment'), invoice: shapeNamed('InvoiceDetail') }),
       eventOf('PaymentFailedEvent', Type.Literal('payment.failed'), { invoice: shapeNamed('InvoiceDetail'), reason: Type.String() }),
       eventOf('PaymentRefundedEvent', Type.Literal('payment.refunded'), { payment: shapeNamed('Payment'), invoice: shapeNamed('InvoiceDetail'), refund: shapeNamed('Refund') }),

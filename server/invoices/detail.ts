@@ -9,7 +9,7 @@ import { Payment } from '../payments/model';
 import { PaymentView } from '../payments/schema';
 import { toPaymentView } from '../payments/view';
 import { InvoiceLinks } from './links';
-import { Invoice, InvoiceItem } from './model';
+import { Invoice, InvoiceItem, InvoiceReminder } from './model';
 import { InvoiceDetail } from './schema';
 import { InvoiceParties, toInvoiceView } from './view';
 
@@ -70,10 +70,11 @@ export async function invoiceDetail(
   links: InvoiceLinks,
   known: { payments?: PaymentView[]; items?: InvoiceItem[]; business?: Business; clients?: readonly Client[] } = {},
 ): Promise<InvoiceDetail> {
-  const [items, payments, parties] = await Promise.all([
+  const [items, payments, parties, reminders] = await Promise.all([
     known.items ?? InvoiceItem.ofInvoice(row, conn),
     known.payments ?? paymentsOf(actor, row, conn),
     partiesOf(actor, [row], conn, known),
+    InvoiceReminder.ofInvoices(actor, [row], conn),
   ]);
-  return { ...toInvoiceView(row, items, links, parties.get(row.id)!), payments };
+  return { ...toInvoiceView(row, items, links, parties.get(row.id)!, reminders.get(row.id) ?? []), payments };
 }

@@ -1,4 +1,7 @@
-/** The e-mail that carries an invoice to its client: plain text and HTML with the same facts and the payment link (the queue attaches the PDF). */
+/**
+ * The e-mails to an invoice's client, plain text and HTML with the same facts and the payment link:
+ * the invoice itself (the queue attaches the PDF) and the payment reminders (the link alone).
+ */
 import { OutgoingEmail } from '../email/mailer';
 import { currencyExponent } from '../money/currencies';
 import { html } from '../pages/html';
@@ -17,9 +20,13 @@ export interface InvoiceEmailInput {
   notes: string | null;
 }
 
+/** The link is ours (built from BASE_URL), but a javascript: or data: URL must never become a button. */
+function assertWebLink(paymentUrl: string): void {
+  if (!/^https?:\/\//i.test(paymentUrl)) throw new Error(`The payment link must be an http(s) URL, got ${paymentUrl}`);
+}
+
 export function invoiceEmail(input: InvoiceEmailInput): OutgoingEmail {
-  // The link is ours (built from BASE_URL), but a javascript: or data: URL must never become a button.
-  if (!/^https?:\/\//i.test(input.paymentUrl)) throw new Error(`The payment link must be an http(s) URL, got ${input.paymentUrl}`);
+  assertWebLink(input.paymentUrl);
   const notes = input.notes?.trim() || null;
   return {
     to: input.clientEmail,
@@ -50,7 +57,6 @@ function invoiceText(input: InvoiceEmailInput, notes: string | null): string {
 
 /** Written with the pages' `html` tag: every value escaped, and right-to-left or bidi-control text isolated as on the pages. */
 function invoiceHtml(input: InvoiceEmailInput, notes: string | null): string {
-  const row = (label: string, value: string) => html`<tr><td style="padding:4px 16px 4px 0;color:#555">${label}</td><td style="padding:4px 0;font-weight:bold">${value}</td></tr>`;
   const noteLines = (notes ?? '').split(/\r?\n/).map((line, i) => (i ? html`<br>${line}` : line));
   return html`<!DOCTYPE html>
 <html lang="en">
@@ -59,17 +65,73 @@ function invoiceHtml(input: InvoiceEmailInput, notes: string | null): string {
 <p>Hello ${input.clientName},</p>
 <p>${input.businessName} has sent you invoice <strong>${input.number}</strong>. It is attached as a PDF.</p>
 <table role="presentation" style="border-collapse:collapse;margin:16px 0">
-${row('Invoice', input.number)}
-${row('Amount due', input.amountDue)}
-${row('Due date', input.dueDate)}
+${factRow('Invoice', input.number)}
+${factRow('Amount due', input.amountDue)}
+${factRow('Due date', input.dueDate)}
 </table>
-<p style="margin:24px 0"><a href="${input.paymentUrl}" style="display:inline-block;padding:12px 24px;background:#1a56db;color:#fff;text-decoration:none;border-radius:4px;font-weight:bold">Pay this invoice</a></p>
-<p style="font-size:13px;color:#555">Or open this link: <a href="${input.paymentUrl}">${input.paymentUrl}</a></p>
+${payButton(input.paymentUrl)}
 ${notes && html`<p><strong>Notes</strong><br>${noteLines}</p>
 `}<p>Thank you,<br>${input.businessName}</p>
 </body>
 </html>
 `.value;
+}
+
+const factRow = (label: string, value: string) => html`<tr><td style="padding:4px 16px 4px 0;color:#555">${label}</td><td style="padding:4px 0;font-weight:bold">${value}</td></tr>`;
+
+const payButton = (paymentUrl: string) => html`<p style="margin:24px 0"><a href="${paymentUrl}" style="display:inline-block;padding:12px 24px;background:#1a56db;color:#fff;text-decoration:none;border-radius:4px;font-weight:bold">Pay this invoice</a></p>
+<p style="font-size:13px;color:#555">Or open this link: <a href="${paymentUrl}">${paymentUrl}</a></p>`;
+
+export interface ReminderEmailInput extends Omit<InvoiceEmailInput, 'notes'> {
+  /** The reminder's offset: days from the due date, negative before it. */
+  offsetDays: number;
+}
+
+/**
+ * A payment reminder: the amount still due and the payment link, and where the invoice stands on
+ * the reminder's day: due on its date (before it), due today (on it), overdue since it (after it).
+ */
+export function reminderEmail(input: ReminderEmailInput): OutgoingEmail {
+  assertWebLink(input.paymentUrl);
+  const standing =
+    input.offsetDays < 0 ? `is due on ${input.dueDate}` : input.offsetDays === 0 ? `is due today, ${input.dueDate}` : `is overdue since ${input.dueDate}`;
+  return {
+    to: input.clientEmail,
+    subject: `Reminder: invoice ${input.number} from ${input.businessName} ${standing}`.replace(/\s+/g, ' '),
+    text: [
+      `Hello ${input.clientName},`,
+      '',
+      `A reminder from ${input.businessName}: invoice ${input.number} ${standing}.`,
+      '',
+      `Amount due: ${input.amountDue}`,
+      `Due date:   ${input.dueDate}`,
+      '',
+      'Pay it online:',
+      input.paymentUrl,
+      '',
+      'If you have paid it already, thank you, and please ignore this reminder.',
+      '',
+      input.businessName,
+      '',
+    ].join('\n'),
+    html: html`<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Reminder: invoice ${input.number}</title></head>
+<body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;font-size:15px;color:#222;background:#fff">
+<p>Hello ${input.clientName},</p>
+<p>A reminder from ${input.businessName}: invoice <strong>${input.number}</strong> ${standing}.</p>
+<table role="presentation" style="border-collapse:collapse;margin:16px 0">
+${factRow('Invoice', input.number)}
+${factRow('Amount due', input.amountDue)}
+${factRow('Due date', input.dueDate)}
+</table>
+${payButton(input.paymentUrl)}
+<p>If you have paid it already, thank you, and please ignore this reminder.</p>
+<p>${input.businessName}</p>
+</body>
+</html>
+`.value,
+  };
 }
 
 /**

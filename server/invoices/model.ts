@@ -1,11 +1,13 @@
 import { Knex } from 'knex';
-import { StoredRow } from '../db/statement';
+import { QueryBuilder } from 'objection';
+import { Actor } from '../auth/actor';
+import { selectRows, StoredRow } from '../db/statement';
 import { ChildModel, TenantModel } from '../db/tenant-model';
 import { Metadata } from '../metadata/schema';
 import { TaxBreakdownLine, TaxExempt } from '../money/tax';
 import { BuyerSnapshot } from '../clients/view';
 import { SellerSnapshot } from '../businesses/view';
-import { InvoiceStatus } from './status';
+import { InvoiceStatus, OWING_SQL } from './status';
 
 
 export { amountDue, INVOICE_STATUSES, PAYABLE_STATUSES, statusFromMoney } from './status';
@@ -62,6 +64,11 @@ export class Invoice extends TenantModel {
   recurring_invoice_id!: number | null;
 }
 
+/** `awaitsPayment` (status.ts) as a condition of a query over `invoices`. */
+export function whereAwaitsPayment<M extends TenantModel>(query: QueryBuilder<M, M[]>): QueryBuilder<M, M[]> {
+  return query.whereRaw(OWING_SQL);
+}
+
 /** A line of an invoice; reached only through its (tenant-scoped) invoice. */
 export class InvoiceItem extends ChildModel {
   static override tableName = 'invoice_items';
@@ -98,4 +105,35 @@ export class InvoiceItem extends ChildModel {
   // No timestamp columns on items: they live and die with their invoice.
   override $beforeInsert(): void {}
   override $beforeUpdate(): void {}
+}
+
+/**
+ * A payment reminder sent for an invoice: one per invoice and offset (a unique key), written by the
+ * reminder sweep (reminders.ts) with its event; `sent_at` is 00:00 UTC of the day it was due.
+ */
+export class InvoiceReminder extends TenantModel {
+  static override tableName = 'invoice_reminders';
+  static override timestampColumns = ['sent_at'];
+
+  invoice_id!: number;
+  offset_days!: number;
+  sent_at!: string;
+
+  /**
+   * The reminders of these invoices (the actor's, read through a tenant gate), by invoice id, in the
+   * order they were sent: one statement for a page. A draft has none (only an issued invoice is
+   * reminded), so a draft's read asks nothing.
+   */
+  static async ofInvoices(actor: Actor, invoices: readonly Invoice[], conn: Knex): Promise<Map<number, InvoiceReminder[]>> {
+    const byInvoice = new Map<number, InvoiceReminder[]>();
+    const ids = invoices.filter((invoice) => invoice.status !== 'draft').map((invoice) => invoice.id);
+    if (!ids.length) return byInvoice;
+    const sql = `select * from invoice_reminders where business_id = ? and livemode = ? and invoice_id in (${ids.map(() => '?').join(', ')}) order by sent_at, offset_days`;
+    const rows = await selectRows(conn, sql, [actor.businessId, actor.livemode ? 1 : 0, ...ids]);
+    for (const stored of rows) {
+      const row = InvoiceReminder.fromDatabaseJson(stored);
+      byInvoice.set(row.invoice_id, [...(byInvoice.get(row.invoice_id) ?? []), row]);
+    }
+    return byInvoice;
+  }
 }

@@ -209,6 +209,19 @@ const OverdueField = Type.Boolean({
     'True when the invoice awaits payment (sent, viewed or partial), amount_due is above 0 and its due_date has ended (UTC) by the clock of its business and mode (a test mode\'s frozen time where one is set). `invoice.overdue` fires once when it becomes so',
 });
 
+/** A payment reminder sent for the invoice (server/invoices/reminders.ts). */
+export const ReminderSentShape = component(
+  'ReminderSent',
+  closed(
+    {
+      offset_days: Type.Integer({ description: 'Days from the due date (negative: before it): one of its business\'s reminder offsets' }),
+      sent_at: dateTime,
+    },
+    { description: 'A reminder, dated 00:00 UTC of the day it was due (due_date + offset_days), by the clock of the business and mode, even when it went out later' },
+  ),
+);
+export type ReminderSentView = Static<typeof ReminderSentShape>;
+
 /** The fields every invoice carries: an Invoice is these, an InvoiceDetail adds its payments. */
 const invoiceFields = {
   id: Id,
@@ -231,6 +244,10 @@ const invoiceFields = {
   amount_credited: money({ minimum: 0, description: "The sum of its credit notes' totals" }),
   amount_due: money({ minimum: 0, description: 'max(0, total − amount_paid − amount_credited)' }),
   overdue: OverdueField,
+  reminders_sent: Type.Array(ReminderSentShape, {
+    description:
+      'The payment reminders sent, in order: one per offset of its business (`business update --reminders`), once, while it awaited payment. In live mode each is an e-mail to the client; test mode sends none, and they show here and in `invoice.reminder_sent` only',
+  }),
   credit_note_ids: Type.Array(Id, { description: 'Its credit notes, oldest first' }),
   notes: nullable(Type.String({ maxLength: 5000 })),
   buyer_reference: nullable(Type.String({ maxLength: 255 })),

@@ -26,7 +26,7 @@ import { addDays } from '../validation';
 import { InvoiceLinks } from './links';
 import { invoiceDetail, itemsOf, partiesOf } from './detail';
 import { formatMoney, invoiceEmail } from './email';
-import { amountDue, Invoice, InvoiceItem } from './model';
+import { amountDue, Invoice, InvoiceItem, InvoiceReminder } from './model';
 import { isOverdue, overdueSql } from './status';
 import { drawInvoiceNumber } from './numbering';
 import { itemsAsInput, PricedInvoice, PricedItem, priceInvoice, rateIdsOf, TaxTerms } from './pricing';
@@ -81,8 +81,12 @@ export class InvoiceService {
     if (params.overdue !== undefined) whereOverdue(query, params.overdue);
     whereMetadata(query, actor, this.db.current, 'invoice', params.metadata);
     const page = await paginate(query, Invoice.tableName, params, (row) => row);
-    const [items, parties] = await Promise.all([itemsOf(page.data, this.db.current), partiesOf(actor, page.data, this.db.current)]);
-    return { ...page, data: page.data.map((row) => toInvoiceView(row, items.get(row.id) ?? [], this.links, parties.get(row.id)!)) };
+    const [items, parties, reminders] = await Promise.all([
+      itemsOf(page.data, this.db.current),
+      partiesOf(actor, page.data, this.db.current),
+      InvoiceReminder.ofInvoices(actor, page.data, this.db.current),
+    ]);
+    return { ...page, data: page.data.map((row) => toInvoiceView(row, items.get(row.id) ?? [], this.links, parties.get(row.id)!, reminders.get(row.id) ?? [])) };
   }
 
   async get(actor: Actor, id: number): Promise<InvoiceDetail> {

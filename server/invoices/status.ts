@@ -35,6 +35,11 @@ export function statusFromMoney(invoice: InvoiceMoney): InvoiceStatus {
   return status === 'viewed' ? 'viewed' : 'sent';
 }
 
+/** Whether an invoice awaits payment: a payable status and something still due. What overdue and the reminders are about. */
+export function awaitsPayment(invoice: InvoiceMoney): boolean {
+  return PAYABLE_STATUSES.includes(invoice.status) && amountDue(invoice) > 0;
+}
+
 /**
  * The overdue rule, written once for both sides: in memory (`isOverdue`, every invoice read) and as
  * SQL (`overdueSql`: `GET /invoices?overdue=`, the sweep that fires `invoice.overdue`, the upgrade
@@ -43,12 +48,12 @@ export function statusFromMoney(invoice: InvoiceMoney): InvoiceStatus {
  * date has ended. Computed on every read, so it never goes stale.
  */
 export function isOverdue(invoice: Omit<InvoiceMoney, 'status'> & { status: InvoiceStatus; due_date: string }, today: string): boolean {
-  return PAYABLE_STATUSES.includes(invoice.status) && amountDue(invoice) > 0 && invoice.due_date < today;
+  return awaitsPayment(invoice) && invoice.due_date < today;
 }
 
 const PAYABLE_SQL = PAYABLE_STATUSES.map((status) => `'${status}'`).join(', ');
 
-/** An invoice awaiting payment with something still due, as SQL on the `invoices` table: overdue once its due date has ended. */
+/** `awaitsPayment` as SQL on the `invoices` table (overdue once its due date has ended; the reminders' candidates). */
 export const OWING_SQL = `invoices.status in (${PAYABLE_SQL}) and invoices.total > invoices.amount_paid + invoices.amount_credited`;
 
 /**

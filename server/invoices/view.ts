@@ -5,8 +5,8 @@ import { fromPercentageUnits, TaxBreakdownLine } from '../money/tax';
 import { SellerSnapshot } from '../businesses/view';
 import { BuyerSnapshot } from '../clients/view';
 import { InvoiceLinks } from './links';
-import { Invoice, InvoiceItem } from './model';
-import { InvoiceItemShape, InvoiceView, TaxBreakdownLineShape } from './schema';
+import { Invoice, InvoiceItem, InvoiceReminder } from './model';
+import { InvoiceItemShape, InvoiceView, ReminderSentView, TaxBreakdownLineShape } from './schema';
 import { todayUtc } from '../clock';
 import { amountDue, isOverdue } from './status';
 
@@ -44,12 +44,16 @@ export interface InvoiceParties {
   buyer: BuyerSnapshot;
 }
 
+export function toReminderSentView(row: Pick<InvoiceReminder, 'offset_days' | 'sent_at'>): ReminderSentView {
+  return { offset_days: row.offset_days, sent_at: row.sent_at };
+}
+
 /**
  * An invoice as lists, single-invoice responses and events show it. `overdue` is judged on the
  * business clock of the context (the request's credential, or the sweep acting for the invoice's
  * business and mode).
  */
-export function toInvoiceView(row: Invoice, items: InvoiceItem[], links: InvoiceLinks, parties: InvoiceParties): InvoiceView {
+export function toInvoiceView(row: Invoice, items: InvoiceItem[], links: InvoiceLinks, parties: InvoiceParties, reminders: readonly InvoiceReminder[]): InvoiceView {
   const money = (minor: number) => toMajor(minor, row.currency);
   return {
     id: row.id,
@@ -72,6 +76,7 @@ export function toInvoiceView(row: Invoice, items: InvoiceItem[], links: Invoice
     amount_credited: money(row.amount_credited),
     amount_due: money(amountDue(row)),
     overdue: isOverdue(row, todayUtc()),
+    reminders_sent: reminders.map(toReminderSentView),
     credit_note_ids: row.credit_note_ids ?? [],
     notes: row.notes ?? null,
     buyer_reference: row.buyer_reference ?? null,

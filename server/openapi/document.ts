@@ -459,6 +459,11 @@ const webhooks: Record<string, PathItem> = {
     'The invoice became overdue: its due date ended (UTC, by the clock of its business and mode) while it awaited payment with an amount due. Fired once per invoice, by the first sweep after the due date (every OVERDUE_SWEEP_SECONDS, 60 by default) or by a test clock\'s advance passing it, whatever the number of server processes; dated (`created_at`) 00:00 UTC after the due date, or when the invoice was sent if that was later, however late it is recorded; not for invoices already overdue when the server was upgraded to overdue invoices',
     'InvoiceEvent',
   ),
+  'invoice.reminder_sent': webhook(
+    'invoice.reminder_sent',
+    'A payment reminder went out for the invoice: on due_date + offset_days for each of its business\'s reminder offsets (`invoicing business update --reminders`), while it awaits payment with an amount due; once per invoice and offset whatever the number of server processes (every REMINDER_SWEEP_SECONDS, 60 by default). `reminder.sent_at` is 00:00 UTC of that day, even when the sweep ran later. In live mode the client gets an e-mail with the amount due and the payment link; test mode sends none, and the reminder shows here and in the invoice\'s `reminders_sent` only',
+    'InvoiceReminderSentEvent',
+  ),
   'payment.received': webhook('payment.received', 'A payment was recorded', 'PaymentReceivedEvent'),
   'payment.failed': webhook('payment.failed', 'A delayed payment at the gateway failed: once per checkout, however often the gateway reports it (an addition to the specification)', 'PaymentFailedEvent'),
   'payment.refunded': webhook('payment.refunded', 'Money was returned on a payment, in part or in full (an addition to the specification)', 'PaymentRefundedEvent'),

@@ -45,7 +45,7 @@ const LEGAL_IDENTITY_FIELDS = [
 
 /** The profile `business show` and `business update` print of a business that has no legal identity set. */
 function profileOf(record: BusinessRecord): Record<string, unknown> {
-  return { ...record, ...Object.fromEntries(LEGAL_IDENTITY_FIELDS.map((field) => [field, null])), legal_name: record.name, einvoice_format: null };
+  return { ...record, ...Object.fromEntries(LEGAL_IDENTITY_FIELDS.map((field) => [field, null])), legal_name: record.name, einvoice_format: null, reminder_offsets: [] };
 }
 
 async function storedIdentity(id: number): Promise<Record<string, unknown>> {
@@ -214,7 +214,7 @@ describe('invoicing business update', () => {
       invoice_footer: 'Registered in England and Wales',
       peppol_id: '0088:5060012349998',
     };
-    expect(JSON.parse(res.stdout)).toEqual({ ...created, ...identity, einvoice_format: null });
+    expect(JSON.parse(res.stdout)).toEqual({ ...created, ...identity, einvoice_format: null, reminder_offsets: [] });
     expect(await storedIdentity(created.id)).toEqual(identity);
   });
 

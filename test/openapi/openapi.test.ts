@@ -139,7 +139,7 @@ describe('the document itself', () => {
 
   test('when the webhooks are listed, then every event type of the contract is there', () => {
     expect(Object.keys(openapiDocument.webhooks).sort()).toEqual(
-      ['contract.signed', 'credit_note.created', 'invoice.created', 'invoice.overdue', 'invoice.paid', 'invoice.sent', 'invoice.viewed', 'payment.failed', 'payment.received', 'payment.refunded', 'payment.refund_failed'].sort(),
+      ['contract.signed', 'credit_note.created', 'invoice.created', 'invoice.overdue', 'invoice.paid', 'invoice.reminder_sent', 'invoice.sent', 'invoice.viewed', 'payment.failed', 'payment.received', 'payment.refunded', 'payment.refund_failed'].sort(),
     );
   });
 });

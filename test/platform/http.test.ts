@@ -73,6 +73,7 @@ describe('ping and business', () => {
         invoice_footer: null,
         peppol_id: null,
         einvoice_format: null,
+        reminder_offsets: [],
       },
     });
   });
@@ -115,6 +116,7 @@ describe('ping and business', () => {
       iban: 'DE89370400440532013000',
       bic: 'COBADEFFXXX',
       einvoice_format: null,
+      reminder_offsets: [],
     });
   });
 

@@ -4,6 +4,7 @@
  * between the old and the new time, and each record and event carries that moment.
  */
 import { aClient, startApp, Tenant, TestApp } from '../support/app';
+import { runCli } from '../support/cli';
 
 describe('a test clock moving collections', () => {
   let app: TestApp;
@@ -27,10 +28,12 @@ describe('a test clock moving collections', () => {
     return created.body.recurring_invoice;
   }
 
-  test('when the clock is advanced over three month-end dates, then each invoice is issued on its date, goes overdue the day after its due date, and every event is dated in order', async () => {
+  test('when the clock is advanced over three month-end dates, then each invoice is issued on its date, reminded on each reminder day, goes overdue the day after its due date, and every event is dated in order', async () => {
     // Arrange
     const t = await app.tenant();
     expect((await t.api.post('/test-clock/advance', { to: '2030-01-30' })).status).toBe(200);
+    const reminders = await runCli(app.databaseUrl, ['business', 'update', String(t.businessId), '--reminders', '-3,1,7'], {}, 20_000);
+    expect(reminders.code).toBe(0);
     const schedule = await aMonthlySchedule(t, '2030-01-31');
 
     // Act
@@ -46,11 +49,33 @@ describe('a test clock moving collections', () => {
       ['2030-02-28', '2030-03-10', '2030-02-28T00:00:00.000Z', true],
       ['2030-03-31', '2030-04-10', '2030-03-31T00:00:00.000Z', false],
     ]);
+    expect(invoices.map((invoice) => invoice.reminders_sent)).toEqual([
+      [
+        { offset_days: -3, sent_at: '2030-02-07T00:00:00.000Z' },
+        { offset_days: 1, sent_at: '2030-02-11T00:00:00.000Z' },
+        { offset_days: 7, sent_at: '2030-02-17T00:00:00.000Z' },
+      ],
+      [
+        { offset_days: -3, sent_at: '2030-03-07T00:00:00.000Z' },
+        { offset_days: 1, sent_at: '2030-03-11T00:00:00.000Z' },
+        { offset_days: 7, sent_at: '2030-03-17T00:00:00.000Z' },
+      ],
+      [],
+    ]);
     const events = (await t.api.get('/events?per_page=100')).body.data.sort((a: any, b: any) => a.id - b.id);
     const overdue = events.filter((event: any) => event.type === 'invoice.overdue');
     expect(overdue.map((event: any) => [event.data.invoice.id, event.created_at])).toEqual([
       [invoices[0].id, '2030-02-11T00:00:00.000Z'],
       [invoices[1].id, '2030-03-11T00:00:00.000Z'],
+    ]);
+    const reminded = events.filter((event: any) => event.type === 'invoice.reminder_sent');
+    expect(reminded.map((event: any) => [event.data.invoice.id, event.data.reminder.offset_days, event.created_at])).toEqual([
+      [invoices[0].id, -3, '2030-02-07T00:00:00.000Z'],
+      [invoices[0].id, 1, '2030-02-11T00:00:00.000Z'],
+      [invoices[0].id, 7, '2030-02-17T00:00:00.000Z'],
+      [invoices[1].id, -3, '2030-03-07T00:00:00.000Z'],
+      [invoices[1].id, 1, '2030-03-11T00:00:00.000Z'],
+      [invoices[1].id, 7, '2030-03-17T00:00:00.000Z'],
     ]);
     const times = events.map((event: any) => event.created_at);
     expect(times).toEqual([...times].sort());
