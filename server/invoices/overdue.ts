@@ -30,6 +30,7 @@
  */
 import cron, { ScheduledTask } from 'node-cron';
 import { Knex } from 'knex';
+import pLimit from 'p-limit';
 import { Logger } from 'pino';
 import { acrossTenants, systemActor } from '../auth/actor';
 import { Clock, frozenClock, nextUtcMidnight, systemClock, utcDate, utcMidnight, withBusinessClock } from '../clock';
@@ -42,6 +43,7 @@ import { invoiceDetail } from './detail';
 import { InvoiceLinks } from './links';
 import { Invoice } from './model';
 import { isOverdue, overdueSince, overdueSql, OWING_SQL } from './status';
+import { SWEEP_CONCURRENCY } from './sweeps';
 
 const ACCESS = acrossTenants('overdue sweep');
 
@@ -162,20 +164,35 @@ export class OverdueSweep implements TimeDrivenWork {
     while (!this.stopped) {
       const batch = await find(after);
       if (!batch.length) break;
-      for (const candidate of batch) {
-        if (this.stopped) break;
-        const frozen = fromDbTime(candidate.frozen_time);
-        try {
-          if (await this.notify({ businessId: candidate.business_id, livemode: Boolean(candidate.livemode) }, candidate.id, frozen ? frozenClock(new Date(frozen)) : clock)) fired++;
-        } catch (err) {
-          if (onError === 'throw') throw err;
-          this.logger.error({ err, invoiceId: candidate.id }, 'invoice.overdue not recorded; the next sweep retries');
-        }
+      if (onError === 'throw') {
+        // An advance: one at a time, in id order, and the first failure stops it.
+        for (const candidate of batch) if (!this.stopped && (await this.notifyCandidate(candidate, clock))) fired++;
+      } else {
+        // A sweep: several at once; one that fails is passed, and the next sweep retries it.
+        const limit = pLimit(SWEEP_CONCURRENCY);
+        await Promise.all(
+          batch.map((candidate) =>
+            limit(async () => {
+              if (this.stopped) return;
+              try {
+                if (await this.notifyCandidate(candidate, clock)) fired++;
+              } catch (err) {
+                this.logger.error({ err, invoiceId: candidate.id }, 'invoice.overdue not recorded; the next sweep retries');
+              }
+            }),
+          ),
+        );
       }
       after = batch[batch.length - 1].id;
       if (batch.length < this.batch) break;
     }
     return fired;
+  }
+
+  /** `notify` for a candidate, by its own frozen clock when its test mode has one, else by `clock`. */
+  private notifyCandidate(candidate: Candidate, clock: Clock): Promise<boolean> {
+    const frozen = fromDbTime(candidate.frozen_time);
+    return this.notify({ businessId: candidate.business_id, livemode: Boolean(candidate.livemode) }, candidate.id, frozen ? frozenClock(new Date(frozen)) : clock);
   }
 
   /** The invoices of `query` not yet notified, after the id `after`, in id order, a batch at a time. */

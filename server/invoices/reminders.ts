@@ -24,6 +24,7 @@
  */
 import { Knex } from 'knex';
 import cron, { ScheduledTask } from 'node-cron';
+import pLimit from 'p-limit';
 import { Logger } from 'pino';
 import { acrossTenants, Actor, systemActor } from '../auth/actor';
 import { reminderOffsetsOf } from '../businesses/model';
@@ -41,6 +42,7 @@ import { InvoiceLinks } from './links';
 import { amountDue, Invoice, whereAwaitsPayment } from './model';
 import { ReminderSentView } from './schema';
 import { awaitsPayment, OWING_SQL } from './status';
+import { SWEEP_CONCURRENCY } from './sweeps';
 
 const ACCESS = acrossTenants('reminder sweep');
 
@@ -60,12 +62,6 @@ interface DueReminder {
   day: string;
 }
 
-/**
- * Reminders a real-time sweep sends at once: each waits mostly on the database (a dozen statements),
- * so one at a time, a thousand took 18 s on MariaDB (bench:collections). Each is its own transaction
- * on its own invoice, so they do not wait for one another.
- */
-const SWEEP_CONCURRENCY = 4;
 
 const OFFSETS_IN_USE = 'select distinct reminder_offsets from businesses where reminder_offsets is not null';
 const OFFSETS_OF_BUSINESS = 'select reminder_offsets from businesses where id = ?';
@@ -231,14 +227,14 @@ export class ReminderSweep implements TimeDrivenWork {
         let after = 0;
         while (!this.stopped) {
           const batch = await this.candidates(offsetDays, addDays(today, -offsetDays), { livemode, realTime: true }, after);
-          let next = 0;
-          const worker = async () => {
-            while (next < batch.length && !this.stopped) {
-              const candidate = batch[next++];
-              if (await this.tryRemind({ businessId: candidate.business_id, livemode }, candidate.id, offsetDays)) sent++;
-            }
-          };
-          await Promise.all(Array.from({ length: SWEEP_CONCURRENCY }, worker));
+          const limit = pLimit(SWEEP_CONCURRENCY);
+          await Promise.all(
+            batch.map((candidate) =>
+              limit(async () => {
+                if (!this.stopped && (await this.tryRemind({ businessId: candidate.business_id, livemode }, candidate.id, offsetDays))) sent++;
+              }),
+            ),
+          );
           if (batch.length < this.batch) break;
           after = batch[batch.length - 1].id;
         }
