@@ -253,6 +253,31 @@ describe('test clocks', () => {
     ]);
   });
 
+  test('when a recurring date cannot be issued on the way, then the advance answers why and the clock stays at the last moment it finished', async () => {
+    // Arrange: its e-mail would carry a UBL invoice the business is not ready to make
+    const t = await aStartedBusiness(app);
+    await app.server.services.businesses.update(t.businessId, { einvoice_format: 'ubl', peppol_id: null });
+    const client = (await t.api.post('/clients', aClient())).body.client;
+    const made = await t.api.post('/recurring-invoices', {
+      client_id: client.id,
+      currency: 'USD',
+      items: [{ description: 'Retainer', quantity: 1, unit_price: 100 }],
+      interval: 'month',
+      start_date: '2030-03-20',
+      days_until_due: 3,
+    });
+    expect(made.status).toBe(201);
+
+    // Act
+    const res = await t.api.post('/test-clock/advance', { to: '2030-05-01' });
+
+    // Assert
+    expect(res.status).toBe(422);
+    expect(res.body.error).toBe('einvoice_not_ready');
+    expect((await t.api.get('/test-clock')).body.test_clock.now).toBe(START);
+    expect((await t.api.get(`/recurring-invoices/${made.body.recurring_invoice.id}`)).body.recurring_invoice).toMatchObject({ next_issue_date: '2030-03-20', invoice_ids: [] });
+  });
+
   test('when an advance repeats under the same Idempotency-Key, then the first answer is replayed', async () => {
     const t = await aStartedBusiness(app);
     const headers = { 'Idempotency-Key': 'advance-once' };
