@@ -11,7 +11,7 @@ import { Actor, systemActor } from '../auth/actor';
 import { BusinessService } from '../businesses/service';
 import { Client } from '../clients/model';
 import { UNKNOWN_CLIENT_ID } from '../clients/service';
-import { frozenClock, todayUtc, withBusinessClock } from '../clock';
+import { frozenClock, todayUtc, utcMidnight, withBusinessClock } from '../clock';
 import { BusinessClocks, Tenancy } from '../db/clocks';
 import { Database } from '../db/database';
 import { writeRows } from '../db/statement';
@@ -135,8 +135,9 @@ export class RecurringInvoiceService {
       const cadence = { ...cadenceOf(row), start_date: startDate };
       let next = row.next_issue_date!;
       if (startDate !== row.start_date) next = startDate;
-      // Resuming skips the dates that came while paused: the next date is the first after today.
-      if (row.status === 'paused' && status === 'active') next = firstDateFrom(cadence, next > today ? next : addDays(today, 1));
+      // Resuming skips the dates that came while paused: the next date is the first after today. A start
+      // moved in the same change is a date chosen now (today or later), not one that came while paused.
+      if (row.status === 'paused' && status === 'active' && startDate === row.start_date) next = firstDateFrom(cadence, next > today ? next : addDays(today, 1));
       const { next_issue_date, ended } = fromDate(next, endDate);
       patch.next_issue_date = next_issue_date;
       patch.status = ended ? 'ended' : status;
@@ -160,17 +161,19 @@ export class RecurringInvoiceService {
    * Issues the schedule's invoice of `date` if that date is still its next and it is active, dated
    * then: the invoice, its events and the schedule's move to its next date (or its end) commit
    * together, under the business clock of `date`'s 00:00 UTC, so the invoice is created, issued and
-   * sent at that moment. Resolves with the schedule's next date after it (null: ended), or
-   * `undefined` when it was not this call's to issue (another process did, or it changed).
+   * sent at that moment (or when the schedule was made, if that was later: a schedule made during its
+   * first date issues it then, never before it existed). Resolves with the schedule's next date after
+   * it (null: ended), or `undefined` when it was not this call's to issue (another process did, or it changed).
    */
   async issue(tenancy: Tenancy, id: number, date: string): Promise<string | null | undefined> {
     const actor = systemActor('recurring invoices', tenancy);
-    const moment = new Date(`${date}T00:00:00.000Z`);
-    return withBusinessClock(frozenClock(moment), () =>
-      this.db.transaction(async (trx) => {
-        const claim = await writeRows(trx, CLAIM, [toDbTime(moment), id, tenancy.businessId, tenancy.livemode ? 1 : 0, date]);
-        if (claim.affectedRows !== 1) return undefined;
-        const row = (await RecurringInvoice.findOwn(actor, trx, id))!;
+    const midnight = utcMidnight(date);
+    return this.db.transaction(async (trx) => {
+      const claim = await writeRows(trx, CLAIM, [toDbTime(midnight), id, tenancy.businessId, tenancy.livemode ? 1 : 0, date]);
+      if (claim.affectedRows !== 1) return undefined;
+      const row = (await RecurringInvoice.findOwn(actor, trx, id))!;
+      const made = new Date(row.created_at);
+      return withBusinessClock(frozenClock(made > midnight ? made : midnight), async () => {
         const { next_issue_date, ended } = fromDate(dateAfter(cadenceOf(row), date), row.end_date);
         await row.$query(trx).patch({ next_issue_date, status: ended ? 'ended' : 'active' });
         await this.invoices.createForSchedule(
@@ -186,8 +189,8 @@ export class RecurringInvoiceService {
           { recurringInvoiceId: row.id, email: row.auto_send },
         );
         return next_issue_date;
-      }),
-    );
+      });
+    });
   }
 
   /** `invoicing recurring list`: a business's schedules of one mode or both (at most 100 per mode). */

@@ -78,7 +78,7 @@ export class RecurringInvoiceSweep implements TimeDrivenWork {
     this.sweeping = (async () => {
       try {
         const today = utcDate(this.clock.now());
-        return (await this.drain((cursor) => this.onRealTime(cursor, today))) + (await this.drain((cursor) => this.onFrozenClocks(cursor)));
+        return (await this.drain((cursor) => this.onRealTime(cursor, today), 'pass')) + (await this.drain((cursor) => this.onFrozenClocks(cursor), 'pass'));
       } catch (err) {
         this.logger.error({ err }, 'recurring invoice sweep failed; the next sweep retries');
         return 0;
@@ -89,10 +89,14 @@ export class RecurringInvoiceSweep implements TimeDrivenWork {
     return this.sweeping;
   }
 
-  /** Issues every date of this business and mode's active schedules on or before `at`'s UTC date, each dated on its own date. */
+  /**
+   * Issues every date of this business and mode's active schedules on or before `at`'s UTC date, each
+   * dated on its own date. A date that fails is thrown, as the overdue work throws (the advance
+   * answers it and keeps its clock at the last moment it finished), not passed as the sweep passes it.
+   */
   async runDue(tenancy: Tenancy, at: Date): Promise<void> {
     const until = utcDate(at);
-    await this.drain((cursor) => this.ofTenancy(cursor, tenancy, until));
+    await this.drain((cursor) => this.ofTenancy(cursor, tenancy, until), 'throw');
   }
 
   /** The 00:00 UTC of this business and mode's next issue date (what lets a test clock's advance skip the days between). */
@@ -109,9 +113,10 @@ export class RecurringInvoiceSweep implements TimeDrivenWork {
   /**
    * Issues the candidates `find` gives from a cursor, in (next_issue_date, id) order, until none is
    * left. A schedule just moved to a date before the next candidate's is read again before it, so
-   * dates are issued in order across schedules.
+   * dates are issued in order across schedules. A sweep passes a date that failed (the next sweep
+   * retries it); an advance throws.
    */
-  private async drain(find: Finder): Promise<number> {
+  private async drain(find: Finder, onError: 'pass' | 'throw'): Promise<number> {
     let issued = 0;
     let cursor: Cursor = null;
     while (!this.stopped) {
@@ -125,6 +130,7 @@ export class RecurringInvoiceSweep implements TimeDrivenWork {
           next = await this.recurring.issue({ businessId: candidate.business_id, livemode: Boolean(candidate.livemode) }, candidate.id, candidate.next_issue_date);
           if (next !== undefined) issued++;
         } catch (err) {
+          if (onError === 'throw') throw err;
           this.logger.error({ err, recurringInvoiceId: candidate.id, date: candidate.next_issue_date }, 'recurring invoice not issued; the next sweep retries');
         }
         const following = batch[index + 1];

@@ -24,14 +24,14 @@ export const testClockRoutes = [
     path: '/test-clock/advance',
     operationId: 'advanceTestClock',
     summary: "Move the test mode's time forward",
-    description: `Test keys only (a live key gets 403 \`test_mode_only\`); any :write scope. Moves the business's test-mode time to \`to\` (a date means 00:00 UTC of that date), never back and at most ${MAX_ADVANCE_YEARS} years at once (422 \`errors.to\`). Everything time-driven for the test mode (\`invoice.overdue\`, and every other scheduled record) runs at each 00:00 UTC it passes, in order, and at \`to\`, each record and event dated at the moment it was due; the call returns once they are recorded, and from then on the test mode's new records are dated \`to\` (the clock stands still there). Live mode, other businesses, rate limits, Idempotency-Key expiry, webhook retries and token lifetimes keep the real time. Two advances of one business at once never do anything twice, and the clock ends at the later \`to\`; in one server process the second waits for the first and is judged from where it left the clock.`,
+    description: `Test keys only (a live key gets 403 \`test_mode_only\`); any :write scope. Moves the business's test-mode time to \`to\` (a date means 00:00 UTC of that date), never back and at most ${MAX_ADVANCE_YEARS} years at once (422 \`errors.to\`). Everything time-driven for the test mode (\`invoice.overdue\`, and every other scheduled record) runs at each 00:00 UTC it passes, in order, and at \`to\`, each record and event dated at the moment it was due; the call returns once they are recorded (if one cannot be, e.g. a recurring invoice whose e-invoice is not ready, 422 \`einvoice_not_ready\`, and the clock stays at the last moment whose work finished, so the call can be repeated once it is fixed), and from then on the test mode's new records are dated \`to\` (the clock stands still there). Live mode, other businesses, rate limits, Idempotency-Key expiry, webhook retries and token lifetimes keep the real time. Two advances of one business at once never do anything twice, and the clock ends at the later \`to\`; in one server process the second waits for the first and is judged from where it left the clock.`,
     tag: 'Test clocks',
     scopes: [...WRITE_SCOPES],
     body: advanceTestClockBody,
     // Many short transactions of its own (one per thing that falls due), never one around them all.
     callsOut: true,
     response: { status: 200, description: 'The test clock at its new time', schema: TestClockEnvelope },
-    errors: { '403': 'ForbiddenOrTestModeOnly' },
+    errors: { '403': 'ForbiddenOrTestModeOnly', '422': 'UnprocessableOrEinvoiceNotReady' },
     handle: async ({ cred, body }, s) => ({ test_clock: await s.testClocks.advance(cred, { to: body.to }) }),
   }),
 ];

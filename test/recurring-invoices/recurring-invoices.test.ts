@@ -420,6 +420,44 @@ describe('recurring invoices: issuance', () => {
     ]);
   });
 
+  test('when a paused schedule is resumed with its start moved to today, then today is issued, not skipped', async () => {
+    // Arrange: paused before its first date, no invoice yet
+    const t = await frozenAt('2038-01-01T00:00:00.000Z');
+    const schedule = await aRecurringInvoice(t, { start_date: '2038-01-20', auto_send: false });
+    await t.api.patch(`/recurring-invoices/${schedule.id}`, { status: 'paused' });
+    await moveTo(t, '2038-02-05T08:00:00.000Z');
+
+    // Act
+    const resumed = await t.api.patch(`/recurring-invoices/${schedule.id}`, { start_date: '2038-02-05', status: 'active' });
+    await sweep();
+
+    // Assert
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.recurring_invoice).toMatchObject({ status: 'active', start_date: '2038-02-05', next_issue_date: '2038-02-05' });
+    const { invoices } = await issuedBy(t, schedule.id);
+    expect(invoices.map((i) => i.issue_date)).toEqual(['2038-02-05']);
+  });
+
+  test('when a schedule is made during its first date, then that invoice is dated when the schedule was made, not before it existed', async () => {
+    // Arrange
+    const t = await frozenAt('2039-03-10T09:30:00.000Z');
+    const schedule = await aRecurringInvoice(t, { start_date: '2039-03-10', auto_send: false });
+
+    // Act
+    await sweep();
+    await moveTo(t, '2039-04-10T00:00:00.000Z');
+    await sweep();
+
+    // Assert
+    const { invoices } = await issuedBy(t, schedule.id);
+    expect(invoices.map((i) => [i.issue_date, i.created_at, i.sent_at])).toEqual([
+      ['2039-03-10', schedule.created_at, schedule.created_at],
+      ['2039-04-10', '2039-04-10T00:00:00.000Z', '2039-04-10T00:00:00.000Z'],
+    ]);
+    const created = (await t.api.get('/events?type=invoice.created')).body.data;
+    expect(created.map((e: { created_at: string }) => e.created_at)).toEqual([schedule.created_at, '2039-04-10T00:00:00.000Z']);
+  });
+
   test('when a rate on the schedule is archived after it was made, then its invoices still take it', async () => {
     // Arrange
     const t = await frozenAt('2035-01-01T00:00:00.000Z');

@@ -217,6 +217,67 @@ describe('test clocks', () => {
     expect(fired).toEqual(invoices.map((invoice) => invoice.id));
   });
 
+  test('when one advance passes a recurring date and then that invoice\'s due date, then the invoice is issued on its date and becomes overdue the day after its due date, in order', async () => {
+    // Arrange: the overdue work has nothing to say when the advance starts; the invoices it fires for are issued on the way
+    const t = await aStartedBusiness(app);
+    const client = (await t.api.post('/clients', aClient())).body.client;
+    const made = await t.api.post('/recurring-invoices', {
+      client_id: client.id,
+      currency: 'USD',
+      items: [{ description: 'Retainer', quantity: 1, unit_price: 100 }],
+      interval: 'month',
+      start_date: '2030-03-31',
+      days_until_due: 3,
+      auto_send: false,
+    });
+    expect(made.status).toBe(201);
+
+    // Act
+    const res = await t.api.post('/test-clock/advance', { to: '2030-05-15' });
+
+    // Assert
+    expect(res.status).toBe(200);
+    const schedule = (await t.api.get(`/recurring-invoices/${made.body.recurring_invoice.id}`)).body.recurring_invoice;
+    expect(schedule.next_issue_date).toBe('2030-05-31');
+    const invoices = await Promise.all(schedule.invoice_ids.map(async (id: number) => (await t.api.get(`/invoices/${id}`)).body.invoice));
+    expect(invoices.map((invoice) => [invoice.issue_date, invoice.created_at, invoice.overdue])).toEqual([
+      ['2030-03-31', '2030-03-31T00:00:00.000Z', true],
+      ['2030-04-30', '2030-04-30T00:00:00.000Z', true],
+    ]);
+    const events = (await t.api.get('/events?per_page=100')).body.data as { type: string; created_at: string; data: { invoice: { id: number } } }[];
+    expect(events.filter((event) => event.type === 'invoice.created' || event.type === 'invoice.overdue').map((event) => [event.type, event.data.invoice.id, event.created_at])).toEqual([
+      ['invoice.created', invoices[0].id, '2030-03-31T00:00:00.000Z'],
+      ['invoice.overdue', invoices[0].id, '2030-04-04T00:00:00.000Z'],
+      ['invoice.created', invoices[1].id, '2030-04-30T00:00:00.000Z'],
+      ['invoice.overdue', invoices[1].id, '2030-05-04T00:00:00.000Z'],
+    ]);
+  });
+
+  test('when a recurring date cannot be issued on the way, then the advance answers why and the clock stays at the last moment it finished', async () => {
+    // Arrange: its e-mail would carry a UBL invoice the business is not ready to make
+    const t = await aStartedBusiness(app);
+    await app.server.services.businesses.update(t.businessId, { einvoice_format: 'ubl', peppol_id: null });
+    const client = (await t.api.post('/clients', aClient())).body.client;
+    const made = await t.api.post('/recurring-invoices', {
+      client_id: client.id,
+      currency: 'USD',
+      items: [{ description: 'Retainer', quantity: 1, unit_price: 100 }],
+      interval: 'month',
+      start_date: '2030-03-20',
+      days_until_due: 3,
+    });
+    expect(made.status).toBe(201);
+
+    // Act
+    const res = await t.api.post('/test-clock/advance', { to: '2030-05-01' });
+
+    // Assert
+    expect(res.status).toBe(422);
+    expect(res.body.error).toBe('einvoice_not_ready');
+    expect((await t.api.get('/test-clock')).body.test_clock.now).toBe(START);
+    expect((await t.api.get(`/recurring-invoices/${made.body.recurring_invoice.id}`)).body.recurring_invoice).toMatchObject({ next_issue_date: '2030-03-20', invoice_ids: [] });
+  });
+
   test('when an advance repeats under the same Idempotency-Key, then the first answer is replayed', async () => {
     const t = await aStartedBusiness(app);
     const headers = { 'Idempotency-Key': 'advance-once' };
