@@ -130,11 +130,12 @@ export class EmailQueue {
   }
 
   /**
-   * What the invoice's latest message has come to, read without an attempt: `sent` once it left,
-   * else `queued` (the sweeps retry it, or gave up on it and logged why).
+   * What the invoice's latest invoice e-mail has come to, read without an attempt: `sent` once it
+   * left, else `queued` (the sweeps retry it, or gave up on it and logged why). Its payment
+   * reminders (the messages without its files) are not what `/send` answers for.
    */
   async latestStatus(actor: Actor, invoiceId: number): Promise<'sent' | 'queued'> {
-    const latest = await EmailMessage.of(actor, this.db.current).where({ invoice_id: invoiceId }).orderBy('id', 'desc').first();
+    const latest = await EmailMessage.of(actor, this.db.current).where({ invoice_id: invoiceId, attach_invoice: true }).orderBy('id', 'desc').first();
     return latest?.status === 'sent' ? 'sent' : 'queued';
   }
 

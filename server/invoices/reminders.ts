@@ -5,9 +5,10 @@
  *
  * - A reminder is due at 00:00 UTC of its day (due_date + offset) while the invoice awaits payment
  *   (a payable status and an amount due: `awaitsPayment`, the overdue rule's half), and only if that
- *   day is neither before the invoice's issue date nor before the offsets were set in its mode
- *   (`reminders_set_at_live`/`_test`): setting offsets, or upgrading, does not remind of days
- *   already past.
+ *   day is neither before the invoice's issue date, nor before it was sent (issued: an invoice dated
+ *   earlier and sent late is not reminded of days already past), nor before the offsets were set in
+ *   its mode (`reminders_set_at_live`/`_test`): setting offsets, or upgrading, does not remind of
+ *   days already past.
  * - Each is one transaction: the invoice's row locked (as a payment locks it, so a payment committed
  *   first leaves nothing to remind of), the `invoice_reminders` row inserted unless (invoice_id,
  *   offset_days) is there already, and only when it was: the event `invoice.reminder_sent` and, in
@@ -296,7 +297,8 @@ export class ReminderSweep implements TimeDrivenWork {
   /**
    * Invoices due for the reminder of `offsetDays`, in id order after `after`: awaiting payment, due on
    * or before `lastDueDate` (the clock's date less the offset), of a business that lists the offset,
-   * the reminder's day neither before the issue date nor before the offsets were set in the mode, and
+   * the reminder's day neither before the issue date, nor the day it was sent, nor before the offsets
+   * were set in the mode, and
    * not reminded yet. `realTime`: leave out the test modes whose clock is frozen (judged apart).
    */
   private candidates(
@@ -314,6 +316,8 @@ export class ReminderSweep implements TimeDrivenWork {
       .where('invoices.due_date', '<=', lastDueDate)
       .whereRaw(this.offsetListed, [`%,${offsetDays},%`])
       .whereRaw(`${day.sql} >= invoices.issue_date`, [day.bind(offsetDays)])
+      // Issued when it was sent, whatever date it bears: a day already past then is not reminded of.
+      .whereRaw(`${day.sql} >= coalesce(substr(invoices.sent_at, 1, 10), invoices.issue_date)`, [day.bind(offsetDays)])
       .whereRaw(`${day.sql} >= substr(${setAt}, 1, 10)`, [day.bind(offsetDays)])
       .whereRaw('not exists (select 1 from invoice_reminders where invoice_reminders.invoice_id = invoices.id and invoice_reminders.offset_days = ?)', [offsetDays])
       .where('invoices.id', '>', after)

@@ -268,6 +268,21 @@ describe('payment reminders', () => {
     ]);
   });
 
+  test('when an invoice dated earlier is sent after some of its reminder days, then those reminders never go out; later ones do', async () => {
+    // Arrange: offsets set on 03-01; an invoice dated 03-01, due 03-05, only sent on 03-15 (offsets 1 and 7 had passed then)
+    const t = await aFrozenTenant('2031-03-01T09:00:00.000Z', '1,7,20');
+    await moveClock(t, '2031-03-15T09:00:00.000Z');
+    const { invoice } = await aSentInvoice(t, { issue_date: '2031-03-01', due_date: '2031-03-05' });
+    await moveClock(t, '2031-03-26T00:00:00.000Z');
+
+    // Act
+    await sweep();
+
+    // Assert
+    expect((await t.api.get(`/invoices/${invoice.id}`)).body.invoice.reminders_sent).toEqual([{ offset_days: 20, sent_at: '2031-03-25T00:00:00.000Z' }]);
+    expect((await reminderEvents(t.businessId)).map((event) => event.data.reminder.offset_days)).toEqual([20]);
+  });
+
   test('when the live sweep runs days late, then each reminder missed goes out once, dated on the day it was due', async () => {
     // Arrange: a sweeper whose real time is five days ahead, as after downtime
     const live = await app.tenant({ mode: 'live' });

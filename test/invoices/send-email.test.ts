@@ -287,6 +287,36 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
     expect(smtp.messages.length).toBe(before);
     expect((await eventsOf(app, live.businessId)).filter((e) => e.type === 'invoice.sent')).toHaveLength(1);
   });
+
+  test('when a payment reminder is still queued as a retry of a died send comes, then the retry answers the invoice e-mail, sent, not the reminder', async () => {
+    // Arrange: a send that died before its response was stored, then a reminder the mail server has not answered yet
+    const live = await app.tenant({ mode: 'live' });
+    await app.server.services.businesses.update(live.businessId, { reminder_offsets: [1] });
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const draft = await aDraft(live, { issue_date: new Date(Date.now() - 10 * 86_400_000).toISOString().slice(0, 10), due_date: yesterday });
+    const key = `reminded-${draft.id}`;
+    const first = await live.api.post(`/invoices/${draft.id}/send`, undefined, withKey(key));
+    await smtp.nextMessage();
+    await app.db
+      .knex('idempotency_keys')
+      .where({ idempotency_key: key })
+      .update({ state: 'committed', owner: randomUUID(), response_status: null, response_body: null, updated_at: '2000-01-01 00:00:00.000' });
+    const release = smtp.holdAnswers();
+    try {
+      expect(await app.server.services.reminders.sweep()).toBe(1);
+
+      // Act
+      const retry = await live.api.post(`/invoices/${draft.id}/send`, undefined, withKey(key));
+
+      // Assert
+      expect(first.body.email.status).toBe('sent');
+      expect(retry.status).toBe(200);
+      expect(retry.body.email).toEqual(first.body.email);
+    } finally {
+      release();
+    }
+    await smtp.nextMessage();
+  });
 });
 
 describe('sending an invoice without SMTP_URL', () => {
