@@ -28,13 +28,13 @@
  * - Existing data: the migration marks invoices whose due date had passed before the upgrade as
  *   notified, so they are overdue and fire nothing.
  */
-import cron, { ScheduledTask } from 'node-cron';
 import { Knex } from 'knex';
 import pLimit from 'p-limit';
 import { Logger } from 'pino';
 import { acrossTenants, systemActor } from '../auth/actor';
 import { Clock, frozenClock, nextUtcMidnight, systemClock, utcDate, utcMidnight, withBusinessClock } from '../clock';
 import { Database } from '../db/database';
+import { CronSweep } from '../jobs/cron-sweep';
 import { FROZEN_DATE_SQL, Tenancy, TimeDrivenWork } from '../db/clocks';
 import { selectRows, writeRows } from '../db/statement';
 import { fromDbTime, toDbTime } from '../db/time';
@@ -61,18 +61,17 @@ const NEXT_DUE = `select min(invoices.due_date) as due_date from invoices where 
 /** The mark: only while the invoice is still unmarked (the rule was checked on the locked row). */
 const MARK = 'update invoices set overdue_notified_at = ? where id = ? and business_id = ? and livemode = ? and overdue_notified_at is null';
 
-export class OverdueSweep implements TimeDrivenWork {
-  private task?: ScheduledTask;
-  private sweeping: Promise<number> | null = null;
-  private stopped = false;
+export class OverdueSweep extends CronSweep implements TimeDrivenWork {
 
   constructor(
     private readonly db: Database,
     private readonly outbox: Outbox,
     private readonly links: InvoiceLinks,
-    private readonly logger: Logger,
+    logger: Logger,
     private readonly options: { batch?: number; clock?: Clock } = {},
-  ) {}
+  ) {
+    super(logger, 'overdue sweep');
+  }
 
   private get clock(): Clock {
     return this.options.clock ?? systemClock;
@@ -82,31 +81,9 @@ export class OverdueSweep implements TimeDrivenWork {
     return this.options.batch ?? 200;
   }
 
-  /** Sweeps every `seconds` (node-cron: a divisor of 60 below a minute, whole minutes above). */
-  start(seconds: number): void {
-    this.task = cron.schedule(seconds < 60 ? `*/${seconds} * * * * *` : `0 */${Math.round(seconds / 60)} * * * *`, () => void this.sweep());
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.task?.stop();
-    await this.sweeping;
-  }
-
   /** Fires `invoice.overdue` for every invoice due for it; one sweep at a time per process. Resolves with how many it fired. */
-  sweep(): Promise<number> {
-    if (this.sweeping) return this.sweeping;
-    this.sweeping = (async () => {
-      try {
-        return (await this.drain((after) => this.onRealTime(after), 'pass')) + (await this.drain((after) => this.onFrozenClocks(after), 'pass'));
-      } catch (err) {
-        this.logger.error({ err }, 'overdue sweep failed; the next sweep retries');
-        return 0;
-      } finally {
-        this.sweeping = null;
-      }
-    })();
-    return this.sweeping;
+  protected async sweepOnce(): Promise<number> {
+    return (await this.drain((after) => this.onRealTime(after), 'pass')) + (await this.drain((after) => this.onFrozenClocks(after), 'pass'));
   }
 
   /**

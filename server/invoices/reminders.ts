@@ -24,7 +24,6 @@
  *   read from the table, as `runDue` does for a test clock's advance.
  */
 import { Knex } from 'knex';
-import cron, { ScheduledTask } from 'node-cron';
 import pLimit from 'p-limit';
 import { Logger } from 'pino';
 import { acrossTenants, Actor, systemActor } from '../auth/actor';
@@ -32,6 +31,7 @@ import { reminderOffsetsOf } from '../businesses/model';
 import { Clock, frozenClock, systemClock, utcDate, withBusinessClock } from '../clock';
 import { Tenancy, TimeDrivenWork } from '../db/clocks';
 import { Database } from '../db/database';
+import { CronSweep } from '../jobs/cron-sweep';
 import { selectRows, writeRows } from '../db/statement';
 import { fromDbTime, toDbTime } from '../db/time';
 import { EmailQueue } from '../email/queue';
@@ -83,10 +83,7 @@ function startOfDay(day: string): Date {
   return new Date(`${day}T00:00:00.000Z`);
 }
 
-export class ReminderSweep implements TimeDrivenWork {
-  private task?: ScheduledTask;
-  private sweeping: Promise<number> | null = null;
-  private stopped = false;
+export class ReminderSweep extends CronSweep implements TimeDrivenWork {
   /** Once per invoice and offset: a second insert of the pair changes nothing (the unique key). */
   private readonly insertOnce: string;
   /** SQL of (due_date + ? days) as `YYYY-MM-DD`, and how the offset is bound to it. */
@@ -99,9 +96,10 @@ export class ReminderSweep implements TimeDrivenWork {
     private readonly outbox: Outbox,
     private readonly emails: EmailQueue,
     private readonly links: InvoiceLinks,
-    private readonly logger: Logger,
+    logger: Logger,
     private readonly options: { batch?: number; clock?: Clock } = {},
   ) {
+    super(logger, 'reminder sweep');
     const mysql = db.dialect === 'mysql';
     const columns = '(invoice_id, business_id, livemode, offset_days, sent_at) values (?, ?, ?, ?, ?)';
     this.insertOnce = mysql ? `insert ignore into invoice_reminders ${columns}` : `insert or ignore into invoice_reminders ${columns}`;
@@ -119,31 +117,9 @@ export class ReminderSweep implements TimeDrivenWork {
     return this.options.batch ?? 200;
   }
 
-  /** Sweeps every `seconds` (node-cron: a divisor of 60 below a minute, whole minutes above). */
-  start(seconds: number): void {
-    this.task = cron.schedule(seconds < 60 ? `*/${seconds} * * * * *` : `0 */${Math.round(seconds / 60)} * * * *`, () => void this.sweep());
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.task?.stop();
-    await this.sweeping;
-  }
-
   /** Sends every reminder that is due, by each business and mode's clock; one sweep at a time per process. Resolves with how many it sent. */
-  sweep(): Promise<number> {
-    if (this.sweeping) return this.sweeping;
-    this.sweeping = (async () => {
-      try {
-        return (await this.onRealTime()) + (await this.onFrozenClocks());
-      } catch (err) {
-        this.logger.error({ err }, 'reminder sweep failed; the next sweep retries');
-        return 0;
-      } finally {
-        this.sweeping = null;
-      }
-    })();
-    return this.sweeping;
+  protected async sweepOnce(): Promise<number> {
+    return (await this.onRealTime()) + (await this.onFrozenClocks());
   }
 
   /**

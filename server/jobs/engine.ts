@@ -13,6 +13,7 @@ import { CrossTenantAccess } from '../auth/actor';
 import { Clock } from '../clock';
 import { Database } from '../db/database';
 import { TenantModel } from '../db/tenant-model';
+import { everySeconds } from './cron-sweep';
 import { beginAttempt, claimDue, handBack, LeasedRow, LeaseOptions } from './lease';
 
 /**
@@ -76,7 +77,7 @@ export class JobQueue<M extends LeasedRow, P = undefined> {
 
   /** Sweeps every `seconds` (node-cron: a divisor of 60 below a minute, whole minutes above). */
   start(seconds: number): void {
-    this.task = cron.schedule(seconds < 60 ? `*/${seconds} * * * * *` : `0 */${Math.round(seconds / 60)} * * * *`, () => void this.sweep());
+    this.task = cron.schedule(everySeconds(seconds), () => void this.sweep());
   }
 
   /** Work has become due (a commit, a replay): sweep now, or again right after the running sweep. */

@@ -16,13 +16,13 @@
  *   claimed is passed. A date that fails (its e-invoice not ready, the database gone) is logged and
  *   passed; the next sweep tries it again.
  */
-import cron, { ScheduledTask } from 'node-cron';
 import { Knex } from 'knex';
 import { Logger } from 'pino';
 import { acrossTenants, systemActor } from '../auth/actor';
 import { Clock, nextUtcMidnight, systemClock, utcDate, utcMidnight } from '../clock';
 import { FROZEN_DATE_SQL, Tenancy, TimeDrivenWork } from '../db/clocks';
 import { Database } from '../db/database';
+import { CronSweep } from '../jobs/cron-sweep';
 import { RecurringInvoice } from './model';
 import { RecurringInvoiceService } from './service';
 
@@ -41,17 +41,16 @@ type Cursor = { date: string; id: number } | null;
 
 type Finder = (cursor: Cursor) => Promise<Candidate[]>;
 
-export class RecurringInvoiceSweep implements TimeDrivenWork {
-  private task?: ScheduledTask;
-  private sweeping: Promise<number> | null = null;
-  private stopped = false;
+export class RecurringInvoiceSweep extends CronSweep implements TimeDrivenWork {
 
   constructor(
     private readonly db: Database,
     private readonly recurring: RecurringInvoiceService,
-    private readonly logger: Logger,
+    logger: Logger,
     private readonly options: { batch?: number; clock?: Clock } = {},
-  ) {}
+  ) {
+    super(logger, 'recurring invoice sweep');
+  }
 
   private get clock(): Clock {
     return this.options.clock ?? systemClock;
@@ -61,32 +60,10 @@ export class RecurringInvoiceSweep implements TimeDrivenWork {
     return this.options.batch ?? 100;
   }
 
-  /** Sweeps every `seconds` (node-cron: a divisor of 60 below a minute, whole minutes above). */
-  start(seconds: number): void {
-    this.task = cron.schedule(seconds < 60 ? `*/${seconds} * * * * *` : `0 */${Math.round(seconds / 60)} * * * *`, () => void this.sweep());
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.task?.stop();
-    await this.sweeping;
-  }
-
   /** Issues every date that has come, of every business; one sweep at a time per process. Resolves with how many invoices it issued. */
-  sweep(): Promise<number> {
-    if (this.sweeping) return this.sweeping;
-    this.sweeping = (async () => {
-      try {
-        const today = utcDate(this.clock.now());
-        return (await this.drain((cursor) => this.onRealTime(cursor, today), 'pass')) + (await this.drain((cursor) => this.onFrozenClocks(cursor), 'pass'));
-      } catch (err) {
-        this.logger.error({ err }, 'recurring invoice sweep failed; the next sweep retries');
-        return 0;
-      } finally {
-        this.sweeping = null;
-      }
-    })();
-    return this.sweeping;
+  protected async sweepOnce(): Promise<number> {
+    const today = utcDate(this.clock.now());
+    return (await this.drain((cursor) => this.onRealTime(cursor, today), 'pass')) + (await this.drain((cursor) => this.onFrozenClocks(cursor), 'pass'));
   }
 
   /**
