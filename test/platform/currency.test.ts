@@ -59,7 +59,7 @@ describe('the OpenAPI document', () => {
       }
     }
 
-    expect(found.sort()).toEqual(['PATCH /expenses/{id}', 'PATCH /invoices/{id}', 'POST /contracts', 'POST /expenses', 'POST /invoices', 'POST /quick-charge']);
+    expect(found.sort()).toEqual(['PATCH /expenses/{id}', 'PATCH /invoices/{id}', 'POST /contracts', 'POST /expenses', 'POST /invoices', 'POST /quick-charge', 'POST /recurring-invoices']);
     expect(openapiDocument.components.schemas.Currency.pattern).toBe('^[A-Z]{3}$');
   });
 });
