@@ -13,7 +13,7 @@ import type { ContractService } from './contracts/service';
 import type { CreditNoteService } from './credit-notes/service';
 import type { EinvoiceService } from './einvoice/service';
 import type { DocumentTask } from './einvoice/worker';
-import type { BusinessClocks, TimeDrivenWork } from './db/clocks';
+import type { BusinessClocks } from './db/clocks';
 import type { Database } from './db/database';
 import { Clock, systemClock } from './clock';
 import type { EmailQueue } from './email/queue';
@@ -24,6 +24,7 @@ import type { InvoiceDocuments } from './invoices/documents';
 import type { InvoiceLinks } from './invoices/links';
 import type { PaymentPath } from './invoices/payment-path';
 import type { InvoiceService } from './invoices/service';
+import type { CollectionSteps, FollowUpWork } from './invoices/collection-steps';
 import type { OverdueSweep } from './invoices/overdue';
 import type { ReminderSweep } from './invoices/reminders';
 import { loadAppKey } from './keys/app-key';
@@ -71,6 +72,8 @@ export interface Services {
   testClocks: TestClockService;
   /** The sweep that sends each payment reminder once per invoice and offset. */
   reminders: ReminderSweep;
+  /** Reminders and `invoice.overdue` of one business and mode, in time order: what a test clock's advance runs after issuance. */
+  followUps: FollowUpWork;
   /** Credit notes, and the void of an invoice (which issues one). */
   creditNotes: CreditNoteService;
   /** The document threads: every PDF and e-invoice is made there, off the request thread. */
@@ -141,6 +144,7 @@ const modules = {
   invoices: () => require('./invoices/service') as typeof import('./invoices/service'),
   overdue: () => require('./invoices/overdue') as typeof import('./invoices/overdue'),
   reminders: () => require('./invoices/reminders') as typeof import('./invoices/reminders'),
+  collectionSteps: () => require('./invoices/collection-steps') as typeof import('./invoices/collection-steps'),
   secretBox: () => require('./keys/secret-box') as typeof import('./keys/secret-box'),
   keys: () => require('./keys/service') as typeof import('./keys/service'),
   gatewayClients: () => require('./gateways/clients') as typeof import('./gateways/clients'),
@@ -169,6 +173,8 @@ const modules = {
 /** What the services share besides each other: the application key, the links and the gateways' clients. */
 interface Shared {
   links: InvoiceLinks;
+  /** Reminders and `invoice.overdue`, worked many to a transaction (the two sweeps and the advance share it). */
+  collectionSteps: CollectionSteps;
   gatewayClients: GatewayClients;
   appKey: Buffer;
 }
@@ -188,16 +194,10 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
   const shared: Shared = builtWhenRead<Shared>({
     appKey: () => loadAppKey(config),
     links: () => new (modules.links().InvoiceLinks)(config.baseUrl),
+    collectionSteps: () => new (modules.collectionSteps().CollectionSteps)(db, services.outbox, services.emails, shared.links),
     gatewayClients: () =>
       new (modules.gatewayClients().GatewayClients)(db, new (modules.secretBox().SecretBox)(shared.appKey, 'gateway_secret'), { stripeApiUrl: config.stripeApiUrl }),
   });
-  /**
-   * What a test clock's advance runs at each moment it passes, in this order within one moment: add
-   * each TimeDrivenWork here (recurring issuance before the work that follows from an invoice's dates,
-   * so an invoice issued at a moment is reminded of and becomes overdue at the moments after).
-   */
-  // In this order at each moment: a date's invoice is issued before its reminders and overdue are judged.
-  const timeDrivenWork = (): TimeDrivenWork[] => [services.recurringSweep, services.reminders, services.overdue];
   const webhookSecrets = () => new (modules.secretBox().SecretBox)(shared.appKey, 'webhook_secret');
   const services: Services = builtWhenRead<Services>({
     clocks: () => new (modules.clocks().BusinessClocks)(db, { cacheTtlMs: config.keyCacheTtlMs }, clock),
@@ -232,9 +232,11 @@ export function createServices(db: Database, config: ServiceConfig, clock: Clock
       invoices.whenSending((invoice, format, wasDraft) => services.einvoices.assertReadyToSend(invoice, format, wasDraft));
       return invoices;
     },
-    overdue: () => new (modules.overdue().OverdueSweep)(db, services.outbox, shared.links, log(), { clock }),
-    reminders: () => new (modules.reminders().ReminderSweep)(db, services.outbox, services.emails, shared.links, log(), { clock }),
-    testClocks: () => new (modules.testClocks().TestClockService)(db, services.clocks, timeDrivenWork()),
+    overdue: () => new (modules.overdue().OverdueSweep)(db, shared.collectionSteps, log(), { clock }),
+    reminders: () => new (modules.reminders().ReminderSweep)(db, shared.collectionSteps, log(), { clock }),
+    followUps: () => new (modules.collectionSteps().FollowUpWork)(shared.collectionSteps, [services.reminders, services.overdue]),
+    // Issuance makes invoices; the follow-ups (reminders, overdue) act on them at the moments after.
+    testClocks: () => new (modules.testClocks().TestClockService)(db, services.clocks, { issuance: [services.recurringSweep], followUps: services.followUps }),
     refunds: () => new (modules.refunds().RefundService)(db, services.outbox, shared.gatewayClients, log(), shared.links, services.clocks, clock),
     gateways: () => new (modules.gateways().GatewayService)(db, services.paymentPath, services.refunds, shared.gatewayClients, log(), shared.links, services.clocks, clock),
     owners: () => new (modules.owners().OwnerService)(db, services.businesses, clock),

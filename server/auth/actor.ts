@@ -41,6 +41,7 @@ export type CrossTenantReason =
   | 'overdue sweep'
   | 'recurring invoice sweep'
   | 'reminder sweep'
+  | 'collection steps'
   | 'cli delivery log'
   | 'cli payment simulation'
   | 'key webhook change'

@@ -112,6 +112,20 @@ export class TenantModel extends GuardedModel {
   }
 
   /**
+   * `insertAll` for rows of several businesses and modes, each with its owner (a sweep's transaction
+   * records events of many): one INSERT. Returns each row's id in order when the database numbers
+   * one INSERT's rows consecutively (see insertRowsNumbered), undefined otherwise.
+   */
+  static async insertOwned(conn: Knex, rows: readonly { owner: Actor; row: StoredRow }[]): Promise<number[] | undefined> {
+    if (!rows.length) return [];
+    return insertRowsNumbered(
+      conn,
+      this.tableName,
+      rows.map(({ owner, row }) => ({ ...row, business_id: owner.businessId, livemode: owner.livemode ? 1 : 0 })),
+    );
+  }
+
+  /**
    * One INSERT of a new row of the actor's, given as the model holds it (ISO timestamps, booleans,
    * JSON objects); `created_at` and `updated_at` are set. Returns the row, id included, as a read
    * would. The hot writes (an invoice, an event) take this path rather than an Objection insert,

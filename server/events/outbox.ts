@@ -14,9 +14,9 @@ import { Knex } from 'knex';
 import { Actor } from '../auth/actor';
 import { Tenancy } from '../auth/credential';
 import { ALL_SCOPES, grants, Scope } from '../auth/scopes';
-import { Clock } from '../clock';
+import { businessClock, Clock } from '../clock';
 import { Database } from '../db/database';
-import { selectRows } from '../db/statement';
+import { selectRows, StoredRow } from '../db/statement';
 import { toDbTime } from '../db/time';
 import { leasedAtInsert, LeaseOptions } from '../jobs/lease';
 import { WebhookDelivery } from './deliveries';
@@ -73,41 +73,56 @@ export interface EventWaiters {
 }
 
 /**
- * An event's receivers, in one statement: every key of the business and mode with a webhook URL (a
- * revoked key receives nothing new, nor does one rotated out with a grace period: its replacement,
- * same URL and secret, does), and every OAuth app with a webhook URL that this business and mode
- * have authorized, once per app; each only if its key's or grant's scopes read the event
- * (`readScopeOf`). Scopes are stored as a JSON array, so "holds one of the scopes that grant the
- * read" is one LIKE per such scope on its quoted name. One statement per read scope, built once.
+ * The receivers of events of several businesses of one mode, in one statement: for each business,
+ * every key of the business and mode with a webhook URL (a revoked key receives nothing new, nor does
+ * one rotated out with a grace period: its replacement, same URL and secret, does), and every OAuth
+ * app with a webhook URL that the business and mode have authorized, once per app; each only if its
+ * key's or grant's scopes read the event (`readScopeOf`). Scopes are stored as a JSON array, so
+ * "holds one of the scopes that grant the read" is one LIKE per such scope on its quoted name. The
+ * text depends on the scope and the number of businesses (one, as a rule), so each is prepared once.
  * The nulls are typed: MariaDB makes the union of an unsigned id and a bare NULL a DECIMAL, which
  * mysql2 returns as text ("2"), and a receiver's id must stay a number (it binds its sealed secret).
  */
-function receiversReading(wanted: Scope): { sql: string; patterns: string[] } {
+function receiversReading(wanted: Scope, businesses: number): { sql: string; patterns: string[] } {
   const patterns = ALL_SCOPES.filter((held) => grants([held], wanted)).map((held) => `%"${held}"%`);
-  const holds = `(${patterns.map(() => 'scopes like ?').join(' or ')})`;
+  const holds = (column: string) => `(${patterns.map(() => `${column} like ?`).join(' or ')})`;
+  const among = `in (${Array.from({ length: businesses }, () => '?').join(', ')})`;
   const sql = `
-  select id as api_key_id, cast(null as unsigned) as app_id, webhook_url as url, webhook_secret as sealed_secret from api_keys
-   where business_id = ? and livemode = ? and webhook_url is not null and revoked_at is null and expires_at is null and ${holds}
+  select business_id, id as api_key_id, cast(null as unsigned) as app_id, webhook_url as url, webhook_secret as sealed_secret from api_keys
+   where business_id ${among} and livemode = ? and webhook_url is not null and revoked_at is null and expires_at is null and ${holds('scopes')}
   union all
-  select cast(null as unsigned), id, webhook_url, webhook_secret_sealed from oauth_apps
-   where webhook_url is not null and revoked_at is null
-     and id in (select app_id from oauth_grants where business_id = ? and livemode = ? and revoked_at is null and ${holds})`;
+  select distinct oauth_grants.business_id, cast(null as unsigned), oauth_apps.id, oauth_apps.webhook_url, oauth_apps.webhook_secret_sealed from oauth_apps
+    join oauth_grants on oauth_grants.app_id = oauth_apps.id
+   where oauth_apps.webhook_url is not null and oauth_apps.revoked_at is null
+     and oauth_grants.business_id ${among} and oauth_grants.livemode = ? and oauth_grants.revoked_at is null and ${holds('oauth_grants.scopes')}`;
   return { sql, patterns };
 }
 
-const RECEIVERS = new Map(EVENT_READ_SCOPES.map((scope) => [scope, receiversReading(scope)]));
-
 interface Receiver {
+  business_id: number;
   api_key_id: number | null;
   app_id: number | null;
   url: string;
   sealed_secret: string | null;
 }
 
-function receiversOf(trx: Knex.Transaction, actor: Actor, type: EventType): Promise<Receiver[]> {
-  const { sql, patterns } = RECEIVERS.get(readScopeOf(type))!;
-  const tenancy = [actor.businessId, actor.livemode ? 1 : 0];
-  return selectRows<Receiver>(trx, sql, [...tenancy, ...patterns, ...tenancy, ...patterns]);
+/** The receivers of events of `type` of these businesses in one mode, by business id. */
+async function receiversOf(trx: Knex.Transaction, businessIds: readonly number[], livemode: boolean, type: EventType): Promise<Map<number, Receiver[]>> {
+  const { sql, patterns } = receiversReading(readScopeOf(type), businessIds.length);
+  const tenancy = [...businessIds, livemode ? 1 : 0];
+  const byBusiness = new Map<number, Receiver[]>();
+  for (const receiver of await selectRows<Receiver>(trx, sql, [...tenancy, ...patterns, ...tenancy, ...patterns])) {
+    byBusiness.set(receiver.business_id, [...(byBusiness.get(receiver.business_id) ?? []), receiver]);
+  }
+  return byBusiness;
+}
+
+/** One event to record: whose, what, and (for work done late, dated when it was due) when; by default the business clock's now. */
+export interface NewEvent {
+  actor: Actor;
+  type: EventType;
+  data: Record<string, unknown>;
+  at?: Date;
 }
 
 export class Outbox {
@@ -142,44 +157,102 @@ export class Outbox {
 
   /** Records an event inside `trx`, the transaction of the change it reports, with its deliveries. */
   async record(trx: Knex.Transaction, actor: Actor, type: EventType, data: Record<string, unknown>): Promise<Event> {
-    const event = await Event.create(actor, trx, {
-      type,
-      idempotency_key: randomUUID(),
-      data: JSON.stringify(data),
-    });
+    const [event] = await this.recordMany(trx, [{ actor, type, data }]);
+    return event;
+  }
+
+  /**
+   * Records several events inside `trx`, in the order given (their ids follow it), with their
+   * deliveries: one INSERT of the events, one read of the receivers per mode and kind of event, one
+   * INSERT of the deliveries. What a sweep that works many invoices in a transaction records.
+   */
+  async recordMany(trx: Knex.Transaction, entries: readonly NewEvent[]): Promise<Event[]> {
+    if (!entries.length) return [];
+    const events = await this.insertEvents(trx, entries);
     // Only while someone waits: the write path pays nothing for a reader that is not there.
     const waiters = this.eventWaiters;
-    if (waiters?.waitsFor(actor)) this.db.afterCommit(() => waiters.committed(actor, event.id));
-    const targets = (await receiversOf(trx, actor, type)).map(({ api_key_id, app_id, url, sealed_secret }) => ({
-      row: { api_key_id, app_id, url },
-      sealedSecret: sealed_secret,
-    }));
-    if (!targets.length) return event;
-    const now = this.clock.now();
-    const rowOf = (target: (typeof targets)[number]) => ({
-      event_id: event.id,
-      ...target.row,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: toDbTime(now),
-      created_at: toDbTime(now),
-      updated_at: toDbTime(now),
+    events.forEach((event, i) => {
+      const { actor } = entries[i];
+      if (waiters?.waitsFor(actor)) this.db.afterCommit(() => waiters.committed(actor, event.id));
     });
+    const receivers = await this.receiversOfAll(trx, entries);
+    const now = toDbTime(this.clock.now());
     const direct = this.direct;
-    const leased = direct ? targets.filter((target) => direct.takes(target.row.url)) : [];
-    const due = targets.filter((target) => !leased.includes(target));
-    await WebhookDelivery.insertAll(actor, trx, due.map(rowOf));
-    if (direct && leased.length) {
-      // Leased as a claim leases: the first attempt counted, the row due again only after the lease.
-      const lease = leasedAtInsert(direct.lease);
-      // One INSERT each (one receiver, as a rule): the id comes back with it, so the handover needs no read.
-      const handed: DispatchedDelivery[] = [];
-      for (const target of leased) {
-        handed.push({ delivery: await WebhookDelivery.insertOne(actor, trx, { ...rowOf(target), ...lease }), sealedSecret: target.sealedSecret });
+    const due: { owner: Actor; row: StoredRow }[] = [];
+    const leased: { event: Event; owner: Actor; row: StoredRow; sealedSecret: string | null }[] = [];
+    events.forEach((event, i) => {
+      const { actor, type } = entries[i];
+      for (const receiver of receivers(actor, type)) {
+        const row: StoredRow = {
+          event_id: event.id,
+          api_key_id: receiver.api_key_id,
+          app_id: receiver.app_id,
+          url: receiver.url,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: now,
+          created_at: now,
+          updated_at: now,
+        };
+        if (direct?.takes(receiver.url)) leased.push({ event, owner: actor, row, sealedSecret: receiver.sealed_secret });
+        else due.push({ owner: actor, row });
       }
-      this.db.afterCommit(() => direct.dispatch(event, handed));
-    }
+    });
+    await WebhookDelivery.insertOwned(trx, due);
+    if (direct && leased.length) await this.handOver(trx, direct, leased);
     if (due.length) this.deliveriesDue();
-    return event;
+    return events;
+  }
+
+  /** The events' rows, in one INSERT, dated by the business clock unless an entry names its moment. */
+  private async insertEvents(trx: Knex.Transaction, entries: readonly NewEvent[]): Promise<Event[]> {
+    const rows = entries.map(({ actor, type, data, at }) => {
+      const created = toDbTime(at ?? businessClock.now());
+      return { owner: actor, row: { type, idempotency_key: randomUUID(), data: JSON.stringify(data), created_at: created, updated_at: created } };
+    });
+    let ids = await Event.insertOwned(trx, rows);
+    if (!ids) {
+      // Not numbered in order (InnoDB's interleaved mode): each row's id, read back by its unique key.
+      const keys = rows.map(({ row }) => row.idempotency_key as string);
+      const read = await selectRows<{ id: number; idempotency_key: string }>(trx, `select id, idempotency_key from events where idempotency_key in (${keys.map(() => '?').join(', ')})`, keys);
+      const idOf = new Map(read.map((row) => [row.idempotency_key, row.id]));
+      ids = keys.map((key) => idOf.get(key)!);
+    }
+    const stored = ids;
+    return rows.map(({ owner, row }, i) => Event.fromDatabaseJson<Event>({ ...row, business_id: owner.businessId, livemode: owner.livemode ? 1 : 0, id: stored[i] }));
+  }
+
+  /** Reads the receivers of the entries' events: one statement per mode and read scope; then by actor and type. */
+  private async receiversOfAll(trx: Knex.Transaction, entries: readonly NewEvent[]): Promise<(actor: Actor, type: EventType) => Receiver[]> {
+    const found = new Map<string, Map<number, Receiver[]>>();
+    const groupOf = (livemode: boolean, type: EventType) => `${livemode ? 'live' : 'test'} ${readScopeOf(type)}`;
+    const groups = new Map<string, { livemode: boolean; type: EventType; businesses: Set<number> }>();
+    for (const { actor, type } of entries) {
+      const key = groupOf(actor.livemode, type);
+      const group = groups.get(key) ?? { livemode: actor.livemode, type, businesses: new Set<number>() };
+      group.businesses.add(actor.businessId);
+      groups.set(key, group);
+    }
+    for (const [key, group] of groups) found.set(key, await receiversOf(trx, [...group.businesses], group.livemode, group.type));
+    return (actor, type) => found.get(groupOf(actor.livemode, type))?.get(actor.businessId) ?? [];
+  }
+
+  /**
+   * Deliveries the direct worker takes: written leased to it (as a claim leases: the first attempt
+   * counted, the row due again only after the lease) and handed over after the commit, with their
+   * ids, so the handover needs no read.
+   */
+  private async handOver(trx: Knex.Transaction, direct: DirectDispatch, leased: { event: Event; owner: Actor; row: StoredRow; sealedSecret: string | null }[]): Promise<void> {
+    const lease = leasedAtInsert(direct.lease);
+    const rows = leased.map(({ owner, row }) => ({ owner, row: { ...row, ...lease } }));
+    let ids = await WebhookDelivery.insertOwned(trx, rows);
+    // Not numbered in order: one INSERT each, whose id comes back with it.
+    ids ??= await Promise.all(rows.map(async ({ owner, row }) => (await WebhookDelivery.insertOne(owner, trx, row)).id));
+    const byEvent = new Map<Event, DispatchedDelivery[]>();
+    leased.forEach(({ event, owner, sealedSecret }, i) => {
+      const delivery = WebhookDelivery.fromDatabaseJson<WebhookDelivery>({ ...rows[i].row, business_id: owner.businessId, livemode: owner.livemode ? 1 : 0, id: ids[i] });
+      byEvent.set(event, [...(byEvent.get(event) ?? []), { delivery, sealedSecret }]);
+    });
+    this.db.afterCommit(() => byEvent.forEach((handed, event) => direct.dispatch(event, handed)));
   }
 }

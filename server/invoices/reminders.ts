@@ -9,41 +9,34 @@
  *   earlier and sent late is not reminded of days already past), nor before the offsets were set in
  *   its mode (`reminders_set_at_live`/`_test`): setting offsets, or upgrading, does not remind of
  *   days already past.
- * - Each is one transaction: the invoice's row locked (as a payment locks it, so a payment committed
- *   first leaves nothing to remind of), the `invoice_reminders` row inserted unless (invoice_id,
- *   offset_days) is there already, and only when it was: the event `invoice.reminder_sent` and, in
- *   live mode, the e-mail to the client (queued, it leaves after the commit). Test mode writes no
- *   e-mail. Sweeps in several processes may pick the same reminder; one inserts it, the others
- *   change nothing.
+ * - Fifty to a transaction (collection-steps.ts): the invoices' rows locked (as a payment locks
+ *   them, so a payment committed first leaves nothing to remind of), and for each reminder not sent
+ *   yet for its (invoice_id, offset_days), its `invoice_reminders` row, the event
+ *   `invoice.reminder_sent` and, in live mode, the e-mail to the client (queued, it leaves after the
+ *   commit). Test mode writes no e-mail. Sweeps in several processes may pick the same reminder; one
+ *   sends it, the others find it sent.
  * - Dated on its day: `sent_at` is 00:00 UTC of the reminder's day, and the event's invoice is
  *   shown under a clock frozen then, even when the sweep runs later (downtime, a test clock moved
  *   on), as `invoice.overdue` is.
  * - Time, as the overdue sweep judges it: live mode and test modes without a stored clock by the
  *   real time, one query per offset in use and mode through `invoices_reminder_sweep` (status,
  *   livemode, due_date); a test mode whose clock is frozen (`business_clocks`) by its frozen time,
- *   read from the table, as `runDue` does for a test clock's advance.
+ *   read from the table; a test clock's advance takes `dueBy` of its test mode, in time order with
+ *   `invoice.overdue` (FollowUpWork).
  */
 import { Knex } from 'knex';
-import pLimit from 'p-limit';
 import { Logger } from 'pino';
-import { acrossTenants, Actor, systemActor } from '../auth/actor';
+import { acrossTenants } from '../auth/actor';
 import { reminderOffsetsOf } from '../businesses/model';
-import { Clock, frozenClock, systemClock, utcDate, withBusinessClock } from '../clock';
-import { Tenancy, TimeDrivenWork } from '../db/clocks';
+import { Clock, systemClock, utcDate } from '../clock';
+import { Tenancy } from '../db/clocks';
 import { Database } from '../db/database';
+import { selectRows } from '../db/statement';
+import { fromDbTime } from '../db/time';
 import { CronSweep } from '../jobs/cron-sweep';
-import { selectRows, writeRows } from '../db/statement';
-import { fromDbTime, toDbTime } from '../db/time';
-import { EmailQueue } from '../email/queue';
-import { Outbox } from '../events/outbox';
 import { addDays } from '../validation';
-import { invoiceDetail } from './detail';
-import { formatMoney, reminderEmail } from './email';
-import { InvoiceLinks } from './links';
-import { amountDue, Invoice, whereAwaitsPayment } from './model';
-import { ReminderSentView } from './schema';
-import { awaitsPayment, OWING_SQL } from './status';
-import { SWEEP_CONCURRENCY } from './sweeps';
+import { CollectionStep, CollectionSteps, DueStep, inTimeOrder, reminderMoment } from './collection-steps';
+import { Invoice, whereAwaitsPayment } from './model';
 
 const ACCESS = acrossTenants('reminder sweep');
 
@@ -55,37 +48,14 @@ interface Candidate {
   due_date: string;
 }
 
-/** One reminder to send: the invoice, the offset, and the day it is dated. */
-interface DueReminder {
-  tenancy: Tenancy;
-  invoiceId: number;
-  offsetDays: number;
-  day: string;
-}
-
-
 const OFFSETS_IN_USE = 'select distinct reminder_offsets from businesses where reminder_offsets is not null';
 const OFFSETS_OF_BUSINESS = 'select reminder_offsets from businesses where id = ?';
-/** The earliest due date after a given one among a business and mode's invoices awaiting payment (the (business_id, livemode, due_date) index). */
-const NEXT_DUE_DATE = `select min(invoices.due_date) as due_date from invoices where invoices.business_id = ? and invoices.livemode = ? and ${OWING_SQL} and invoices.due_date > ?`;
 /** Test modes whose clock is frozen, of businesses that remind. */
 const FROZEN_TEST_MODES = `select business_clocks.business_id, business_clocks.frozen_time from business_clocks
   join businesses on businesses.id = business_clocks.business_id
  where business_clocks.livemode = 0 and businesses.reminder_offsets is not null order by business_clocks.business_id`;
 
-/** Whom a reminder is from and to, in one statement (a sweep sends a thousand). */
-const RECIPIENT = `select clients.name, clients.email, businesses.name as business_name from clients
-  join businesses on businesses.id = clients.business_id
- where clients.id = ? and clients.business_id = ? and clients.livemode = ?`;
-
-/** 00:00 UTC of a day, `YYYY-MM-DD`. */
-function startOfDay(day: string): Date {
-  return new Date(`${day}T00:00:00.000Z`);
-}
-
-export class ReminderSweep extends CronSweep implements TimeDrivenWork {
-  /** Once per invoice and offset: a second insert of the pair changes nothing (the unique key). */
-  private readonly insertOnce: string;
+export class ReminderSweep extends CronSweep {
   /** SQL of (due_date + ? days) as `YYYY-MM-DD`, and how the offset is bound to it. */
   private readonly reminderDay: { sql: string; bind: (offset: number) => Knex.Value };
   /** SQL matching a business whose `reminder_offsets` lists the offset bound by `listedPattern`. */
@@ -93,16 +63,12 @@ export class ReminderSweep extends CronSweep implements TimeDrivenWork {
 
   constructor(
     private readonly db: Database,
-    private readonly outbox: Outbox,
-    private readonly emails: EmailQueue,
-    private readonly links: InvoiceLinks,
+    private readonly steps: CollectionSteps,
     logger: Logger,
     private readonly options: { batch?: number; clock?: Clock } = {},
   ) {
     super(logger, 'reminder sweep');
     const mysql = db.dialect === 'mysql';
-    const columns = '(invoice_id, business_id, livemode, offset_days, sent_at) values (?, ?, ?, ?, ?)';
-    this.insertOnce = mysql ? `insert ignore into invoice_reminders ${columns}` : `insert or ignore into invoice_reminders ${columns}`;
     this.reminderDay = mysql
       ? { sql: 'date_add(invoices.due_date, interval ? day)', bind: (offset) => offset }
       : { sql: 'date(invoices.due_date, ?)', bind: (offset) => `${offset >= 0 ? '+' : ''}${offset} days` };
@@ -123,78 +89,35 @@ export class ReminderSweep extends CronSweep implements TimeDrivenWork {
   }
 
   /**
-   * Sends every reminder of this business and mode due at or before `at`, oldest day first, each
-   * dated on its own day (a test clock's advance). A reminder that cannot be recorded throws.
+   * The reminders of this business and mode due at or before `at`, each with the moment it is dated
+   * at (00:00 UTC of its day), in time order: what a test clock's advance sends.
    */
-  async runDue(tenancy: Tenancy, at: Date): Promise<void> {
-    for (const reminder of await this.dueIn(tenancy, at)) await this.remind(reminder.tenancy, reminder.invoiceId, reminder.offsetDays);
-  }
-
-  /**
-   * The first reminder day after `after` among this business and mode's invoices awaiting payment
-   * (what lets a test clock's advance skip the days between): per offset, the earliest due date whose
-   * reminder day is still to come. Reminders due by `after` itself were sent by `runDue` at `after`.
-   */
-  async nextDueAfter(tenancy: Tenancy, after: Date): Promise<Date | null> {
+  async dueBy(tenancy: Tenancy, at: Date): Promise<DueStep[]> {
     const [business] = await selectRows<{ reminder_offsets: string | null }>(this.db.current, OFFSETS_OF_BUSINESS, [tenancy.businessId]);
-    const today = utcDate(after);
-    let next: string | null = null;
+    const today = utcDate(at);
+    const due: DueStep[] = [];
     for (const offsetDays of reminderOffsetsOf(business?.reminder_offsets ?? null)) {
-      const [row] = await selectRows<{ due_date: string | null }>(this.db.current, NEXT_DUE_DATE, [tenancy.businessId, tenancy.livemode ? 1 : 0, addDays(today, -offsetDays)]);
-      if (!row?.due_date) continue;
-      const day = addDays(String(row.due_date).slice(0, 10), offsetDays);
-      if (next === null || day < next) next = day;
+      let after = 0;
+      for (;;) {
+        const batch = await this.candidates(offsetDays, addDays(today, -offsetDays), { ...tenancy, realTime: false }, after);
+        for (const candidate of batch) due.push({ at: reminderMoment(candidate.due_date, offsetDays), step: { kind: 'reminder', tenancy, invoiceId: candidate.id, offsetDays } });
+        if (batch.length < this.batch) break;
+        after = batch[batch.length - 1].id;
+      }
     }
-    return next === null ? null : startOfDay(next);
+    return due.sort(inTimeOrder);
   }
 
   /**
    * Sends the reminder of `offsetDays` for an invoice, dated 00:00 UTC of due_date + offsetDays,
-   * unless it was sent already or the invoice no longer awaits payment; false then. The caller has
-   * found it due (the sweep, `runDue`), or makes it so (the CLI's `trigger invoice.reminder_sent`).
+   * unless it was sent already or the invoice no longer awaits payment; false then. The CLI's
+   * `trigger invoice.reminder_sent`, which makes it due.
    */
   async remind(tenancy: Tenancy, invoiceId: number, offsetDays: number): Promise<boolean> {
-    const actor = systemActor('reminder sweep', tenancy);
-    return this.db.transaction(async (trx) => {
-      // Locked as the payment path locks it: a payment or void committed first is seen here.
-      const row = await Invoice.findOwn(actor, trx, invoiceId, { lock: 'update' });
-      if (!row || !awaitsPayment(row)) return false;
-      const sentAt = startOfDay(addDays(row.due_date, offsetDays));
-      const { affectedRows } = await writeRows(trx, this.insertOnce, [invoiceId, tenancy.businessId, tenancy.livemode ? 1 : 0, offsetDays, toDbTime(sentAt)]);
-      if (affectedRows !== 1) return false;
-      const reminder: ReminderSentView = { offset_days: offsetDays, sent_at: sentAt.toISOString() };
-      await withBusinessClock(frozenClock(sentAt), async () => {
-        const invoice = await invoiceDetail(actor, row, trx, this.links);
-        await this.outbox.record(trx, actor, 'invoice.reminder_sent', { invoice, reminder });
-        if (tenancy.livemode) await this.queueEmail(trx, actor, row, offsetDays);
-      });
-      return true;
-    });
+    return (await this.steps.work([{ kind: 'reminder', tenancy, invoiceId, offsetDays }])) === 1;
   }
 
-  /** The client's e-mail, queued in the reminder's transaction (it leaves after the commit): the amount due and the payment link. */
-  private async queueEmail(trx: Knex.Transaction, actor: Actor, row: Invoice, offsetDays: number): Promise<void> {
-    // The client as it is now (its address may have changed since the invoice was issued), as /send e-mails it.
-    const [to] = await selectRows<{ name: string; email: string; business_name: string }>(trx, RECIPIENT, [row.client_id, actor.businessId, actor.livemode ? 1 : 0]);
-    if (!to) throw new Error(`invoice ${row.id}: its business or client is gone`);
-    const email = reminderEmail({
-      businessName: to.business_name,
-      clientName: to.name,
-      clientEmail: to.email,
-      number: row.number ?? '',
-      amountDue: formatMoney(amountDue(row), row.currency),
-      dueDate: row.due_date,
-      paymentUrl: this.links.paymentUrl(row.payment_token),
-      offsetDays,
-    });
-    await this.emails.enqueue(trx, actor, row.id, email, { attachInvoice: false });
-    this.db.afterCommit(() => this.emails.nudge());
-  }
-
-  /**
-   * Live mode and test modes without a stored clock: each offset in use, judged against the real UTC
-   * date, a few reminders at once (their order across invoices means nothing).
-   */
+  /** Live mode and test modes without a stored clock: each offset in use, judged against the real UTC date. */
   private async onRealTime(): Promise<number> {
     const today = utcDate(this.clock.now());
     const offsets = await this.offsetsInUse();
@@ -204,14 +127,8 @@ export class ReminderSweep extends CronSweep implements TimeDrivenWork {
         let after = 0;
         while (!this.stopped) {
           const batch = await this.candidates(offsetDays, addDays(today, -offsetDays), { livemode, realTime: true }, after);
-          const limit = pLimit(SWEEP_CONCURRENCY);
-          await Promise.all(
-            batch.map((candidate) =>
-              limit(async () => {
-                if (!this.stopped && (await this.tryRemind({ businessId: candidate.business_id, livemode }, candidate.id, offsetDays))) sent++;
-              }),
-            ),
-          );
+          const steps: CollectionStep[] = batch.map((candidate) => ({ kind: 'reminder', tenancy: { businessId: candidate.business_id, livemode }, invoiceId: candidate.id, offsetDays }));
+          sent += await this.work(steps);
           if (batch.length < this.batch) break;
           after = batch[batch.length - 1].id;
         }
@@ -222,52 +139,27 @@ export class ReminderSweep extends CronSweep implements TimeDrivenWork {
 
   /**
    * Test modes whose clock is frozen, each by its frozen time read from the table every process
-   * shares (not the per-process cache), one reminder at a time in day order, as `runDue` sends them.
+   * shares (not the per-process cache), in day order, as an advance sends them.
    */
   private async onFrozenClocks(): Promise<number> {
     let sent = 0;
     for (const frozen of await selectRows<{ business_id: number; frozen_time: string | Date }>(this.db.current, FROZEN_TEST_MODES, [])) {
       if (this.stopped) break;
-      const tenancy = { businessId: frozen.business_id, livemode: false };
-      for (const reminder of await this.dueIn(tenancy, new Date(fromDbTime(frozen.frozen_time)!))) {
-        if (this.stopped) break;
-        if (await this.tryRemind(tenancy, reminder.invoiceId, reminder.offsetDays)) sent++;
-      }
+      const due = await this.dueBy({ businessId: frozen.business_id, livemode: false }, new Date(fromDbTime(frozen.frozen_time)!));
+      sent += await this.work(due.map(({ step }) => step));
     }
     return sent;
   }
 
-  /** `remind`, with a failure logged and passed over: the next sweep retries it. */
-  private async tryRemind(tenancy: Tenancy, invoiceId: number, offsetDays: number): Promise<boolean> {
-    try {
-      return await this.remind(tenancy, invoiceId, offsetDays);
-    } catch (err) {
-      this.logger.error({ err, invoiceId, offsetDays }, 'payment reminder not recorded; the next sweep retries');
-      return false;
-    }
+  /** The steps worked, a failure logged and passed over: the next sweep retries it. */
+  private work(steps: readonly CollectionStep[]): Promise<number> {
+    return this.steps.work(steps, (err, step) => this.logger.error({ err, invoiceId: step.invoiceId, offsetDays: step.kind === 'reminder' ? step.offsetDays : undefined }, 'payment reminder not recorded; the next sweep retries'));
   }
 
   /** The offsets some business reminds on. */
   private async offsetsInUse(): Promise<number[]> {
     const rows = await selectRows<{ reminder_offsets: string }>(this.db.current, OFFSETS_IN_USE, []);
     return [...new Set(rows.flatMap((row) => reminderOffsetsOf(row.reminder_offsets)))].sort((a, b) => a - b);
-  }
-
-  /** The reminders of one business and mode due at or before `at`, by day, then invoice and offset. */
-  private async dueIn(tenancy: Tenancy, at: Date): Promise<DueReminder[]> {
-    const [business] = await selectRows<{ reminder_offsets: string | null }>(this.db.current, OFFSETS_OF_BUSINESS, [tenancy.businessId]);
-    const today = utcDate(at);
-    const due: DueReminder[] = [];
-    for (const offsetDays of reminderOffsetsOf(business?.reminder_offsets ?? null)) {
-      let after = 0;
-      for (;;) {
-        const batch = await this.candidates(offsetDays, addDays(today, -offsetDays), { ...tenancy, realTime: false }, after);
-        for (const candidate of batch) due.push({ tenancy, invoiceId: candidate.id, offsetDays, day: addDays(candidate.due_date, offsetDays) });
-        if (batch.length < this.batch) break;
-        after = batch[batch.length - 1].id;
-      }
-    }
-    return due.sort((a, b) => a.day.localeCompare(b.day) || a.invoiceId - b.invoiceId || a.offsetDays - b.offsetDays);
   }
 
   /**

@@ -53,7 +53,13 @@ export function toReminderSentView(row: Pick<InvoiceReminder, 'offset_days' | 's
  * business clock of the context (the request's credential, or the sweep acting for the invoice's
  * business and mode).
  */
-export function toInvoiceView(row: Invoice, items: InvoiceItem[], links: InvoiceLinks, parties: InvoiceParties, reminders: readonly InvoiceReminder[]): InvoiceView {
+export function toInvoiceView(
+  row: Invoice,
+  items: InvoiceItem[],
+  links: InvoiceLinks,
+  parties: InvoiceParties,
+  reminders: readonly Pick<InvoiceReminder, 'offset_days' | 'sent_at'>[],
+): InvoiceView {
   const money = (minor: number) => toMajor(minor, row.currency);
   return {
     id: row.id,

@@ -3,13 +3,18 @@
  * forward through the API (`GET /test-clock`, `POST /test-clock/advance`) and the CLI (`invoicing
  * clock show|advance`). Live mode and other businesses keep the real time.
  *
- * An advance runs everything time-driven for the business's test mode (the `TimeDrivenWork` list
- * server/services.ts builds: overdue, and reminders and recurring issuance as they come) at each
- * 00:00 UTC between the clock's time and `to`, in order, then at `to` itself, each step under a clock
- * frozen at that moment, so each record and event is dated at the moment it was due. A midnight at
- * which no work has anything to do is skipped, when every work can say when it next has
- * (`nextDueAfter`): a year is then a step per thing due, not 365 rounds of queries. It returns once
- * all of it is recorded, and then stores `to`.
+ * An advance runs everything time-driven for the business's test mode between the clock's time and
+ * `to`, in time order, each record and event dated at the moment it was due. Two kinds of work, as
+ * server/services.ts builds them:
+ * - issuance (recurring invoices), which makes invoices: the advance stops at each moment it names
+ *   (`nextDueAfter`; a work without it, at every midnight) and at `to`, and runs it there under a
+ *   clock frozen at that moment;
+ * - the follow-ups (reminders, `invoice.overdue`), which act only on invoices that exist: before each
+ *   stop they run once for everything due before it, worked in time order many to a transaction,
+ *   each step dated at its own moment; and once more at `to`, after issuance there.
+ * So a year of 12 monthly invoices is one stop per invoice issued, not 365 rounds of every work's
+ * queries, and nothing is done out of order: at one moment, issuance comes before the follow-ups.
+ * It returns once all of it is recorded, and then stores `to`.
  *
  * Two advances of one business at once:
  * - in one process they queue: the second starts from where the first left the clock (and is
@@ -21,7 +26,7 @@
  *   held across an advance: a year is hundreds of short transactions, and holding one would block
  *   the business's requests (and on SQLite every writer) for the whole of it.
  * The stored time moves once, at the end (one write, not one per day); a step that fails leaves the
- * clock at the last step that finished, so a retry goes on from there.
+ * clock at the last stop that finished, so a retry goes on from there.
  */
 import { Actor, systemActor } from '../auth/actor';
 import { Business } from '../businesses/model';
@@ -38,6 +43,13 @@ const DAY_MS = 86_400_000;
 /** Where an advance goes: a moment, or a number of days after the clock's time (the CLI's `+30d`). */
 export type AdvanceTarget = { to: Date } | { days: number };
 
+/** What an advance runs: the works that make invoices, and the work that follows up on them. */
+export interface AdvanceWorks {
+  /** Run at each moment they name, in this order. */
+  issuance: readonly TimeDrivenWork[];
+  /** Run before each stop for everything due before it, and at `to`. */
+  followUps: TimeDrivenWork;
+}
 function assertTestMode(actor: Actor): void {
   if (actor.livemode) throw new TestModeOnly('Test clocks exist only in test mode: use a test key (svc_test_…)');
 }
@@ -49,8 +61,7 @@ export class TestClockService {
   constructor(
     private readonly db: Database,
     private readonly clocks: BusinessClocks,
-    /** Run in this order at each moment (server/services.ts builds the list). */
-    private readonly works: readonly TimeDrivenWork[],
+    private readonly works: AdvanceWorks,
   ) {}
 
   /** The test mode's clock as stored (not as this process's cache may still hold it for a second). */
@@ -91,9 +102,12 @@ export class TestClockService {
     try {
       do {
         const step = await this.nextStep(tenancy, reached, to);
-        await withBusinessClock(frozenClock(step), () => this.runAt(tenancy, step));
+        // Everything that fell due before the stop, then issuance at it.
+        await withBusinessClock(frozenClock(step), () => this.works.followUps.runDue(tenancy, new Date(step.getTime() - 1)));
+        await withBusinessClock(frozenClock(step), () => this.runIssuance(tenancy, step));
         reached = step;
       } while (reached < to);
+      await withBusinessClock(frozenClock(to), () => this.works.followUps.runDue(tenancy, to));
     } catch (err) {
       // What was done stays done and dated; the clock says how far it got, and a retry goes on from there.
       if (reached > from) await this.clocks.moveTestModeForward(tenancy.businessId, reached);
@@ -103,14 +117,13 @@ export class TestClockService {
   }
 
   /**
-   * The next moment after `after` the advance stops at: the first midnight after it (each midnight is
-   * a moment something may fall due), unless every work says when it next has something to do, then
-   * the earliest of those; `to` at the latest. The works are asked again after every step, as one
-   * step's records (an invoice issued) may fall due at the next.
+   * The next moment after `after` the advance stops at: the earliest that an issuance work names (the
+   * first midnight after `after` for one that cannot say), `to` at the latest. They are asked again
+   * after every stop, as one stop's invoices may make the next.
    */
   private async nextStep(tenancy: Tenancy, after: Date, to: Date): Promise<Date> {
     let next = to;
-    for (const work of this.works) {
+    for (const work of this.works.issuance) {
       const due = work.nextDueAfter ? await work.nextDueAfter(tenancy, after) : nextUtcMidnight(after);
       const at = due && (due > after ? due : nextUtcMidnight(after));
       if (at && at < next) next = at;
@@ -118,8 +131,8 @@ export class TestClockService {
     return next;
   }
 
-  private async runAt(tenancy: Tenancy, at: Date): Promise<void> {
-    for (const work of this.works) await work.runDue(tenancy, at);
+  private async runIssuance(tenancy: Tenancy, at: Date): Promise<void> {
+    for (const work of this.works.issuance) await work.runDue(tenancy, at);
   }
 
   private oneAtATime<T>(businessId: number, work: () => Promise<T>): Promise<T> {

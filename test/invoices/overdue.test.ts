@@ -7,6 +7,7 @@
 import { migrateDown, migrateLatest } from '../../server/db/migrate';
 import { fromDbTime } from '../../server/db/time';
 import { InvoiceLinks } from '../../server/invoices/links';
+import { CollectionSteps } from '../../server/invoices/collection-steps';
 import { OverdueSweep } from '../../server/invoices/overdue';
 import { scratchDatabase, ScratchDatabase, testDriver } from '../support/database';
 import pino from 'pino';
@@ -48,7 +49,7 @@ describe('overdue invoices', () => {
     if (testDriver() === 'mysql') other = await startApp({}, { keepDatabase: scratch });
     sweepers = [
       services.overdue,
-      other?.server.services.overdue ?? new OverdueSweep(app.db, services.outbox, new InvoiceLinks(app.url), pino({ level: 'silent' })),
+      other?.server.services.overdue ?? new OverdueSweep(app.db, new CollectionSteps(app.db, services.outbox, services.emails, new InvoiceLinks(app.url)), pino({ level: 'silent' })),
     ];
   });
   afterAll(async () => {

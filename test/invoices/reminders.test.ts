@@ -10,6 +10,7 @@ import pino from 'pino';
 import { frozenClock } from '../../server/clock';
 import { migrateDown, migrateLatest } from '../../server/db/migrate';
 import { InvoiceLinks } from '../../server/invoices/links';
+import { CollectionSteps } from '../../server/invoices/collection-steps';
 import { ReminderSweep } from '../../server/invoices/reminders';
 import { aClient, anInvoice, eventsOf, startApp, Tenant, TestApp } from '../support/app';
 import { runCli } from '../support/cli';
@@ -41,7 +42,7 @@ describe('payment reminders', () => {
     const services = app.server.services;
     sweepers = [
       services.reminders,
-      other?.server.services.reminders ?? new ReminderSweep(app.db, services.outbox, services.emails, new InvoiceLinks(app.url), pino({ level: 'silent' })),
+      other?.server.services.reminders ?? new ReminderSweep(app.db, new CollectionSteps(app.db, services.outbox, services.emails, new InvoiceLinks(app.url)), pino({ level: 'silent' })),
     ];
   });
   afterAll(async () => {
@@ -289,7 +290,7 @@ describe('payment reminders', () => {
     await setReminders(live, '1,3');
     const { invoice, client } = await aSentInvoice(live, { issue_date: daysFromToday(-10), due_date: daysFromToday(-1) });
     await smtp.nextMessage({ to: client.email });
-    const late = new ReminderSweep(app.db, app.server.services.outbox, app.server.services.emails, new InvoiceLinks(app.url), pino({ level: 'silent' }), {
+    const late = new ReminderSweep(app.db, new CollectionSteps(app.db, app.server.services.outbox, app.server.services.emails, new InvoiceLinks(app.url)), pino({ level: 'silent' }), {
       clock: frozenClock(new Date(`${daysFromToday(5)}T06:00:00.000Z`)),
     });
 
@@ -307,7 +308,7 @@ describe('payment reminders', () => {
     expect(mails.map((mail) => mail.subject).every((subject) => (subject ?? '').includes(`is overdue since ${daysFromToday(-1)}`))).toBe(true);
   });
 
-  test('when runDue runs for a test mode, then every reminder due by then is sent in day order, each dated on its day, and a second run sends nothing', async () => {
+  test('when the follow-ups of a test mode run, then every reminder due by then is sent in day order, each dated on its day, and a second run sends nothing', async () => {
     // Arrange
     const t = await aFrozenTenant('2031-03-01T09:00:00.000Z', '-3,7');
     const first = (await aSentInvoice(t, { issue_date: '2031-03-01', due_date: '2031-03-12' })).invoice;
@@ -315,8 +316,8 @@ describe('payment reminders', () => {
     const tenancy = { businessId: t.businessId, livemode: false };
 
     // Act
-    await app.server.services.reminders.runDue(tenancy, new Date('2031-03-17T00:00:00.000Z'));
-    await app.server.services.reminders.runDue(tenancy, new Date('2031-03-17T00:00:00.000Z'));
+    await app.server.services.followUps.runDue(tenancy, new Date('2031-03-17T00:00:00.000Z'));
+    await app.server.services.followUps.runDue(tenancy, new Date('2031-03-17T00:00:00.000Z'));
 
     // Assert: -3 of the second (03-07), -3 of the first (03-09), 7 of the second (03-17); 7 of the first (03-19) is not due yet
     const events = await reminderEvents(t.businessId);

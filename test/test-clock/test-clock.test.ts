@@ -352,12 +352,12 @@ describe('an advance\'s steps', () => {
     return { work, runs };
   }
 
-  test('when a work cannot say when it is next due, then the advance runs it at every midnight it passes and at `to`, in order, under a clock frozen at each', async () => {
+  test('when an issuance work cannot say when it is next due, then the advance runs it at every midnight it passes and at `to`, in order, under a clock frozen at each', async () => {
     // Arrange
     const t = await app.tenant();
     await app.server.services.clocks.freezeTestMode(t.businessId, new Date('2030-01-30T15:00:00.000Z'));
     const { work, runs } = aRecordingWork();
-    const clocks = new TestClockService(app.db, app.server.services.clocks, [work]);
+    const clocks = new TestClockService(app.db, app.server.services.clocks, { issuance: [work], followUps: app.server.services.followUps });
 
     // Act
     await clocks.advance(systemActor('cli', { businessId: t.businessId, livemode: false }), { to: new Date('2030-02-02T06:00:00.000Z') });
@@ -367,13 +367,14 @@ describe('an advance\'s steps', () => {
     expect(runs).toEqual(moments.map((at) => ({ at, clock: at })));
   });
 
-  test('when every work says when it is next due, then the advance stops only at those moments and at `to`', async () => {
+  test('when every issuance work says when it is next due, then the advance stops only at those moments and at `to`, and the follow-ups run for everything due before each stop', async () => {
     // Arrange
     const t = await app.tenant();
     await app.server.services.clocks.freezeTestMode(t.businessId, new Date('2030-01-01T00:00:00.000Z'));
     const monthly = ['2030-02-01', '2030-03-01', '2030-04-01'].map((date) => new Date(`${date}T00:00:00.000Z`));
     const { work, runs } = aRecordingWork((after) => monthly.find((at) => at > after) ?? null);
-    const clocks = new TestClockService(app.db, app.server.services.clocks, [work, app.server.services.overdue]);
+    const followUps = aRecordingWork();
+    const clocks = new TestClockService(app.db, app.server.services.clocks, { issuance: [work], followUps: followUps.work });
 
     // Act
     const moved = await clocks.advance(systemActor('cli', { businessId: t.businessId, livemode: false }), { days: 75 });
@@ -381,5 +382,6 @@ describe('an advance\'s steps', () => {
     // Assert
     expect(moved.now).toBe('2030-03-17T00:00:00.000Z');
     expect(runs.map((run) => run.at)).toEqual(['2030-02-01T00:00:00.000Z', '2030-03-01T00:00:00.000Z', '2030-03-17T00:00:00.000Z']);
+    expect(followUps.runs.map((run) => run.at)).toEqual(['2030-01-31T23:59:59.999Z', '2030-02-28T23:59:59.999Z', '2030-03-16T23:59:59.999Z', '2030-03-17T00:00:00.000Z']);
   });
 });
