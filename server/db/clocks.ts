@@ -17,10 +17,10 @@ export interface Tenancy {
 }
 
 /**
- * Work that falls due with time for a business and mode: `invoice.overdue`, reminders, recurring
- * issuance. The sweeps do it on the real time across every business; a test clock's advance
- * (server/test-clock/) calls `runDue` for one test mode at each midnight (UTC) it passes, in order,
- * so that each thing happens once and is dated at the moment it was due.
+ * Work that falls due with time for a business and mode: recurring issuance, and the follow-ups
+ * (reminders, `invoice.overdue`). The sweeps do it on the real time across every business; a test
+ * clock's advance (server/test-clock/) calls `runDue` for one test mode at the moments it stops at,
+ * in order, so that each thing happens once and is dated at the moment it was due.
  */
 export interface TimeDrivenWork {
   /**
@@ -31,9 +31,9 @@ export interface TimeDrivenWork {
   /**
    * The first moment after `after` at which `runDue` would have something to do for `tenancy`, as
    * things stand now (null: nothing is scheduled); something due already is due at the first
-   * midnight after `after`. Optional, but it is what keeps an advance fast: while every work has it,
-   * an advance steps only to the moments some work names (a year with a dozen invoices is a few dozen
-   * steps, not 365 times every work's query); a work without it makes the advance step every midnight.
+   * midnight after `after`. Optional, but it is what keeps an advance fast: an advance stops only at
+   * the moments its issuance names (a year of a dozen monthly invoices is 144 stops, not 365); an
+   * issuance work without it makes the advance stop at every midnight.
    */
   nextDueAfter?(tenancy: Tenancy, after: Date): Promise<Date | null>;
 }
