@@ -63,7 +63,7 @@ export class RecurringInvoiceSweep extends CronSweep implements TimeDrivenWork {
   /** Issues every date that has come, of every business; one sweep at a time per process. Resolves with how many invoices it issued. */
   protected async sweepOnce(): Promise<number> {
     const today = utcDate(this.clock.now());
-    return (await this.drain((cursor) => this.onRealTime(cursor, today), 'pass')) + (await this.drain((cursor) => this.onFrozenClocks(cursor), 'pass'));
+    return (await this.drain((cursor) => this.onRealTime(cursor, today), 'pass', today)) + (await this.drain((cursor) => this.onFrozenClocks(cursor), 'pass'));
   }
 
   /**
@@ -73,7 +73,7 @@ export class RecurringInvoiceSweep extends CronSweep implements TimeDrivenWork {
    */
   async runDue(tenancy: Tenancy, at: Date): Promise<void> {
     const until = utcDate(at);
-    await this.drain((cursor) => this.ofTenancy(cursor, tenancy, until), 'throw');
+    await this.drain((cursor) => this.ofTenancy(cursor, tenancy, until), 'throw', until);
   }
 
   /** The 00:00 UTC of this business and mode's next issue date (what lets a test clock's advance skip the days between). */
@@ -91,14 +91,17 @@ export class RecurringInvoiceSweep extends CronSweep implements TimeDrivenWork {
    * Issues the candidates `find` gives from a cursor, in (next_issue_date, id) order, until none is
    * left. A schedule just moved to a date before the next candidate's is read again before it, so
    * dates are issued in order across schedules. A sweep passes a date that failed (the next sweep
-   * retries it); an advance throws.
+   * retries it); an advance throws. `until`, the date every candidate is judged by (unknown when each
+   * has its own frozen clock), spares the last read: once a short batch is worked and no schedule
+   * moved to a date still due by it, none is left.
    */
-  private async drain(find: Finder, onError: 'pass' | 'throw'): Promise<number> {
+  private async drain(find: Finder, onError: 'pass' | 'throw', until?: string): Promise<number> {
     let issued = 0;
     let cursor: Cursor = null;
     while (!this.stopped) {
       const batch = await find(cursor);
       if (!batch.length) break;
+      let dueAgain = false;
       for (const [index, candidate] of batch.entries()) {
         if (this.stopped) break;
         cursor = { date: candidate.next_issue_date, id: candidate.id };
@@ -110,9 +113,12 @@ export class RecurringInvoiceSweep extends CronSweep implements TimeDrivenWork {
           if (onError === 'throw') throw err;
           this.logger.error({ err, recurringInvoiceId: candidate.id, date: candidate.next_issue_date }, 'recurring invoice not issued; the next sweep retries');
         }
+        if (next && (until === undefined || next <= until)) dueAgain = true;
         const following = batch[index + 1];
         if (next && following && (next < following.next_issue_date || (next === following.next_issue_date && candidate.id < following.id))) break;
       }
+      // The last batch, and no schedule moved to a date still due by `until`: nothing is left to read.
+      if (batch.length < this.batch && !dueAgain) break;
     }
     return issued;
   }
