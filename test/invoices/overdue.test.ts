@@ -126,6 +126,32 @@ describe('overdue invoices', () => {
     expect(logged.body.data).toHaveLength(5);
   });
 
+  test('when one sweep fires invoice.overdue for more invoices than one transaction takes, of several businesses, then each event is delivered once, to the webhook of its own business only', async () => {
+    // Arrange: three businesses with a webhook key each, 20 overdue invoices each (60: two batches, each mixing businesses)
+    const tenants = await Promise.all([1, 2, 3].map(() => app.tenant({ webhookUrl: 'http://127.0.0.1:9/hooks' })));
+    const invoices = new Map<number, number[]>();
+    for (const t of tenants) invoices.set(t.businessId, (await Promise.all(Array.from({ length: 20 }, () => aSentInvoice(t, PAST)))).map((invoice) => invoice.id));
+
+    // Act
+    await app.server.services.overdue.sweep();
+
+    // Assert
+    for (const t of tenants) {
+      const events = await overdueEvents(app, t.businessId);
+      expect(events.map((event) => event.data.invoice.id).sort()).toEqual([...invoices.get(t.businessId)!].sort());
+      const deliveries = await app.db
+        .knex('webhook_deliveries')
+        .join('events', 'events.id', 'webhook_deliveries.event_id')
+        .join('api_keys', 'api_keys.id', 'webhook_deliveries.api_key_id')
+        .where('events.business_id', t.businessId)
+        .where('events.type', 'invoice.overdue')
+        .select('webhook_deliveries.event_id', 'webhook_deliveries.business_id', 'api_keys.business_id as key_business_id');
+      expect(deliveries).toHaveLength(20);
+      expect(new Set(deliveries.map((delivery: { event_id: number }) => delivery.event_id)).size).toBe(20);
+      for (const delivery of deliveries) expect([delivery.business_id, delivery.key_business_id]).toEqual([t.businessId, t.businessId]);
+    }
+  });
+
   test('when an overdue invoice is paid or voided before the sweep, then no invoice.overdue fires for it', async () => {
     // Arrange
     const t = await app.tenant();

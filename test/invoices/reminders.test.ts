@@ -284,6 +284,28 @@ describe('payment reminders', () => {
     expect((await reminderEvents(t.businessId)).map((event) => event.data.reminder.offset_days)).toEqual([20]);
   });
 
+  test('when one reminder of a sweep cannot be recorded, then the others of its transaction are sent all the same, and the next sweep sends it once it can be', async () => {
+    // Arrange: three live invoices due yesterday; the second one's client is moved to another business (its e-mail cannot be addressed)
+    const live = await app.tenant({ mode: 'live' });
+    const elsewhere = await app.tenant({ mode: 'live' });
+    await setReminders(live, '1');
+    const sent: { invoice: any; client: any }[] = [];
+    for (let i = 0; i < 3; i++) sent.push(await aSentInvoice(live, { issue_date: daysFromToday(-10), due_date: daysFromToday(-1) }));
+    await app.db.knex('clients').where('id', sent[1].client.id).update({ business_id: elsewhere.businessId });
+
+    // Act
+    await sweep();
+    const whileBroken = await remindersOf(live, ...sent.map(({ invoice }) => invoice));
+    await app.db.knex('clients').where('id', sent[1].client.id).update({ business_id: live.businessId });
+    await sweep();
+
+    // Assert
+    const today = [{ offset_days: 1, sent_at: midnight(daysFromToday(0)) }];
+    expect(whileBroken).toEqual([today, [], today]);
+    expect(await remindersOf(live, ...sent.map(({ invoice }) => invoice))).toEqual([today, today, today]);
+    expect((await reminderEvents(live.businessId)).map((event) => event.data.invoice.id)).toEqual([sent[0].invoice.id, sent[2].invoice.id, sent[1].invoice.id]);
+  });
+
   test('when the live sweep runs days late, then each reminder missed goes out once, dated on the day it was due', async () => {
     // Arrange: a sweeper whose real time is five days ahead, as after downtime
     const live = await app.tenant({ mode: 'live' });
