@@ -71,6 +71,20 @@ export async function writeRows(conn: Knex, sql: string, bindings: readonly Knex
   return { insertId: Number(lastInsertRowid), affectedRows: changes };
 }
 
+/**
+ * Adds one to a counter column of the row of `table` with this id and answers its new value, in one
+ * statement (the UPDATE locks the row until commit): MySQL answers it as the statement's insert id,
+ * through LAST_INSERT_ID(expr); SQLite through RETURNING. Undefined when no row has that id.
+ */
+export async function incrementCounter(conn: Knex, table: string, column: string, id: number): Promise<number | undefined> {
+  if (driverOf(conn) === 'mysql2') {
+    const { insertId, affectedRows } = await writeRows(conn, `update ${table} set ${column} = last_insert_id(${column} + 1) where id = ?`, [id]);
+    return affectedRows === 1 ? insertId : undefined;
+  }
+  const [row] = await selectRows<Record<string, number>>(conn, `update ${table} set ${column} = ${column} + 1 where id = ? returning ${column}`, [id]);
+  return row?.[column];
+}
+
 /** Column values as stored (timestamps as text, booleans as 1/0, JSON as its text); undefined leaves a column to its default. */
 export type StoredRow = Record<string, Knex.Value | undefined>;
 

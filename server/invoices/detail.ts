@@ -62,19 +62,21 @@ export async function partiesOf(
   return parties;
 }
 
-/** `known`: what the caller has just written or read (a new invoice has no payments; items just stored), so its read is spared. */
-export async function invoiceDetail(
-  actor: Actor,
-  row: Invoice,
-  conn: Knex,
-  links: InvoiceLinks,
-  known: { payments?: PaymentView[]; items?: InvoiceItem[]; business?: Business; clients?: readonly Client[] } = {},
-): Promise<InvoiceDetail> {
+/** What the caller of `invoiceDetail` has just written or read, so its read is spared (a new invoice has no payments and no reminders; items just stored). */
+export interface KnownOfInvoice {
+  payments?: PaymentView[];
+  items?: InvoiceItem[];
+  reminders?: InvoiceReminder[];
+  business?: Business;
+  clients?: readonly Client[];
+}
+
+export async function invoiceDetail(actor: Actor, row: Invoice, conn: Knex, links: InvoiceLinks, known: KnownOfInvoice = {}): Promise<InvoiceDetail> {
   const [items, payments, parties, reminders] = await Promise.all([
     known.items ?? InvoiceItem.ofInvoice(row, conn),
     known.payments ?? paymentsOf(actor, row, conn),
     partiesOf(actor, [row], conn, known),
-    InvoiceReminder.ofInvoices(actor, [row], conn),
+    known.reminders ?? InvoiceReminder.ofInvoices(actor, [row], conn).then((byInvoice) => byInvoice.get(row.id) ?? []),
   ]);
-  return { ...toInvoiceView(row, items, links, parties.get(row.id)!, reminders.get(row.id) ?? []), payments };
+  return { ...toInvoiceView(row, items, links, parties.get(row.id)!, reminders), payments };
 }

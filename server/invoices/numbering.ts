@@ -1,10 +1,13 @@
 /** Invoice and credit note numbers: each a gapless sequence per business and mode, drawn in the issuing transaction. */
 import { Knex } from 'knex';
 import { Actor } from '../auth/actor';
+import { incrementCounter } from '../db/statement';
+import { NotFound } from '../errors';
 
 /**
- * Increments the business's counter (the UPDATE locks its row until commit, so concurrent issuers
- * queue) and returns the formatted number. A rolled-back issue rolls the counter back: no gaps.
+ * Increments the business's counter and returns the formatted number, in one statement (the UPDATE
+ * locks its row until commit, so concurrent issuers queue). A rolled-back issue rolls the counter
+ * back: no gaps.
  */
 export function drawInvoiceNumber(trx: Knex.Transaction, actor: Actor): Promise<string> {
   return drawNumber(trx, actor, 'invoice');
@@ -19,9 +22,9 @@ const SERIES = { invoice: 'INV', credit_note: 'CN' } as const;
 
 async function drawNumber(trx: Knex.Transaction, actor: Actor, series: keyof typeof SERIES): Promise<string> {
   const column = `last_${series}_number_${actor.livemode ? 'live' : 'test'}`;
-  await trx('businesses').where('id', actor.businessId).increment(column, 1);
-  const row: Record<string, number> = await trx('businesses').where('id', actor.businessId).first(column);
-  return `${SERIES[series]}-${String(row[column]).padStart(6, '0')}`;
+  const drawn = await incrementCounter(trx, 'businesses', column, actor.businessId);
+  if (drawn === undefined) throw new NotFound('Business', actor.businessId);
+  return `${SERIES[series]}-${String(drawn).padStart(6, '0')}`;
 }
 
 /**

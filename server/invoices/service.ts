@@ -24,7 +24,7 @@ import { TaxedInvoice, TaxExempt } from '../money/tax';
 import { TaxRateService } from '../tax-rates/service';
 import { addDays } from '../validation';
 import { InvoiceLinks } from './links';
-import { invoiceDetail, itemsOf, partiesOf } from './detail';
+import { invoiceDetail, itemsOf, KnownOfInvoice, partiesOf } from './detail';
 import { formatMoney, invoiceEmail } from './email';
 import { amountDue, Invoice, InvoiceItem, InvoiceReminder } from './model';
 import { isOverdue, overdueSql } from './status';
@@ -127,8 +127,16 @@ export class InvoiceService {
    */
   async createForSchedule(actor: Actor, input: InvoiceInput, { recurringInvoiceId, email }: { recurringInvoiceId: number; email: boolean }): Promise<InvoiceDetail> {
     return this.db.transaction(async (trx) => {
-      const { row, invoice } = await this.insert(trx, actor, input, { issued: !email, forNewLines: false, recurringInvoiceId });
-      return email ? (await this.send(actor, row.id, { awaitFirstAttempt: false })).invoice : invoice;
+      if (!email) return (await this.insert(trx, actor, input, { issued: true, forNewLines: false, recurringInvoiceId })).invoice;
+      // The number is drawn before the draft's insert, as an issued insert draws it (the business row's
+      // lock before the foreign-key checks share it: see insert).
+      const number = await drawInvoiceNumber(trx, actor);
+      const { row, items, business, client } = await this.insert(trx, actor, input, { issued: false, forNewLines: false, recurringInvoiceId });
+      // No re-pricing, unlike a draft's `issue`: the lines were priced a moment ago in this transaction,
+      // for this client (share-locked) and with these rates, so its totals are the ones it would find.
+      await row.$query(trx).patch(issuedFields(number, business, client));
+      const sent = await this.sendIssued(trx, actor, row, { wasDraft: true, awaitFirstAttempt: false, business, client, known: { items, payments: [], reminders: [] } });
+      return sent.invoice;
     });
   }
 
@@ -202,43 +210,58 @@ export class InvoiceService {
       const row = await this.lock(trx, actor, id);
       if (row.status === 'paid' || row.status === 'void') throw new InvalidState(`A ${row.status} invoice cannot be sent`);
       const wasDraft = row.status === 'draft';
-      if (wasDraft) await this.issue(trx, actor, row);
-      const invoice = await invoiceDetail(actor, row, trx, this.links);
-      const business = await this.businesses.get(actor.businessId);
-      const format = business.einvoice_format;
-      if (format) for (const check of this.sendingChecks) check(invoice, format, wasDraft);
-      await this.outbox.record(trx, actor, 'invoice.sent', { invoice });
-
-      const client = await Client.of(actor, trx).findById(row.client_id);
-      if (!client) throw new NotFound('Client', row.client_id);
-      // The object the caller receives: the first attempt, after the commit, settles its status.
-      const email: SentInvoice['email'] = { to: client.email, status: actor.livemode ? 'queued' : 'suppressed' };
-      if (!actor.livemode) return { invoice, email };
-      const message = await this.emails.enqueue(
-        trx,
-        actor,
-        row.id,
-        invoiceEmail({
-          businessName: business.name,
-          clientName: client.name,
-          clientEmail: client.email,
-          number: row.number ?? '',
-          // A reminder for a partly paid invoice asks for what is left.
-          amountDue: formatMoney(amountDue(row), row.currency),
-          dueDate: row.due_date,
-          paymentUrl: this.links.paymentUrl(row.payment_token),
-          notes: row.notes ?? null,
-        }),
-      );
-      if (!awaitFirstAttempt) {
-        this.db.afterCommit(() => this.emails.nudge());
-        return { invoice, email };
-      }
-      this.db.afterCommit(async () => {
-        email.status = await this.emails.deliverNow(message.id);
-      });
-      return { invoice, email };
+      const issued = wasDraft ? await this.issue(trx, actor, row) : undefined;
+      return this.sendIssued(trx, actor, row, { wasDraft, awaitFirstAttempt, business: issued?.business, client: issued?.client, known: { items: issued?.items } });
     });
+  }
+
+  /**
+   * The sending of an issued invoice that `trx` holds (locked, or just inserted): the sending
+   * checks, `invoice.sent` and the e-mail, as `send` describes. The business, the client and
+   * `known` are what the caller has read or written in `trx` already, so they are not read again.
+   */
+  private async sendIssued(
+    trx: Knex.Transaction,
+    actor: Actor,
+    row: Invoice,
+    { wasDraft, awaitFirstAttempt, known, ...read }: { wasDraft: boolean; awaitFirstAttempt: boolean; business?: Business; client?: Client; known: KnownOfInvoice },
+  ): Promise<SentInvoice> {
+    const invoice = await invoiceDetail(actor, row, trx, this.links, known);
+    const business = read.business ?? (await Business.findById(trx, actor.businessId));
+    if (!business) throw new NotFound('Business', actor.businessId);
+    const format = business.einvoice_format;
+    if (format) for (const check of this.sendingChecks) check(invoice, format, wasDraft);
+    await this.outbox.record(trx, actor, 'invoice.sent', { invoice });
+
+    const client = read.client ?? (await Client.findOwn(actor, trx, row.client_id));
+    if (!client) throw new NotFound('Client', row.client_id);
+    // The object the caller receives: the first attempt, after the commit, settles its status.
+    const email: SentInvoice['email'] = { to: client.email, status: actor.livemode ? 'queued' : 'suppressed' };
+    if (!actor.livemode) return { invoice, email };
+    const message = await this.emails.enqueue(
+      trx,
+      actor,
+      row.id,
+      invoiceEmail({
+        businessName: business.name,
+        clientName: client.name,
+        clientEmail: client.email,
+        number: row.number ?? '',
+        // A reminder for a partly paid invoice asks for what is left.
+        amountDue: formatMoney(amountDue(row), row.currency),
+        dueDate: row.due_date,
+        paymentUrl: this.links.paymentUrl(row.payment_token),
+        notes: row.notes ?? null,
+      }),
+    );
+    if (!awaitFirstAttempt) {
+      this.db.afterCommit(() => this.emails.nudge());
+      return { invoice, email };
+    }
+    this.db.afterCommit(async () => {
+      email.status = await this.emails.deliverNow(message.id);
+    });
+    return { invoice, email };
   }
 
   /**
@@ -330,7 +353,7 @@ export class InvoiceService {
     actor: Actor,
     input: InvoiceInput,
     { issued, forNewLines = true, recurringInvoiceId }: { issued: boolean; forNewLines?: boolean; recurringInvoiceId?: number },
-  ): Promise<{ row: Invoice; invoice: InvoiceDetail }> {
+  ): Promise<{ row: Invoice; invoice: InvoiceDetail; items: InvoiceItem[]; business: Business; client: Client }> {
     const errors = new Map<string, string[]>();
     // A shared lock: a concurrent delete of the client waits for this invoice, then the foreign key refuses it.
     const [client, business] = await Promise.all([Client.findOwn(actor, trx, input.client_id, { lock: 'share' }), Business.findById(trx, actor.businessId)]);
@@ -355,15 +378,7 @@ export class InvoiceService {
     const metadata = initialMetadata(input.metadata);
     const row = await Invoice.create(actor, trx, {
       client_id: input.client_id,
-      ...(issued
-        ? {
-            number: await drawInvoiceNumber(trx, actor),
-            status: 'sent' as const,
-            sent_at: businessClock.now().toISOString(),
-            seller: toSellerSnapshot(business),
-            buyer: toBuyerSnapshot(client),
-          }
-        : { number: null, status: 'draft' as const, seller: null, buyer: null }),
+      ...(issued ? issuedFields(await drawInvoiceNumber(trx, actor), business, client) : { number: null, status: 'draft' as const, seller: null, buyer: null }),
       currency,
       issue_date: issueDate,
       due_date: dueDate,
@@ -382,9 +397,9 @@ export class InvoiceService {
     });
     await indexMetadata(trx, actor, { type: 'invoice', id: row.id }, metadata, { replace: false });
     const items = await this.insertItems(trx, row, priced);
-    const invoice = await invoiceDetail(actor, row, trx, this.links, { payments: [], items, business, clients: [client] });
+    const invoice = await invoiceDetail(actor, row, trx, this.links, { payments: [], reminders: [], items, business, clients: [client] });
     await this.outbox.record(trx, actor, 'invoice.created', { invoice });
-    return { row, invoice };
+    return { row, invoice, items, business, client };
   }
 
   /**
@@ -406,23 +421,17 @@ export class InvoiceService {
    * Draft → sent: draws the number and takes the snapshot of both parties. The taxes are computed
    * again from the snapshot: the buyer's tax status is the client's as it is now (unless the invoice
    * overrides it), and each rate's name as it is now is the one the invoice keeps. Mutates `row` so
-   * the caller sees the issued invoice.
+   * the caller sees the issued invoice; resolves with the business, client and lines it read.
    */
-  private async issue(trx: Knex.Transaction, actor: Actor, row: Invoice): Promise<void> {
+  private async issue(trx: Knex.Transaction, actor: Actor, row: Invoice): Promise<{ business: Business; client: Client; items: InvoiceItem[] }> {
     const number = await drawInvoiceNumber(trx, actor);
     const [client, business] = await Promise.all([Client.findOwn(actor, trx, row.client_id), Business.findById(trx, actor.businessId)]);
     if (!client || !business) throw new NotFound(client ? 'Business' : 'Client');
     const errors = new Map<string, string[]>();
-    const totals = await this.repriced(trx, actor, row, row.requested_tax_exempt ?? client.tax_exempt, errors);
-    if (!totals) throw new ValidationFailed(Object.fromEntries(errors));
-    await row.$query(trx).patch({
-      status: 'sent',
-      number,
-      sent_at: businessClock.now().toISOString(),
-      seller: toSellerSnapshot(business),
-      buyer: toBuyerSnapshot(client),
-      ...totals,
-    });
+    const repriced = await this.repriced(trx, actor, row, row.requested_tax_exempt ?? client.tax_exempt, errors);
+    if (!repriced) throw new ValidationFailed(Object.fromEntries(errors));
+    await row.$query(trx).patch({ ...issuedFields(number, business, client), ...repriced.totals });
+    return { business, client, items: repriced.items };
   }
 
   /**
@@ -433,18 +442,24 @@ export class InvoiceService {
   async repriceDraftsOf(trx: Knex.Transaction, actor: Actor, client: { id: number; tax_exempt: TaxExempt }): Promise<void> {
     const drafts = await Invoice.of(actor, trx).where({ 'invoices.client_id': client.id, 'invoices.status': 'draft' }).whereNull('invoices.requested_tax_exempt').forUpdate();
     for (const row of drafts) {
-      const totals = await this.repriced(trx, actor, row, client.tax_exempt, new Map());
-      if (totals) await row.$query(trx).patch(totals);
+      const repriced = await this.repriced(trx, actor, row, client.tax_exempt, new Map());
+      if (repriced) await row.$query(trx).patch(repriced.totals);
     }
   }
 
   /**
    * The invoice's lines and taxes priced again as they stand, for a buyer of tax status `taxExempt`
-   * and with the rates as they are now: the totals to store, and the lines whose amount excluding
-   * tax changed are updated. Null, with nothing written, when they cannot be priced so (the problems
-   * are recorded in `errors`).
+   * and with the rates as they are now: the totals to store, and the lines (as stored now: those
+   * whose amount excluding tax changed are updated). Null, with nothing written, when they cannot
+   * be priced so (the problems are recorded in `errors`).
    */
-  private async repriced(trx: Knex.Transaction, actor: Actor, row: Invoice, taxExempt: TaxExempt, errors: Map<string, string[]>): Promise<InvoiceTotals | null> {
+  private async repriced(
+    trx: Knex.Transaction,
+    actor: Actor,
+    row: Invoice,
+    taxExempt: TaxExempt,
+    errors: Map<string, string[]>,
+  ): Promise<{ totals: InvoiceTotals; items: InvoiceItem[] } | null> {
     const items = await InvoiceItem.ofInvoice(row, trx);
     const { taxes, caller_rounding } = await this.price(trx, actor, {
       items: itemsAsInput(items, row.currency),
@@ -460,9 +475,10 @@ export class InvoiceService {
     for (const [index, line] of taxes.lines.entries()) {
       if (line.amount_excluding_tax !== items[index].amount_excluding_tax) {
         await InvoiceItem.ofInvoices([row], trx).where('invoice_items.id', items[index].id).patch({ amount_excluding_tax: line.amount_excluding_tax });
+        items[index].amount_excluding_tax = line.amount_excluding_tax;
       }
     }
-    return totalsOf(taxes, caller_rounding, taxExempt);
+    return { totals: totalsOf(taxes, caller_rounding, taxExempt), items };
   }
 
   private checkDates(issueDate: string, dueDate: string, errors: Map<string, string[]>): void {
@@ -498,6 +514,17 @@ export class InvoiceService {
 }
 
 type InvoiceTotals = ReturnType<typeof totalsOf>;
+
+/** The columns an invoice takes as it leaves draft: its number, `sent` now, and the snapshot of both parties as they are. */
+function issuedFields(number: string, business: Business, client: Client) {
+  return {
+    number,
+    status: 'sent' as const,
+    sent_at: businessClock.now().toISOString(),
+    seller: toSellerSnapshot(business),
+    buyer: toBuyerSnapshot(client),
+  };
+}
 
 /** The invoice columns the taxes set. */
 function totalsOf(taxes: TaxedInvoice, callerRounding: number, taxExempt: TaxExempt) {

@@ -1,10 +1,10 @@
 /**
  * Recurring invoices: schedules that issue one invoice of their lines to their client on each date,
  * through the invoices' own create and send path (pricing, numbering, events and e-mail are
- * InvoiceService's). A date is claimed by a conditional update of the schedule (`… where
- * next_issue_date = ? and status = 'active'`) in the transaction that issues its invoice and moves
- * the schedule on, so it is issued once however many processes try; the invoice's unique
- * (recurring_invoice_id, issue_date) says so again in the database.
+ * InvoiceService's). A date is claimed by locking the schedule's row (`select … for update`) and
+ * finding it active with that date next, in the transaction that issues its invoice and moves the
+ * schedule on, so it is issued once however many processes try (one that waited for the lock finds
+ * the date gone); the invoice's unique (recurring_invoice_id, issue_date) says so again in the database.
  */
 import { Knex } from 'knex';
 import { Actor, systemActor } from '../auth/actor';
@@ -14,8 +14,6 @@ import { UNKNOWN_CLIENT_ID } from '../clients/service';
 import { frozenClock, todayUtc, utcMidnight, withBusinessClock } from '../clock';
 import { BusinessClocks, Tenancy } from '../db/clocks';
 import { Database } from '../db/database';
-import { writeRows } from '../db/statement';
-import { toDbTime } from '../db/time';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
 import { firstPagesByMode, Page, paginate } from '../http/pagination';
 import { Invoice } from '../invoices/model';
@@ -30,10 +28,6 @@ import { Cadence, dateAfter, firstDateFrom } from './calendar';
 import { RecurringInvoice, ScheduleLine } from './model';
 import { RecurringInvoiceChanges, RecurringInvoiceInput, RecurringInvoiceListParams, RecurringInvoiceView, ScheduleLineInput } from './schema';
 import { toRecurringInvoiceView } from './view';
-
-/** The claim of one date: only while the schedule is active and that date is still the one to issue. */
-const CLAIM =
-  "update recurring_invoices set updated_at = ? where id = ? and business_id = ? and livemode = ? and status = 'active' and next_issue_date = ?";
 
 export const NOT_BEFORE_TODAY = 'must be today or later (UTC, by the clock of the business and mode)';
 
@@ -169,9 +163,9 @@ export class RecurringInvoiceService {
     const actor = systemActor('recurring invoices', tenancy);
     const midnight = utcMidnight(date);
     return this.db.transaction(async (trx) => {
-      const claim = await writeRows(trx, CLAIM, [toDbTime(midnight), id, tenancy.businessId, tenancy.livemode ? 1 : 0, date]);
-      if (claim.affectedRows !== 1) return undefined;
-      const row = (await RecurringInvoice.findOwn(actor, trx, id))!;
+      // The claim of `date`: only while the schedule is active and that date is still the one to issue.
+      const row = await RecurringInvoice.findOwn(actor, trx, id, { lock: 'update' });
+      if (!row || row.status !== 'active' || row.next_issue_date !== date) return undefined;
       const made = new Date(row.created_at);
       return withBusinessClock(frozenClock(made > midnight ? made : midnight), async () => {
         const { next_issue_date, ended } = fromDate(dateAfter(cadenceOf(row), date), row.end_date);

@@ -475,6 +475,24 @@ describe('recurring invoices: issuance', () => {
     expect(invoices[0]).toMatchObject({ total_tax: 20, total: 120, default_tax_rate_ids: [rate.id] });
   });
 
+  test('when the dates of several auto_send schedules of one business are issued at once, then each is issued (no deadlock on the number) and the numbers have no gap', async () => {
+    // Arrange
+    const t = await frozenAt('2037-01-01T00:00:00.000Z');
+    const schedules = await Promise.all([1, 2, 3, 4, 5, 6].map(() => aRecurringInvoice(t, { start_date: '2037-01-01', interval: 'week', auto_send: true })));
+    const tenancy = { businessId: t.businessId, livemode: false };
+    const issueAll = (date: string) => Promise.all(schedules.map((schedule) => app.server.services.recurringInvoices.issue(tenancy, schedule.id, date)));
+
+    // Act
+    const first = await issueAll('2037-01-01');
+    const second = await issueAll('2037-01-08');
+
+    // Assert
+    expect([...first, ...second]).toEqual([...schedules.map(() => '2037-01-08'), ...schedules.map(() => '2037-01-15')]);
+    const invoices = (await t.api.get('/invoices?per_page=100')).body.data;
+    expect(invoices.map((i: { number: string }) => i.number).sort()).toEqual(Array.from({ length: 12 }, (_, n) => `INV-${String(n + 1).padStart(6, '0')}`));
+    expect(invoices.every((i: { status: string }) => i.status === 'sent')).toBe(true);
+  });
+
   test('when two server processes sweep at once, then each date of each schedule is issued exactly once', async () => {
     // Arrange
     const t = await frozenAt('2036-01-01T00:00:00.000Z');
