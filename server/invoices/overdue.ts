@@ -77,17 +77,20 @@ export class OverdueSweep extends CronSweep {
   }
 
   /**
-   * The `invoice.overdue` steps of one business and mode overdue by `at`'s UTC date, each with the
-   * moment it became overdue (a test clock's advance works them in time order with the reminders).
+   * The `invoice.overdue` steps of one business and mode's invoices after the id `after` overdue by
+   * `at`'s UTC date, each with the moment it became overdue, and judged on that moment's date (a
+   * test clock's advance works them in time order with the reminders, up to each of its stops).
    */
-  async dueBy(tenancy: Tenancy, at: Date): Promise<DueStep[]> {
-    const today = utcDate(at);
+  async dueBy(tenancy: Tenancy, at: Date, after = 0): Promise<DueStep[]> {
     const found: DueStep[] = [];
-    for (let after = 0; ; ) {
-      const batch = await this.unmarked(Invoice.of(systemActor('overdue sweep', tenancy), this.db.current), after).whereRaw(overdueSql('?'), [today]);
-      for (const candidate of batch) found.push({ at: overdueSince({ due_date: candidate.due_date, sent_at: fromDbTime(candidate.sent_at) }), step: { kind: 'overdue', tenancy, invoiceId: candidate.id, today } });
+    for (let from = after; ; ) {
+      const batch = await this.unmarked(Invoice.of(systemActor('overdue sweep', tenancy), this.db.current), from).whereRaw(overdueSql('?'), [utcDate(at)]);
+      for (const candidate of batch) {
+        const since = overdueSince({ due_date: candidate.due_date, sent_at: fromDbTime(candidate.sent_at) });
+        found.push({ at: since, step: { kind: 'overdue', tenancy, invoiceId: candidate.id, today: utcDate(since) } });
+      }
       if (batch.length < this.batch) return found;
-      after = batch[batch.length - 1].id;
+      from = batch[batch.length - 1].id;
     }
   }
 

@@ -89,21 +89,22 @@ export class ReminderSweep extends CronSweep {
   }
 
   /**
-   * The reminders of this business and mode due at or before `at`, each with the moment it is dated
-   * at (00:00 UTC of its day), in time order: what a test clock's advance sends.
+   * The reminders of this business and mode's invoices after the id `after` due at or before `at`,
+   * each with the moment it is dated at (00:00 UTC of its day), in time order: what a test clock's
+   * advance sends.
    */
-  async dueBy(tenancy: Tenancy, at: Date): Promise<DueStep[]> {
+  async dueBy(tenancy: Tenancy, at: Date, after = 0): Promise<DueStep[]> {
     const [business] = await selectRows<{ reminder_offsets: string | null }>(this.db.current, OFFSETS_OF_BUSINESS, [tenancy.businessId]);
     const today = utcDate(at);
     // The offsets side by side (each on a connection of its own on MySQL): an advance asks this at every stop.
     const byOffset = await Promise.all(
       reminderOffsetsOf(business?.reminder_offsets ?? null).map(async (offsetDays) => {
         const due: DueStep[] = [];
-        for (let after = 0; ; ) {
-          const batch = await this.candidates(offsetDays, addDays(today, -offsetDays), { ...tenancy, realTime: false }, after);
+        for (let from = after; ; ) {
+          const batch = await this.candidates(offsetDays, addDays(today, -offsetDays), { ...tenancy, realTime: false }, from);
           for (const candidate of batch) due.push({ at: reminderMoment(candidate.due_date, offsetDays), step: { kind: 'reminder', tenancy, invoiceId: candidate.id, offsetDays } });
           if (batch.length < this.batch) return due;
-          after = batch[batch.length - 1].id;
+          from = batch[batch.length - 1].id;
         }
       }),
     );
@@ -189,7 +190,11 @@ export class ReminderSweep extends CronSweep {
       // Issued when it was sent, whatever date it bears: a day already past then is not reminded of.
       .whereRaw(`${day.sql} >= coalesce(substr(invoices.sent_at, 1, 10), invoices.issue_date)`, [day.bind(offsetDays)])
       .whereRaw(`${day.sql} >= substr(${setAt}, 1, 10)`, [day.bind(offsetDays)])
-      .whereRaw('not exists (select 1 from invoice_reminders where invoice_reminders.invoice_id = invoices.id and invoice_reminders.offset_days = ?)', [offsetDays])
+      // Not reminded yet, as an anti-join on the (invoice_id, offset_days) key: MariaDB ran `not exists` by reading every reminder of every invoice.
+      .leftJoin('invoice_reminders as sent', (on) => {
+        void on.on('sent.invoice_id', 'invoices.id').andOnVal('sent.offset_days', '=', offsetDays);
+      })
+      .whereNull('sent.id')
       .where('invoices.id', '>', after)
       .orderBy('invoices.id')
       .limit(this.batch);

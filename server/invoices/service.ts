@@ -16,7 +16,7 @@ import { businessClock, todayUtc } from '../clock';
 import { Database } from '../db/database';
 import { EmailQueue } from '../email/queue';
 import { InvalidState, NotFound, ValidationFailed } from '../errors';
-import { Outbox } from '../events/outbox';
+import { NewEvent, Outbox } from '../events/outbox';
 import { Page, paginate } from '../http/pagination';
 import { dropMetadataIndex, indexMetadata, initialMetadata, updateMetadata, whereMetadata } from '../metadata/store';
 import { toMajor } from '../money/amount';
@@ -131,11 +131,11 @@ export class InvoiceService {
       // The number is drawn before the draft's insert, as an issued insert draws it (the business row's
       // lock before the foreign-key checks share it: see insert).
       const number = await drawInvoiceNumber(trx, actor);
-      const { row, items, business, client } = await this.insert(trx, actor, input, { issued: false, forNewLines: false, recurringInvoiceId });
+      const { row, items, business, client, created } = await this.insert(trx, actor, input, { issued: false, forNewLines: false, recurringInvoiceId, recordCreated: false });
       // No re-pricing, unlike a draft's `issue`: the lines were priced a moment ago in this transaction,
       // for this client (share-locked) and with these rates, so its totals are the ones it would find.
       await row.$query(trx).patch(issuedFields(number, business, client));
-      const sent = await this.sendIssued(trx, actor, row, { wasDraft: true, awaitFirstAttempt: false, business, client, known: { items, payments: [], reminders: [] } });
+      const sent = await this.sendIssued(trx, actor, row, { wasDraft: true, awaitFirstAttempt: false, business, client, known: { items, payments: [], reminders: [] }, recordedBefore: [created] });
       return sent.invoice;
     });
   }
@@ -224,14 +224,21 @@ export class InvoiceService {
     trx: Knex.Transaction,
     actor: Actor,
     row: Invoice,
-    { wasDraft, awaitFirstAttempt, known, ...read }: { wasDraft: boolean; awaitFirstAttempt: boolean; business?: Business; client?: Client; known: KnownOfInvoice },
+    {
+      wasDraft,
+      awaitFirstAttempt,
+      known,
+      recordedBefore = [],
+      ...read
+    }: { wasDraft: boolean; awaitFirstAttempt: boolean; business?: Business; client?: Client; known: KnownOfInvoice; recordedBefore?: NewEvent[] },
   ): Promise<SentInvoice> {
     const invoice = await invoiceDetail(actor, row, trx, this.links, known);
     const business = read.business ?? (await Business.findById(trx, actor.businessId));
     if (!business) throw new NotFound('Business', actor.businessId);
     const format = business.einvoice_format;
     if (format) for (const check of this.sendingChecks) check(invoice, format, wasDraft);
-    await this.outbox.record(trx, actor, 'invoice.sent', { invoice });
+    // With the events the caller left to record first (a new invoice's `invoice.created`): one write of both.
+    await this.outbox.recordMany(trx, [...recordedBefore, { actor, type: 'invoice.sent', data: { invoice } }]);
 
     const client = read.client ?? (await Client.findOwn(actor, trx, row.client_id));
     if (!client) throw new NotFound('Client', row.client_id);
@@ -344,7 +351,8 @@ export class InvoiceService {
   }
 
   /**
-   * Inserts the invoice, its items and `invoice.created`. An `issued` invoice draws its number
+   * Inserts the invoice, its items and `invoice.created` (or, `recordCreated: false`, leaves the
+   * event to the caller, to record with the next in one go). An `issued` invoice draws its number
    * before its first insert, so the business row's lock is taken before any foreign-key check
    * shares it (taking it after would be a lock upgrade, which deadlocks two concurrent issuers).
    */
@@ -352,8 +360,8 @@ export class InvoiceService {
     trx: Knex.Transaction,
     actor: Actor,
     input: InvoiceInput,
-    { issued, forNewLines = true, recurringInvoiceId }: { issued: boolean; forNewLines?: boolean; recurringInvoiceId?: number },
-  ): Promise<{ row: Invoice; invoice: InvoiceDetail; items: InvoiceItem[]; business: Business; client: Client }> {
+    { issued, forNewLines = true, recurringInvoiceId, recordCreated = true }: { issued: boolean; forNewLines?: boolean; recurringInvoiceId?: number; recordCreated?: boolean },
+  ): Promise<{ row: Invoice; invoice: InvoiceDetail; items: InvoiceItem[]; business: Business; client: Client; created: NewEvent }> {
     const errors = new Map<string, string[]>();
     // A shared lock: a concurrent delete of the client waits for this invoice, then the foreign key refuses it.
     const [client, business] = await Promise.all([Client.findOwn(actor, trx, input.client_id, { lock: 'share' }), Business.findById(trx, actor.businessId)]);
@@ -398,8 +406,9 @@ export class InvoiceService {
     await indexMetadata(trx, actor, { type: 'invoice', id: row.id }, metadata, { replace: false });
     const items = await this.insertItems(trx, row, priced);
     const invoice = await invoiceDetail(actor, row, trx, this.links, { payments: [], reminders: [], items, business, clients: [client] });
-    await this.outbox.record(trx, actor, 'invoice.created', { invoice });
-    return { row, invoice, items, business, client };
+    const created: NewEvent = { actor, type: 'invoice.created', data: { invoice } };
+    if (recordCreated) await this.outbox.recordMany(trx, [created]);
+    return { row, invoice, items, business, client, created };
   }
 
   /**

@@ -12,9 +12,9 @@
  *   missed several dates (downtime, a test clock's jump) catches up one invoice per date, in date
  *   order across schedules: the candidates are read by (next_issue_date, id) from a cursor, and a
  *   schedule whose next date now comes before the rest of the batch is read again first.
- * - Several processes: each date is claimed by a conditional update; a date another process has
- *   claimed is passed. A date that fails (its e-invoice not ready, the database gone) is logged and
- *   passed; the next sweep tries it again.
+ * - Several processes: each date is claimed under the schedule's row lock, while the schedule is
+ *   active with that date next; a date another process has issued is passed. A date that fails (its
+ *   e-invoice not ready, the database gone) is logged and passed; the next sweep tries it again.
  */
 import { Knex } from 'knex';
 import { Logger } from 'pino';

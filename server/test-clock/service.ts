@@ -47,8 +47,8 @@ export type AdvanceTarget = { to: Date } | { days: number };
 export interface AdvanceWorks {
   /** Run at each moment they name, in this order. */
   issuance: readonly TimeDrivenWork[];
-  /** Run before each stop for everything due before it, and at `to`. */
-  followUps: TimeDrivenWork;
+  /** For one advance to `until`: run before each stop for everything due before it, and at `until`. */
+  followUps: { until(tenancy: Tenancy, until: Date): (at: Date) => Promise<void> };
 }
 function assertTestMode(actor: Actor): void {
   if (actor.livemode) throw new TestModeOnly('Test clocks exist only in test mode: use a test key (svc_test_…)');
@@ -99,15 +99,16 @@ export class TestClockService {
     if (to < from) throw new ValidationFailed({ to: [`must not be before the test clock's time, ${from.toISOString()}: a test clock only moves forward`] });
     if (to > limit) throw new ValidationFailed({ to: [`must be at most ${MAX_ADVANCE_YEARS} years after the test clock's time, ${from.toISOString()} (at most ${limit.toISOString()}); advance in several calls`] });
     let reached = from;
+    const followUps = this.works.followUps.until(tenancy, to);
     try {
       do {
         const step = await this.nextStep(tenancy, reached, to);
         // Everything that fell due before the stop, then issuance at it.
-        await withBusinessClock(frozenClock(step), () => this.works.followUps.runDue(tenancy, new Date(step.getTime() - 1)));
+        await withBusinessClock(frozenClock(step), () => followUps(new Date(step.getTime() - 1)));
         await withBusinessClock(frozenClock(step), () => this.runIssuance(tenancy, step));
         reached = step;
       } while (reached < to);
-      await withBusinessClock(frozenClock(to), () => this.works.followUps.runDue(tenancy, to));
+      await withBusinessClock(frozenClock(to), () => followUps(to));
     } catch (err) {
       // What was done stays done and dated; the clock says how far it got, and a retry goes on from there.
       if (reached > from) await this.clocks.moveTestModeForward(tenancy.businessId, reached);

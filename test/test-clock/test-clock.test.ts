@@ -374,7 +374,7 @@ describe('an advance\'s steps', () => {
     const monthly = ['2030-02-01', '2030-03-01', '2030-04-01'].map((date) => new Date(`${date}T00:00:00.000Z`));
     const { work, runs } = aRecordingWork((after) => monthly.find((at) => at > after) ?? null);
     const followUps = aRecordingWork();
-    const clocks = new TestClockService(app.db, app.server.services.clocks, { issuance: [work], followUps: followUps.work });
+    const clocks = new TestClockService(app.db, app.server.services.clocks, { issuance: [work], followUps: { until: (tenancy) => (at) => followUps.work.runDue(tenancy, at) } });
 
     // Act
     const moved = await clocks.advance(systemActor('cli', { businessId: t.businessId, livemode: false }), { days: 75 });
@@ -383,5 +383,35 @@ describe('an advance\'s steps', () => {
     expect(moved.now).toBe('2030-03-17T00:00:00.000Z');
     expect(runs.map((run) => run.at)).toEqual(['2030-02-01T00:00:00.000Z', '2030-03-01T00:00:00.000Z', '2030-03-17T00:00:00.000Z']);
     expect(followUps.runs.map((run) => run.at)).toEqual(['2030-01-31T23:59:59.999Z', '2030-02-28T23:59:59.999Z', '2030-03-16T23:59:59.999Z', '2030-03-17T00:00:00.000Z']);
+  });
+
+  test('when an invoice is paid between the stop that found its reminder and the reminder\'s day, then the advance does not send it', async () => {
+    // Arrange: reminders on days 1 and 7 of an invoice due 2030-01-10; an issuance work that stops on 01-05 and 01-15, and pays the invoice at 01-15
+    const t = await app.tenant();
+    await app.server.services.clocks.freezeTestMode(t.businessId, new Date('2030-01-01T00:00:00.000Z'));
+    await app.server.services.businesses.update(t.businessId, { reminder_offsets: [1, 7] });
+    const client = (await t.api.post('/clients', aClient())).body.client;
+    const draft = (await t.api.post('/invoices', anInvoice(client.id, { issue_date: '2030-01-01', due_date: '2030-01-10' }))).body.invoice;
+    expect((await t.api.post(`/invoices/${draft.id}/send`)).status).toBe(200);
+    const stops = ['2030-01-05', '2030-01-15'].map((date) => new Date(`${date}T00:00:00.000Z`));
+    const paying: TimeDrivenWork = {
+      runDue: async (_tenancy, at) => {
+        if (at.getTime() === stops[1].getTime()) expect((await t.api.post(`/invoices/${draft.id}/simulate-payment`, {})).status).toBe(201);
+      },
+      nextDueAfter: (_tenancy, after) => Promise.resolve(stops.find((at) => at > after) ?? null),
+    };
+    const clocks = new TestClockService(app.db, app.server.services.clocks, { issuance: [paying], followUps: app.server.services.followUps });
+
+    // Act
+    await clocks.advance(systemActor('cli', { businessId: t.businessId, livemode: false }), { to: new Date('2030-01-20T00:00:00.000Z') });
+
+    // Assert: the day-1 reminder and invoice.overdue (01-11) went out before the payment; the day-7 one (01-17) did not
+    const invoice = (await t.api.get(`/invoices/${draft.id}`)).body.invoice;
+    expect(invoice).toMatchObject({ status: 'paid', reminders_sent: [{ offset_days: 1, sent_at: '2030-01-11T00:00:00.000Z' }] });
+    const events = (await t.api.get('/events?per_page=100')).body.data.filter((event: { type: string }) => ['invoice.reminder_sent', 'invoice.overdue'].includes(event.type));
+    expect(events.map((event: { type: string; created_at: string }) => [event.type, event.created_at])).toEqual([
+      ['invoice.reminder_sent', '2030-01-11T00:00:00.000Z'],
+      ['invoice.overdue', '2030-01-11T00:00:00.000Z'],
+    ]);
   });
 });
