@@ -71,24 +71,29 @@ export class EinvoiceService {
   /** The credit note's e-invoice in `format`: UBL's CreditNote, CII's type 381, each naming the invoice it corrects. */
   async creditNote(actor: Actor, id: number, format: EinvoiceFormat): Promise<FileBody> {
     const creditNote = await this.creditNotes.get(actor, id);
-    const [invoice, pdf] = await Promise.all([this.invoices.get(actor, creditNote.invoice_id), this.creditNotes.document(actor, id)]);
-    return this.fileOf(creditNoteSource(creditNote, invoice), format, pdf, { wait: false });
+    const invoice = await this.invoices.get(actor, creditNote.invoice_id);
+    return this.fileOf(creditNoteSource(creditNote, invoice), format, () => this.creditNotes.document(actor, id), { wait: false });
   }
 
   private async invoiceFile(actor: Actor, id: number, format: EinvoiceFormat, options: { wait: boolean }): Promise<FileBody> {
     const { invoice, document } = await this.documents.read(actor, id);
-    return this.fileOf(invoiceSource(invoice), format, document, options);
+    return this.fileOf(invoiceSource(invoice), format, () => Promise.resolve(document), options);
   }
 
   /**
    * The document in `format`, once readiness finds nothing missing, written on a document thread:
-   * its XML, or for Factur-X the PDF of `pdf` carrying its CII.
+   * its XML, or for Factur-X the PDF of `pdf` (read only then) carrying its CII.
    */
-  private async fileOf(source: EinvoiceSource, format: EinvoiceFormat, pdf: InvoiceDocument | CreditNoteDocument, options: { wait: boolean }): Promise<FileBody> {
+  private async fileOf(
+    source: EinvoiceSource,
+    format: EinvoiceFormat,
+    pdf: () => Promise<InvoiceDocument | CreditNoteDocument>,
+    options: { wait: boolean },
+  ): Promise<FileBody> {
     const problems = einvoiceProblems(source, format);
     if (Object.keys(problems).length) throw new EinvoiceNotReady(format, problems, source.kind === 'credit_note' ? 'credit note' : 'invoice');
     if (source.draft) throw new InvalidState('A draft is not an invoice yet: issue it (POST /invoices/{id}/send or initiate-payment), then fetch its e-invoice');
-    const task: EinvoiceTask = format === 'facturx' ? { einvoice: source, format, pdf } : { einvoice: source, format };
+    const task: EinvoiceTask = format === 'facturx' ? { einvoice: source, format, pdf: await pdf() } : { einvoice: source, format };
     const { filename, content } = await this.renderers.render(task, options);
     return { filename, content, type: format === 'facturx' ? 'application/pdf' : 'application/xml' };
   }

@@ -35,9 +35,9 @@ import { Payment } from '../payments/model';
 import { toPaymentView } from '../payments/view';
 import { addDays } from '../validation';
 import { itemsOf, partiesOf } from './detail';
-import { formatMoney, reminderEmail } from './email';
+import { invoiceEmailFacts, reminderEmail } from './email';
 import { InvoiceLinks } from './links';
-import { amountDue, Invoice, InvoiceItem, InvoiceReminder } from './model';
+import { Invoice, InvoiceItem, InvoiceReminder } from './model';
 import { InvoiceDetail } from './schema';
 import { awaitsPayment, isOverdue, overdueSince } from './status';
 import { InvoiceParties, toInvoiceView } from './view';
@@ -222,16 +222,8 @@ export class CollectionSteps {
       emails.map(({ actor, row, offsetDays }) => {
         const to = recipients.get(row.client_id);
         if (!to || to.business_id !== row.business_id || Boolean(to.livemode) !== Boolean(row.livemode)) throw new Error(`invoice ${row.id}: its business or client is gone`);
-        const message = reminderEmail({
-          businessName: to.business_name,
-          clientName: to.name,
-          clientEmail: to.email,
-          number: row.number ?? '',
-          amountDue: formatMoney(amountDue(row), row.currency),
-          dueDate: row.due_date,
-          paymentUrl: this.links.paymentUrl(row.payment_token),
-          offsetDays,
-        });
+        const parties = { businessName: to.business_name, clientName: to.name, clientEmail: to.email };
+        const message = reminderEmail({ ...invoiceEmailFacts(row, parties, this.links.paymentUrl(row.payment_token)), offsetDays });
         return { actor, invoiceId: row.id, message, attachInvoice: false };
       }),
     );

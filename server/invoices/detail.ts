@@ -69,14 +69,16 @@ export interface KnownOfInvoice {
   reminders?: InvoiceReminder[];
   business?: Business;
   clients?: readonly Client[];
+  /** Who it is from and to, as `partiesOf` read them. */
+  parties?: InvoiceParties;
 }
 
 export async function invoiceDetail(actor: Actor, row: Invoice, conn: Knex, links: InvoiceLinks, known: KnownOfInvoice = {}): Promise<InvoiceDetail> {
   const [items, payments, parties, reminders] = await Promise.all([
     known.items ?? InvoiceItem.ofInvoice(row, conn),
     known.payments ?? paymentsOf(actor, row, conn),
-    partiesOf(actor, [row], conn, known),
+    known.parties ?? partiesOf(actor, [row], conn, known).then((byInvoice) => byInvoice.get(row.id)!),
     known.reminders ?? InvoiceReminder.ofInvoices(actor, [row], conn).then((byInvoice) => byInvoice.get(row.id) ?? []),
   ]);
-  return { ...toInvoiceView(row, items, links, parties.get(row.id)!, reminders), payments };
+  return { ...toInvoiceView(row, items, links, parties, reminders), payments };
 }

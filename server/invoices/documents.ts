@@ -41,11 +41,15 @@ export class InvoiceDocuments {
     const conn = this.db.current;
     const row = await Invoice.findOwn(actor, conn, id);
     if (!row) throw new NotFound('Invoice', id);
-    const [items, payments, parties] = await Promise.all([InvoiceItem.ofInvoice(row, conn), paymentRowsOf(actor, row, conn), partiesOf(actor, [row], conn)]);
-    const invoice = await invoiceDetail(actor, row, conn, this.links, { items, payments: payments.map(toPaymentView) });
+    const [items, payments, parties] = await Promise.all([
+      InvoiceItem.ofInvoice(row, conn),
+      paymentRowsOf(actor, row, conn),
+      partiesOf(actor, [row], conn).then((byInvoice) => byInvoice.get(row.id)!),
+    ]);
+    const invoice = await invoiceDetail(actor, row, conn, this.links, { items, payments: payments.map(toPaymentView), parties });
     // The rows cross to the thread as data (structured clone): their columns, not their methods.
     const document: InvoiceDocument = {
-      ...parties.get(row.id)!,
+      ...parties,
       invoice: row,
       items,
       payments,

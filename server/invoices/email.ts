@@ -5,6 +5,7 @@
 import { OutgoingEmail } from '../email/mailer';
 import { currencyExponent } from '../money/currencies';
 import { html } from '../pages/html';
+import { amountDue, InvoiceMoney } from './status';
 
 export interface InvoiceEmailInput {
   businessName: string;
@@ -18,6 +19,29 @@ export interface InvoiceEmailInput {
   dueDate: string;
   paymentUrl: string;
   notes: string | null;
+}
+
+/** Whom an invoice's e-mail is from and to. */
+export interface EmailParties {
+  businessName: string;
+  clientName: string;
+  clientEmail: string;
+}
+
+/** What every e-mail about an invoice states of it: its number, what is left to pay, its due date and the payment link. */
+export function invoiceEmailFacts(
+  invoice: Omit<InvoiceMoney, 'status'> & { number: string | null; currency: string; due_date: string },
+  parties: EmailParties,
+  paymentUrl: string,
+): Omit<InvoiceEmailInput, 'notes'> {
+  return {
+    ...parties,
+    number: invoice.number ?? '',
+    // What is left to pay: the total until a first payment, less payments and credit notes since.
+    amountDue: formatMoney(amountDue(invoice), invoice.currency),
+    dueDate: invoice.due_date,
+    paymentUrl,
+  };
 }
 
 /** The link is ours (built from BASE_URL), but a javascript: or data: URL must never become a button. */

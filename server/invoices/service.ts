@@ -25,7 +25,7 @@ import { TaxRateService } from '../tax-rates/service';
 import { addDays } from '../validation';
 import { InvoiceLinks } from './links';
 import { invoiceDetail, itemsOf, KnownOfInvoice, partiesOf } from './detail';
-import { formatMoney, invoiceEmail } from './email';
+import { invoiceEmail, invoiceEmailFacts } from './email';
 import { amountDue, Invoice, InvoiceItem, InvoiceReminder } from './model';
 import { isOverdue, overdueSql } from './status';
 import { drawInvoiceNumber } from './numbering';
@@ -250,14 +250,7 @@ export class InvoiceService {
       actor,
       row.id,
       invoiceEmail({
-        businessName: business.name,
-        clientName: client.name,
-        clientEmail: client.email,
-        number: row.number ?? '',
-        // A reminder for a partly paid invoice asks for what is left.
-        amountDue: formatMoney(amountDue(row), row.currency),
-        dueDate: row.due_date,
-        paymentUrl: this.links.paymentUrl(row.payment_token),
+        ...invoiceEmailFacts(row, { businessName: business.name, clientName: client.name, clientEmail: client.email }, this.links.paymentUrl(row.payment_token)),
         notes: row.notes ?? null,
       }),
     );
