@@ -8,15 +8,9 @@
  * `--verbose 1` prints the statements; `--payloads 1` what the work wrote (events, e-mails, invoice
  * rows) with its random and clock-dependent values masked, to compare two versions of the code.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { systemActor } from '../server/auth/actor';
-import { loadConfig } from '../server/config';
-import { Database } from '../server/db/database';
-import { createServices } from '../server/services';
 import { todayUtc } from '../server/clock';
-import { numberOption, recreateMysqlDatabase } from './support';
+import { benchWithServices, numberOption } from './support';
 
 const VERBOSE = numberOption('verbose', 0) > 0;
 const PAYLOADS = numberOption('payloads', 0) > 0;
@@ -26,15 +20,8 @@ const masked = (value: unknown) =>
     .replace(/[A-Za-z0-9_-]{43}/g, '<token>')
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
     .replace(/<[0-9a-f]{32}@/g, '<message-id>@');
-const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-issue-statements-'));
-const databaseUrl = process.env.BENCH_DATABASE_URL ?? `sqlite:${path.join(scratch, 'invoicing.sqlite3')}`;
 
-async function main(): Promise<void> {
-  if (databaseUrl.startsWith('mysql')) await recreateMysqlDatabase(databaseUrl);
-  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', APP_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') });
-  const db = Database.open(databaseUrl);
-  await db.migrate();
-  const services = createServices(db, config);
+benchWithServices('issue-statements', async ({ db, services }) => {
   let statements: { sql: string; transaction?: string }[] | null = null;
   db.knex.on('query', (query: { sql: string; __knexTxId?: string }) => statements?.push({ sql: query.sql, transaction: query.__knexTxId }));
   const counted = async (label: string, work: () => Promise<unknown>) => {
@@ -58,41 +45,31 @@ async function main(): Promise<void> {
   const mark = async () => {
     for (const table of ['events', 'email_messages', 'invoices']) marks[table] = Number((await db.knex(table).max({ id: 'id' }))[0].id ?? 0);
   };
-  try {
-    const business = await services.businesses.create({ name: 'Bench Business', currency: 'USD', country: 'US' });
-    await services.businesses.update(business.id, { reminder_offsets: [-3, 1, 7] });
-    for (const livemode of [false, true]) {
-      const tenancy = { businessId: business.id, livemode };
-      const actor = systemActor('cli', tenancy);
-      const today = todayUtc();
-      const { client, schedule } = await services.clocks.actFor(tenancy, async () => {
-        const client = await services.clients.create(actor, { name: 'Monthly Client', email: 'monthly@example.com' });
-        const schedule = await services.recurringInvoices.create(actor, {
-          client_id: client.id,
-          currency: 'USD',
-          items: [{ description: 'Retainer', quantity: 1, unit_price: 100 }],
-          interval: 'week',
-          start_date: today,
-          days_until_due: 14,
-        });
-        return { client, schedule };
+  const business = await services.businesses.create({ name: 'Bench Business', currency: 'USD', country: 'US' });
+  await services.businesses.update(business.id, { reminder_offsets: [-3, 1, 7] });
+  for (const livemode of [false, true]) {
+    const tenancy = { businessId: business.id, livemode };
+    const actor = systemActor('cli', tenancy);
+    const today = todayUtc();
+    const { client, schedule } = await services.clocks.actFor(tenancy, async () => {
+      const client = await services.clients.create(actor, { name: 'Monthly Client', email: 'monthly@example.com' });
+      const schedule = await services.recurringInvoices.create(actor, {
+        client_id: client.id,
+        currency: 'USD',
+        items: [{ description: 'Retainer', quantity: 1, unit_price: 100 }],
+        interval: 'week',
+        start_date: today,
+        days_until_due: 14,
       });
-      const mode = livemode ? 'live' : 'test';
-      // The first issue warms what is read once per process; the second is the one counted as typical.
-      await services.recurringInvoices.issue(tenancy, schedule.id, today);
-      const next = (await services.recurringInvoices.get(actor, schedule.id)).next_issue_date!;
-      await counted(`${mode}: recurring issue (auto_send)`, () => services.recurringInvoices.issue(tenancy, schedule.id, next));
-      await counted(`${mode}: POST /invoices (draft)`, () =>
-        services.clocks.actFor(tenancy, () => services.invoices.create(actor, { client_id: client.id, items: [{ description: 'One', quantity: 1, unit_price: 5 }] })),
-      );
-    }
-  } finally {
-    await db.close();
-    fs.rmSync(scratch, { recursive: true, force: true });
+      return { client, schedule };
+    });
+    const mode = livemode ? 'live' : 'test';
+    // The first issue warms what is read once per process; the second is the one counted as typical.
+    await services.recurringInvoices.issue(tenancy, schedule.id, today);
+    const next = (await services.recurringInvoices.get(actor, schedule.id)).next_issue_date!;
+    await counted(`${mode}: recurring issue (auto_send)`, () => services.recurringInvoices.issue(tenancy, schedule.id, next));
+    await counted(`${mode}: POST /invoices (draft)`, () =>
+      services.clocks.actFor(tenancy, () => services.invoices.create(actor, { client_id: client.id, items: [{ description: 'One', quantity: 1, unit_price: 5 }] })),
+    );
   }
-}
-
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exitCode = 1;
 });

@@ -1,7 +1,13 @@
-/** What the benchmarks share: their numeric options, a scratch MariaDB database, starting a server process. */
+/** What the benchmarks share: their numeric options, a scratch database and its services, starting a server process. */
 import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import knexFactory from 'knex';
+import { loadConfig } from '../server/config';
 import { mysqlConnection } from '../server/db/connection';
+import { Database } from '../server/db/database';
+import { createServices, Services } from '../server/services';
 
 /** `--name N` on the command line, else `fallback`. */
 export function numberOption(name: string, fallback: number): number {
@@ -39,3 +45,30 @@ export async function startProcess(command: string[], env: NodeJS.ProcessEnv, po
   child.kill();
   throw new Error(`${command.join(' ')} did not start`);
 }
+
+/**
+ * Runs a bench over the services of a scratch database: the embedded SQLite in a temporary file, or
+ * MariaDB at BENCH_DATABASE_URL (dropped and made again), migrated; then closes and removes it. A
+ * failure is printed and sets the exit code.
+ */
+export function benchWithServices(name: string, work: (bench: { db: Database; services: Services; databaseUrl: string }) => Promise<void>): void {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`));
+  const databaseUrl = process.env.BENCH_DATABASE_URL ?? `sqlite:${path.join(scratch, 'invoicing.sqlite3')}`;
+  const run = async () => {
+    if (databaseUrl.startsWith('mysql')) await recreateMysqlDatabase(databaseUrl);
+    const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', APP_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') });
+    const db = Database.open(databaseUrl);
+    try {
+      await db.migrate();
+      await work({ db, services: createServices(db, config), databaseUrl });
+    } finally {
+      await db.close();
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
+  };
+  run().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}
+

@@ -12,21 +12,14 @@
  * transaction.
  * Printed: each round's time with its stops, statements and events, and the median.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { systemActor } from '../server/auth/actor';
 import { startStopwatch } from '../server/clock';
-import { loadConfig } from '../server/config';
 import { TimeDrivenWork } from '../server/db/clocks';
-import { Database } from '../server/db/database';
-import { createServices, Services } from '../server/services';
+import { Services } from '../server/services';
 import { TestClockService } from '../server/test-clock/service';
-import { numberOption, recreateMysqlDatabase } from './support';
+import { benchWithServices, numberOption } from './support';
 
 const ROUNDS = numberOption('rounds', 3);
-const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-test-clock-'));
-const databaseUrl = process.env.BENCH_DATABASE_URL ?? `sqlite:${path.join(scratch, 'invoicing.sqlite3')}`;
 
 /** A business whose test clock stands at 2030-01-01, reminding on -3,1,7, with 12 monthly recurring invoices starting in January 2030. */
 async function aBusiness(services: Services) {
@@ -65,38 +58,23 @@ function counting(work: TimeDrivenWork): { work: TimeDrivenWork; stops: () => nu
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-async function main(): Promise<void> {
-  if (databaseUrl.startsWith('mysql')) await recreateMysqlDatabase(databaseUrl);
-  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', APP_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') });
-  const db = Database.open(databaseUrl);
-  await db.migrate();
-  const services = createServices(db, config);
+benchWithServices('test-clock', async ({ db, services, databaseUrl }) => {
   let statements = 0;
   db.knex.on('query', () => statements++);
   const results: number[] = [];
-  try {
-    for (let round = 1; round <= ROUNDS; round++) {
-      const businessId = await aBusiness(services);
-      const issuance = counting(services.recurringSweep);
-      const clocks = new TestClockService(db, services.clocks, { issuance: [issuance.work], followUps: services.followUps });
-      statements = 0;
-      const watch = startStopwatch();
-      await clocks.advanceForOwner(businessId, { to: new Date('2031-01-01T00:00:00.000Z') });
-      const ms = watch.elapsedMs();
-      const ran = statements;
-      results.push(ms);
-      const events: { type: string; n: number | string }[] = await db.knex('events').where('business_id', businessId).select('type').count({ n: '*' }).groupBy('type');
-      const counts = events.map(({ type, n }) => `${String(n)} ${type}`).join(', ');
-      console.log(`round ${round} ${ms.toFixed(0).padStart(6)} ms  ${issuance.stops()} stops  ${ran} statements  ${counts}`);
-    }
-    console.log(`median ${median(results).toFixed(0)} ms (target: a year under 2000 ms) on ${databaseUrl.split(':')[0]}`);
-  } finally {
-    await db.close();
-    fs.rmSync(scratch, { recursive: true, force: true });
+  for (let round = 1; round <= ROUNDS; round++) {
+    const businessId = await aBusiness(services);
+    const issuance = counting(services.recurringSweep);
+    const clocks = new TestClockService(db, services.clocks, { issuance: [issuance.work], followUps: services.followUps });
+    statements = 0;
+    const watch = startStopwatch();
+    await clocks.advanceForOwner(businessId, { to: new Date('2031-01-01T00:00:00.000Z') });
+    const ms = watch.elapsedMs();
+    const ran = statements;
+    results.push(ms);
+    const events: { type: string; n: number | string }[] = await db.knex('events').where('business_id', businessId).select('type').count({ n: '*' }).groupBy('type');
+    const counts = events.map(({ type, n }) => `${String(n)} ${type}`).join(', ');
+    console.log(`round ${round} ${ms.toFixed(0).padStart(6)} ms  ${issuance.stops()} stops  ${ran} statements  ${counts}`);
   }
-}
-
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exitCode = 1;
+  console.log(`median ${median(results).toFixed(0)} ms (target: a year under 2000 ms) on ${databaseUrl.split(':')[0]}`);
 });
