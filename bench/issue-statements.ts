@@ -3,7 +3,7 @@
  * test clock's advance does 145 times in bench/test-clock.ts), and a draft's POST /invoices
  * (InvoiceService.create), in test and live mode: those of the work's transaction, BEGIN and COMMIT
  * included, counted with knex's 'query' event (what the e-mail queue runs beside it is left out).
- *   npm run build && node dist/bench/issue-statements.js [--verbose 1] [--payloads 1]
+ *   npm run build && npm run bench:issue-statements -- [--verbose 1] [--payloads 1]
  * On SQLite (a scratch file), or on MariaDB with BENCH_DATABASE_URL=mysql://… (dropped and made again).
  * `--verbose 1` prints the statements; `--payloads 1` what the work wrote (events, e-mails, invoice
  * rows) with its random and clock-dependent values masked, to compare two versions of the code.
