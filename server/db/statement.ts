@@ -88,6 +88,9 @@ export async function incrementCounter(conn: Knex, table: string, column: string
 /** Column values as stored (timestamps as text, booleans as 1/0, JSON as its text); undefined leaves a column to its default. */
 export type StoredRow = Record<string, Knex.Value | undefined>;
 
+/** SQLite's limit on the terms of a compound SELECT (SQLITE_MAX_COMPOUND_SELECT). */
+const SQLITE_ROWS_PER_INSERT = 500;
+
 /**
  * One multi-row INSERT of `rows`, whose columns are those of the first row. Returns the id the first
  * row got. The text depends only on the table, the columns and the number of rows, so on MySQL it
@@ -96,9 +99,15 @@ export type StoredRow = Record<string, Knex.Value | undefined>;
  */
 export async function insertRows(conn: Knex, table: string, rows: readonly StoredRow[]): Promise<number> {
   if (driverOf(conn) !== 'mysql2') {
-    const [id] = await conn(table).insert(rows as Record<string, Knex.Value>[]);
-    // knex answers SQLite's last row id: the first row's is that less the rows after it.
-    return Number(id) - (rows.length - 1);
+    // knex writes SQLite's rows as one compound SELECT, which takes at most 500 terms: in parts, numbered on by the one writer.
+    let first: number | undefined;
+    for (let from = 0; from < rows.length; from += SQLITE_ROWS_PER_INSERT) {
+      const part = rows.slice(from, from + SQLITE_ROWS_PER_INSERT);
+      const [id] = await conn(table).insert(part as Record<string, Knex.Value>[]);
+      // knex answers SQLite's last row id: the first row's is that less the rows after it.
+      first ??= Number(id) - (part.length - 1);
+    }
+    return first!;
   }
   const columns = Object.keys(rows[0]);
   const bindings: Knex.Value[] = [];
@@ -121,17 +130,22 @@ const consecutiveIds = new WeakMap<object, Promise<boolean>>();
 /**
  * Whether the rows of one multi-row INSERT get consecutive ids, so they need not be read back:
  * SQLite's single writer numbers them in order; InnoDB does for an INSERT whose row count is known
- * unless `innodb_autoinc_lock_mode` is 2 ("interleaved", MySQL 8's default), read once per database.
+ * unless `innodb_autoinc_lock_mode` is 2 ("interleaved", MySQL 8's default), and steps them by one
+ * unless `auto_increment_increment` says otherwise (a multi-primary setup): read once per database.
  */
 function insertsNumberConsecutively(conn: Knex): Promise<boolean> {
   if (driverOf(conn) !== 'mysql2') return Promise.resolve(true);
   const config = (conn.client as Knex.Client).config as object;
   let known = consecutiveIds.get(config);
   if (!known) {
-    // A server without the variable (not InnoDB) is not assumed to number consecutively: its rows are read back.
-    known = selectRows<{ mode: number | string }>(conn, 'select @@innodb_autoinc_lock_mode as mode', []).then(
-      ([row]) => Number(row.mode) < 2,
-      () => false,
+    // A server without the variables (not InnoDB) is not assumed to number consecutively: its rows are read back.
+    known = selectRows<{ mode: number | string; step: number | string }>(conn, 'select @@innodb_autoinc_lock_mode as mode, @@auto_increment_increment as step', []).then(
+      ([row]) => Number(row.mode) < 2 && Number(row.step) === 1,
+      () => {
+        // Not known (the database is unreachable, say): read back this time, and asked again next time.
+        consecutiveIds.delete(config);
+        return false;
+      },
     );
     consecutiveIds.set(config, known);
   }

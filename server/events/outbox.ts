@@ -245,14 +245,28 @@ export class Outbox {
   private async handOver(trx: Knex.Transaction, direct: DirectDispatch, leased: { event: Event; owner: Actor; row: StoredRow; sealedSecret: string | null }[]): Promise<void> {
     const lease = leasedAtInsert(direct.lease);
     const rows = leased.map(({ owner, row }) => ({ owner, row: { ...row, ...lease } }));
-    let ids = await WebhookDelivery.insertOwned(trx, rows);
-    // Not numbered in order: one INSERT each, whose id comes back with it.
-    ids ??= await Promise.all(rows.map(async ({ owner, row }) => (await WebhookDelivery.insertOne(owner, trx, row)).id));
+    const ids = (await WebhookDelivery.insertOwned(trx, rows)) ?? (await this.idsOfLeased(trx, String(lease.lease_id), rows));
     const byEvent = new Map<Event, DispatchedDelivery[]>();
     leased.forEach(({ event, owner, sealedSecret }, i) => {
       const delivery = WebhookDelivery.fromDatabaseJson<WebhookDelivery>({ ...rows[i].row, business_id: owner.businessId, livemode: owner.livemode ? 1 : 0, id: ids[i] });
       byEvent.set(event, [...(byEvent.get(event) ?? []), { delivery, sealedSecret }]);
     });
     this.db.afterCommit(() => byEvent.forEach((handed, event) => direct.dispatch(event, handed)));
+  }
+
+  /**
+   * The ids of deliveries just written under one lease, where the database did not number them in
+   * order: read back by the lease, each row known by its event and receiver (one delivery of an
+   * event per receiver).
+   */
+  private async idsOfLeased(trx: Knex.Transaction, leaseId: string, rows: readonly { row: StoredRow }[]): Promise<number[]> {
+    const keyOf = (row: Record<string, unknown>) => `${Number(row.event_id)} ${Number(row.api_key_id)} ${Number(row.app_id)}`;
+    const read = await selectRows<{ id: number; event_id: number; api_key_id: number | null; app_id: number | null }>(
+      trx,
+      'select id, event_id, api_key_id, app_id from webhook_deliveries where lease_id = ?',
+      [leaseId],
+    );
+    const idOf = new Map(read.map((row) => [keyOf(row), row.id]));
+    return rows.map(({ row }) => idOf.get(keyOf(row))!);
   }
 }

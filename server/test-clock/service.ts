@@ -26,7 +26,8 @@
  *   held across an advance: a year is hundreds of short transactions, and holding one would block
  *   the business's requests (and on SQLite every writer) for the whole of it.
  * The stored time moves once, at the end (one write, not one per day); a step that fails leaves the
- * clock at the last stop that finished, so a retry goes on from there.
+ * clock at the last moment by which everything due was done (just before the stop whose issuance
+ * failed), so a retry goes on from there.
  */
 import { Actor, systemActor } from '../auth/actor';
 import { Business } from '../businesses/model';
@@ -99,19 +100,23 @@ export class TestClockService {
     if (to < from) throw new ValidationFailed({ to: [`must not be before the test clock's time, ${from.toISOString()}: a test clock only moves forward`] });
     if (to > limit) throw new ValidationFailed({ to: [`must be at most ${MAX_ADVANCE_YEARS} years after the test clock's time, ${from.toISOString()} (at most ${limit.toISOString()}); advance in several calls`] });
     let reached = from;
+    // The last moment by which everything due is done: where the clock is left if a step fails.
+    let done = from;
     const followUps = this.works.followUps.until(tenancy, to);
     try {
       do {
         const step = await this.nextStep(tenancy, reached, to);
-        // Everything that fell due before the stop, then issuance at it.
-        await withBusinessClock(frozenClock(step), () => followUps(new Date(step.getTime() - 1)));
+        // Everything that fell due before the stop, then issuance at it (its follow-ups come with the next stop's).
+        const justBefore = new Date(step.getTime() - 1);
+        await withBusinessClock(frozenClock(step), () => followUps(justBefore));
+        if (justBefore > done) done = justBefore;
         await withBusinessClock(frozenClock(step), () => this.runIssuance(tenancy, step));
         reached = step;
       } while (reached < to);
       await withBusinessClock(frozenClock(to), () => followUps(to));
     } catch (err) {
       // What was done stays done and dated; the clock says how far it got, and a retry goes on from there.
-      if (reached > from) await this.clocks.moveTestModeForward(tenancy.businessId, reached);
+      if (done > from) await this.clocks.moveTestModeForward(tenancy.businessId, done);
       throw err;
     }
     return toTestClockView(await this.clocks.moveTestModeForward(tenancy.businessId, to), to);
