@@ -4,7 +4,7 @@
  */
 import { OutgoingEmail } from '../email/mailer';
 import { currencyExponent } from '../money/currencies';
-import { html } from '../pages/html';
+import { html, SafeHtml } from '../pages/html';
 import { amountDue, InvoiceMoney } from './status';
 
 export interface InvoiceEmailInput {
@@ -66,8 +66,7 @@ function invoiceText(input: InvoiceEmailInput, notes: string | null): string {
     '',
     `${input.businessName} has sent you invoice ${input.number}. It is attached as a PDF.`,
     '',
-    `Amount due: ${input.amountDue}`,
-    `Due date:   ${input.dueDate}`,
+    ...factLines(input),
     '',
     'Pay this invoice online:',
     input.paymentUrl,
@@ -79,26 +78,44 @@ function invoiceText(input: InvoiceEmailInput, notes: string | null): string {
   ].join('\n');
 }
 
-/** Written with the pages' `html` tag: every value escaped, and right-to-left or bidi-control text isolated as on the pages. */
 function invoiceHtml(input: InvoiceEmailInput, notes: string | null): string {
   const noteLines = (notes ?? '').split(/\r?\n/).map((line, i) => (i ? html`<br>${line}` : line));
+  return emailHtml(
+    'Invoice',
+    input,
+    html`${input.businessName} has sent you invoice <strong>${input.number}</strong>. It is attached as a PDF.`,
+    html`${notes && html`<p><strong>Notes</strong><br>${noteLines}</p>
+`}<p>Thank you,<br>${input.businessName}</p>
+`,
+  );
+}
+
+/**
+ * The HTML both e-mails share, written with the pages' `html` tag (every value escaped, and
+ * right-to-left or bidi-control text isolated as on the pages): `title` before the invoice's number,
+ * the greeting, `intro`, the invoice's facts and the pay button, then `closing`.
+ */
+function emailHtml(title: string, input: Omit<InvoiceEmailInput, 'notes'>, intro: SafeHtml, closing: SafeHtml): string {
   return html`<!DOCTYPE html>
 <html lang="en">
-<head><meta charset="utf-8"><title>Invoice ${input.number}</title></head>
+<head><meta charset="utf-8"><title>${title} ${input.number}</title></head>
 <body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;font-size:15px;color:#222;background:#fff">
 <p>Hello ${input.clientName},</p>
-<p>${input.businessName} has sent you invoice <strong>${input.number}</strong>. It is attached as a PDF.</p>
+<p>${intro}</p>
 <table role="presentation" style="border-collapse:collapse;margin:16px 0">
 ${factRow('Invoice', input.number)}
 ${factRow('Amount due', input.amountDue)}
 ${factRow('Due date', input.dueDate)}
 </table>
 ${payButton(input.paymentUrl)}
-${notes && html`<p><strong>Notes</strong><br>${noteLines}</p>
-`}<p>Thank you,<br>${input.businessName}</p>
-</body>
+${closing}</body>
 </html>
 `.value;
+}
+
+/** The amount due and the due date, as both e-mails' text states them. */
+function factLines(input: Pick<InvoiceEmailInput, 'amountDue' | 'dueDate'>): string[] {
+  return [`Amount due: ${input.amountDue}`, `Due date:   ${input.dueDate}`];
 }
 
 const factRow = (label: string, value: string) => html`<tr><td style="padding:4px 16px 4px 0;color:#555">${label}</td><td style="padding:4px 0;font-weight:bold">${value}</td></tr>`;
@@ -127,8 +144,7 @@ export function reminderEmail(input: ReminderEmailInput): OutgoingEmail {
       '',
       `A reminder from ${input.businessName}: invoice ${input.number} ${standing}.`,
       '',
-      `Amount due: ${input.amountDue}`,
-      `Due date:   ${input.dueDate}`,
+      ...factLines(input),
       '',
       'Pay it online:',
       input.paymentUrl,
@@ -138,23 +154,14 @@ export function reminderEmail(input: ReminderEmailInput): OutgoingEmail {
       input.businessName,
       '',
     ].join('\n'),
-    html: html`<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><title>Reminder: invoice ${input.number}</title></head>
-<body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;font-size:15px;color:#222;background:#fff">
-<p>Hello ${input.clientName},</p>
-<p>A reminder from ${input.businessName}: invoice <strong>${input.number}</strong> ${standing}.</p>
-<table role="presentation" style="border-collapse:collapse;margin:16px 0">
-${factRow('Invoice', input.number)}
-${factRow('Amount due', input.amountDue)}
-${factRow('Due date', input.dueDate)}
-</table>
-${payButton(input.paymentUrl)}
-<p>If you have paid it already, thank you, and please ignore this reminder.</p>
+    html: emailHtml(
+      'Reminder: invoice',
+      input,
+      html`A reminder from ${input.businessName}: invoice <strong>${input.number}</strong> ${standing}.`,
+      html`<p>If you have paid it already, thank you, and please ignore this reminder.</p>
 <p>${input.businessName}</p>
-</body>
-</html>
-`.value,
+`,
+    ),
   };
 }
 

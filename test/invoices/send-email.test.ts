@@ -7,7 +7,7 @@ import pino from 'pino';
 import { systemClock } from '../../server/clock';
 import { createMailer } from '../../server/email/mailer';
 import { EmailQueue } from '../../server/email/queue';
-import { aDraft, eventsOf, startApp, TestApp } from '../support/app';
+import { aDraft, eventsOf, startApp, Tenant, TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { pdfText } from '../support/pdf';
 import { startSmtpServer, TestSmtp } from '../support/smtp';
@@ -260,18 +260,27 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
     }
   });
 
+  /**
+   * A live send under `key`, its e-mail received, then its key left as a process leaves it that died
+   * between the commit and the stored response, its lease run out. Resolves with the send's answer.
+   */
+  async function aSendThatDied(live: Tenant, invoiceId: number, key: string) {
+    const first = await live.api.post(`/invoices/${invoiceId}/send`, undefined, withKey(key));
+    await smtp.nextMessage();
+    await app.db
+      .knex('idempotency_keys')
+      .where({ idempotency_key: key })
+      .update({ state: 'committed', owner: randomUUID(), response_status: null, response_body: null, updated_at: '2000-01-01 00:00:00.000' });
+    return first;
+  }
+
   test('when the process died after a send committed and before its response was stored, then a retry sends nothing again and answers what was sent, and a replay returns exactly that', async () => {
     // Arrange: a send whose key is left as a process leaves it that died between the commit and
     // the stored response, its lease run out
     const live = await app.tenant({ mode: 'live' });
     const draft = await aDraft(live);
     const key = `died-${draft.id}`;
-    const first = await live.api.post(`/invoices/${draft.id}/send`, undefined, withKey(key));
-    await smtp.nextMessage();
-    await app.db
-      .knex('idempotency_keys')
-      .where({ idempotency_key: key })
-      .update({ state: 'committed', owner: randomUUID(), response_status: null, response_body: null, updated_at: '2000-01-01 00:00:00.000' });
+    const first = await aSendThatDied(live, draft.id, key);
     const before = smtp.messages.length;
 
     // Act
@@ -295,12 +304,7 @@ describe('sending an invoice by e-mail through a real SMTP server', () => {
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const draft = await aDraft(live, { issue_date: new Date(Date.now() - 10 * 86_400_000).toISOString().slice(0, 10), due_date: yesterday });
     const key = `reminded-${draft.id}`;
-    const first = await live.api.post(`/invoices/${draft.id}/send`, undefined, withKey(key));
-    await smtp.nextMessage();
-    await app.db
-      .knex('idempotency_keys')
-      .where({ idempotency_key: key })
-      .update({ state: 'committed', owner: randomUUID(), response_status: null, response_body: null, updated_at: '2000-01-01 00:00:00.000' });
+    const first = await aSendThatDied(live, draft.id, key);
     const release = smtp.holdAnswers();
     try {
       expect(await app.server.services.reminders.sweep()).toBe(1);

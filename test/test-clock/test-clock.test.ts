@@ -38,6 +38,18 @@ async function aStartedBusiness(app: TestApp): Promise<Tenant> {
   return t;
 }
 
+/** A monthly recurring invoice of one 100 USD line to the client, due 3 days after each date. */
+function aMonthlyRetainer(t: Tenant, clientId: number, schedule: { start_date: string; auto_send?: boolean }) {
+  return t.api.post('/recurring-invoices', {
+    client_id: clientId,
+    currency: 'USD',
+    items: [{ description: 'Retainer', quantity: 1, unit_price: 100 }],
+    interval: 'month',
+    days_until_due: 3,
+    ...schedule,
+  });
+}
+
 describe('test clocks', () => {
   let app: TestApp;
 
@@ -221,15 +233,7 @@ describe('test clocks', () => {
     // Arrange: the overdue work has nothing to say when the advance starts; the invoices it fires for are issued on the way
     const t = await aStartedBusiness(app);
     const client = (await t.api.post('/clients', aClient())).body.client;
-    const made = await t.api.post('/recurring-invoices', {
-      client_id: client.id,
-      currency: 'USD',
-      items: [{ description: 'Retainer', quantity: 1, unit_price: 100 }],
-      interval: 'month',
-      start_date: '2030-03-31',
-      days_until_due: 3,
-      auto_send: false,
-    });
+    const made = await aMonthlyRetainer(t, client.id, { start_date: '2030-03-31', auto_send: false });
     expect(made.status).toBe(201);
 
     // Act
@@ -258,14 +262,7 @@ describe('test clocks', () => {
     const t = await aStartedBusiness(app);
     await app.server.services.businesses.update(t.businessId, { einvoice_format: 'ubl', peppol_id: null });
     const client = (await t.api.post('/clients', aClient())).body.client;
-    const made = await t.api.post('/recurring-invoices', {
-      client_id: client.id,
-      currency: 'USD',
-      items: [{ description: 'Retainer', quantity: 1, unit_price: 100 }],
-      interval: 'month',
-      start_date: '2030-03-20',
-      days_until_due: 3,
-    });
+    const made = await aMonthlyRetainer(t, client.id, { start_date: '2030-03-20' });
     expect(made.status).toBe(201);
 
     // Act
